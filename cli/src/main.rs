@@ -1,0 +1,156 @@
+//! `idemnet`: the one command for everything a user of idemnet runs.
+//!
+//! Exit codes: 0 success; 1 the run worked but found a difference (a co-simulation mismatch, a
+//! scoreboard error, two waveforms that differ); 2 bad input (arguments, files, configuration) or
+//! a missing tool, always with a message naming what was wrong.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(name = "idemnet", version, about = "idemnet: RTL, golden model and co-simulation of an idempotent network interface and its discard-on-congestion fat tree")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum BlockArg {
+    /// One switch (leaf switch 0 of the k-ary n-tree), random worms on all of its inputs.
+    Router,
+    /// The whole k-ary n-tree fabric, random worms from every node.
+    Fabric,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Emit the Verilog of every block (switch and fabric for the given tree).
+    Verilog {
+        /// Output folder (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        k: usize,
+        #[arg(long, default_value_t = 2)]
+        n: usize,
+    },
+    /// Co-simulate the Verilated RTL in lockstep with the golden model under seeded random traffic.
+    Cosim {
+        #[arg(long, value_enum, default_value = "fabric")]
+        block: BlockArg,
+        #[arg(long, default_value_t = 4)]
+        k: usize,
+        #[arg(long, default_value_t = 2)]
+        n: usize,
+        #[arg(long, default_value_t = 100_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Offered load, flits per node (or input) per cycle, 0..=1.
+        #[arg(long, default_value_t = 0.5)]
+        load: f64,
+        /// Write rtl.vcd (Verilator) and model.vcd (golden model) into this folder.
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+        /// Simulate this Verilog file instead of the freshly emitted design (same top and ports).
+        #[arg(long)]
+        verilog: Option<PathBuf>,
+        /// Do not draw a progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Run the golden model alone (the fast simulator for large experiments).
+    Model {
+        #[arg(long, default_value_t = 4)]
+        k: usize,
+        #[arg(long, default_value_t = 2)]
+        n: usize,
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 0.5)]
+        load: f64,
+    },
+    /// Compare two VCD files signal by signal; list the first difference of each signal.
+    Wavediff {
+        a: PathBuf,
+        b: PathBuf,
+        /// Scope of A whose signals are compared (default: the scope holding the top's ports).
+        #[arg(long)]
+        root_a: Option<String>,
+        /// Scope of B whose signals are compared.
+        #[arg(long)]
+        root_b: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    // A panic is a bug of ours, never the user's input: say so in one line, without a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("idemnet: internal error (please report): {info}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("idemnet: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Verilog { out, k, n } => cmd::verilog(&out, k, n),
+        Command::Cosim {
+            block,
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+            vcd,
+            verilog,
+            quiet,
+        } => cmd::cosim(cmd::CosimArgs {
+            block,
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+            vcd,
+            verilog,
+            quiet,
+        }),
+        Command::Model {
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+        } => cmd::model(k, n, cycles, seed, load),
+        Command::Wavediff {
+            a,
+            b,
+            root_a,
+            root_b,
+        } => cmd::wavediff(&a, &b, root_a.as_deref(), root_b.as_deref()),
+    }
+}

@@ -1,0 +1,401 @@
+//! The fabric top of docs/protocol.md §5: a k-ary n-tree of [`crate::switch`] switches.
+//!
+//! Block ports (as [`ModelBlock`], `clock` excluded), in this order:
+//! `node_in$0..N` (in, 35), `node_out$0..N` (out, 35), `drops$0..S*2k` (out, 16), where
+//! `drops$(s*2k + i)` is switch `s`'s drop counter for input `i` (down `0..k`, up `k..2k`).
+//!
+//! Timing: one `step` applies `I_t` and takes edge `t`. Links are wires: in cycle `t` a leaf
+//! switch sees `node_in` of `I_t`, and every other switch input sees its neighbour's output
+//! register `O_(t-1)`. `node_out` in `O_t` is the leaf switches' down output registers after
+//! edge `t`, so a flit entering at `node_in[p]` in cycle `t` is in `node_out[q]` of `O_(t+2L)`.
+//! Up inputs of top-level switches are tied to zero.
+//!
+//! Implementation: flat arrays, double-buffered link bus, no allocation per cycle, and switches
+//! whose inputs are all invalid only step their LFSR.
+
+use crate::block::ModelBlock;
+use crate::lfsr;
+use crate::ports::PortSpec;
+use crate::switch::{cycle, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
+use crate::topology::{ConfigError, FatTree, Peer};
+
+/// The whole fabric.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    tree: FatTree,
+    k2: usize,
+    nsw: usize,
+    nodes: usize,
+    geom: Vec<Geom>,
+    /// For switch input `s*2k + j`: index into the bus (`..S*2k` switch outputs of the previous
+    /// cycle, `S*2k..S*2k+N` this cycle's node inputs, `S*2k+N` a constant zero).
+    src: Vec<u32>,
+    bus_prev: Vec<u64>,
+    bus_cur: Vec<u64>,
+    state: Vec<u8>,
+    held: Vec<u16>,
+    lfsr: Vec<u16>,
+    drops: Vec<u16>,
+    counters: Counters,
+    cycles: u64,
+}
+
+impl Fabric {
+    /// A fabric at power-on for `k`, `n` (checked as in [`FatTree::new`]).
+    pub fn new(k: usize, n: usize) -> Result<Self, ConfigError> {
+        Ok(Self::from_tree(FatTree::new(k, n)?))
+    }
+
+    /// A fabric at power-on for a validated tree.
+    pub fn from_tree(tree: FatTree) -> Self {
+        let k = tree.k;
+        let k2 = 2 * k;
+        let nsw = tree.switches();
+        let nodes = tree.nodes();
+        let so = nsw * k2;
+        let zero = (so + nodes) as u32;
+        let mut src = vec![zero; so];
+        let mut geom = Vec::with_capacity(nsw);
+        for s in 0..nsw {
+            let (l, w) = tree.switch_lw(s);
+            geom.push(Geom::new(&tree, l, w));
+            for j in 0..k2 {
+                // Input j of switch s is driven by the output at the other end of port j.
+                src[s * k2 + j] = match tree.peer(s, j) {
+                    Peer::Node(p) => (so + p) as u32,
+                    // Reached from below (j < k): the peer's up port; from above: its down port.
+                    Peer::Switch { switch, port } => {
+                        let out = if j < k { k + port } else { port };
+                        (switch * k2 + out) as u32
+                    }
+                    Peer::None => zero,
+                };
+            }
+        }
+        Fabric {
+            tree,
+            k2,
+            nsw,
+            nodes,
+            geom,
+            src,
+            bus_prev: vec![0; so + nodes + 1],
+            bus_cur: vec![0; so + nodes + 1],
+            state: vec![IDLE; so],
+            held: vec![0; nsw],
+            lfsr: (0..nsw).map(lfsr::seed).collect(),
+            drops: vec![0; so],
+            counters: Counters::default(),
+            cycles: 0,
+        }
+    }
+
+    pub fn tree(&self) -> FatTree {
+        self.tree
+    }
+    /// Number of nodes `N`.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+    /// Number of switches `S`.
+    pub fn switches(&self) -> usize {
+        self.nsw
+    }
+    /// Cycles stepped since power-on.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// One cycle: `node_in` holds `I_t` (`N` flits), `node_out` receives `O_t` (`N` flits).
+    pub fn step(&mut self, node_in: &[u64], node_out: &mut [u64]) {
+        let so = self.nsw * self.k2;
+        let n = self.nodes;
+        let k2 = self.k2;
+        self.bus_prev[so..so + n].copy_from_slice(&node_in[..n]);
+        self.bus_cur[..so].fill(0);
+        let bus_prev = &self.bus_prev[..];
+        let bus_cur = &mut self.bus_cur[..so];
+        let mut inp = [0u64; 16];
+        for s in 0..self.nsw {
+            let base = s * k2;
+            let srcs = &self.src[base..base + k2];
+            let mut any = 0u64;
+            for (x, &j) in inp[..k2].iter_mut().zip(srcs) {
+                let f = bus_prev[j as usize];
+                *x = f;
+                any |= f;
+            }
+            if any & crate::switch::VALID == 0 {
+                self.lfsr[s] = lfsr::step(self.lfsr[s]);
+                continue;
+            }
+            cycle(
+                &self.geom[s],
+                &inp[..k2],
+                &mut self.state[base..base + k2],
+                &mut self.held[s],
+                &mut self.lfsr[s],
+                &mut self.drops[base..base + k2],
+                &mut bus_cur[base..base + k2],
+                &mut self.counters,
+            );
+        }
+        let b = self.tree.b();
+        let km = self.tree.k - 1;
+        for (p, o) in node_out[..n].iter_mut().enumerate() {
+            *o = self.bus_cur[(p >> b) * k2 + (p & km)];
+        }
+        std::mem::swap(&mut self.bus_prev, &mut self.bus_cur);
+        self.cycles += 1;
+    }
+
+    /// The drop counters, `drops[s*2k + i]` (16 bits, wrapping) as shown in the last `O_t`.
+    pub fn drops(&self) -> &[u16] {
+        &self.drops
+    }
+    /// Worms discarded since power-on (not wrapping).
+    pub fn total_drops(&self) -> u64 {
+        self.counters.drops
+    }
+    /// Valid flits dropped by a switch since power-on.
+    pub fn discarded_flits(&self) -> u64 {
+        self.counters.discarded_flits
+    }
+    /// Valid flits currently in switch output registers (in flight, or at `node_out`).
+    pub fn flits_in_registers(&self) -> usize {
+        // After step, the latest outputs are in bus_prev.
+        self.bus_prev[..self.nsw * self.k2]
+            .iter()
+            .filter(|&&f| f & crate::switch::VALID != 0)
+            .count()
+    }
+}
+
+impl ModelBlock for Fabric {
+    fn ports(&self) -> Vec<PortSpec> {
+        let mut v = Vec::with_capacity(2 * self.nodes + self.nsw * self.k2);
+        for p in 0..self.nodes {
+            v.push(PortSpec::input(format!("node_in${p}"), FLIT_BITS));
+        }
+        for p in 0..self.nodes {
+            v.push(PortSpec::output(format!("node_out${p}"), FLIT_BITS));
+        }
+        for x in 0..self.nsw * self.k2 {
+            v.push(PortSpec::output(format!("drops${x}"), DROP_BITS));
+        }
+        v
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let n = self.nodes;
+        Fabric::step(self, &inputs[..n], &mut outputs[..n]);
+        for (o, &d) in outputs[n..n + self.drops.len()].iter_mut().zip(&self.drops) {
+            *o = d as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::switch::{body_flit, head_flit, VALID};
+    use crate::traffic::{Scoreboard, TrafficGen};
+
+    #[test]
+    fn zero_load_latency() {
+        for (k, n) in [(4, 2), (2, 3), (4, 3), (8, 2), (2, 1)] {
+            let t = FatTree::new(k, n).unwrap();
+            let nn = t.nodes();
+            let pairs = [
+                (0, 1),
+                (0, nn - 1),
+                (nn - 1, 0),
+                (1, k % nn),
+                (3 % nn, (3 + k * k) % nn),
+                (5 % nn, 5 % nn),
+            ];
+            for &(p, q) in &pairs {
+                let mut f = Fabric::new(k, n).unwrap();
+                let mut inp = vec![0u64; nn];
+                let mut out = vec![0u64; nn];
+                let t0 = 3usize;
+                let worm = [
+                    head_flit(p as u16, q as u16, false),
+                    body_flit(0x101, false),
+                    body_flit(0x102, true),
+                ];
+                let mut seen = vec![];
+                for c in 0..t0 + 20 {
+                    inp.fill(0);
+                    if c >= t0 && c < t0 + 3 {
+                        inp[p] = worm[c - t0];
+                    }
+                    f.step(&inp, &mut out);
+                    for (x, &o) in out.iter().enumerate() {
+                        if o & VALID != 0 {
+                            seen.push((c, x, o));
+                        }
+                    }
+                }
+                let h = t.hops(p, q);
+                let expect: Vec<_> = (0..3).map(|j| (t0 + j + h - 1, q, worm[j])).collect();
+                assert_eq!(seen, expect, "k{k} n{n} {p}->{q}");
+                assert_eq!(f.total_drops(), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn ports_order() {
+        let f = Fabric::new(4, 2).unwrap();
+        let p = f.ports();
+        assert_eq!(p.len(), 16 + 16 + 64);
+        assert_eq!(p[0].name, "node_in$0");
+        assert_eq!(p[16].name, "node_out$0");
+        assert_eq!(p[32].name, "drops$0");
+        assert_eq!(p[95].name, "drops$63");
+        assert_eq!(crate::block::output_words(&p), 80);
+    }
+
+    fn random_run(k: usize, n: usize, load: f64, seed: u64, cycles: u64) {
+        let mut f = Fabric::new(k, n).unwrap();
+        let nn = f.nodes();
+        let mut gen = TrafficGen::new(nn, load, seed).unwrap();
+        let mut sb = Scoreboard::new(nn);
+        let mut inp = vec![0u64; nn];
+        let mut out = vec![0u64; nn];
+        for c in 0..cycles + 2 * n as u64 + 2 {
+            if c < cycles {
+                gen.step(&mut inp);
+            } else {
+                inp.fill(0);
+            }
+            f.step(&inp, &mut out);
+            sb.check(c, &out);
+        }
+        assert_eq!(sb.errors(), 0, "{:?}", sb.first_error());
+        assert!(f.total_drops() > 0);
+        assert!(sb.worms() > 1000);
+        assert_eq!(f.flits_in_registers(), 0);
+        // Conservation: flits in = flits delivered + flits discarded.
+        assert_eq!(gen.flits_sent(), sb.flits() + f.discarded_flits());
+        // Sum of the drop counters matches the total (no wrap in this short run).
+        let sum: u64 = f.drops().iter().map(|&d| d as u64).sum();
+        assert_eq!(sum, f.total_drops());
+    }
+
+    #[test]
+    fn random_load_order_and_conservation() {
+        random_run(4, 2, 0.5, 1, 20_000);
+        random_run(4, 3, 0.5, 2, 5_000);
+        random_run(2, 3, 0.9, 3, 5_000);
+        random_run(8, 2, 0.3, 4, 5_000);
+    }
+
+    #[test]
+    fn block_step_matches_fast_step() {
+        let mut a = Fabric::new(4, 2).unwrap();
+        let mut b = a.clone();
+        let mut gen = TrafficGen::new(16, 0.7, 9).unwrap();
+        let mut inp = vec![0u64; 16];
+        let mut out = vec![0u64; 16];
+        let mut outb = vec![0u64; 80];
+        for _ in 0..2000 {
+            gen.step(&mut inp);
+            a.step(&inp, &mut out);
+            ModelBlock::step(&mut b, &inp, &mut outb);
+            assert_eq!(&out[..], &outb[..16]);
+            let d: Vec<u64> = a.drops().iter().map(|&x| x as u64).collect();
+            assert_eq!(&d[..], &outb[16..]);
+        }
+    }
+
+    /// Cross-check the flat fabric against independent standalone switches wired by the link map.
+    #[test]
+    fn matches_standalone_switches() {
+        for (k, n) in [(4, 2), (2, 3)] {
+            let t = FatTree::new(k, n).unwrap();
+            let mut f = Fabric::from_tree(t);
+            let mut sws: Vec<_> = (0..t.switches())
+                .map(|s| {
+                    let (l, w) = t.switch_lw(s);
+                    crate::switch::Switch::new(t, l, w).unwrap()
+                })
+                .collect();
+            let nn = t.nodes();
+            let mut gen = TrafficGen::new(nn, 0.8, 5).unwrap();
+            let mut inp = vec![0u64; nn];
+            let mut out = vec![0u64; nn];
+            let mut prev: Vec<Vec<u64>> = vec![vec![0; 2 * k]; t.switches()];
+            for _ in 0..3000 {
+                gen.step(&mut inp);
+                f.step(&inp, &mut out);
+                for (s, sw) in sws.iter_mut().enumerate() {
+                    let ins: Vec<u64> = (0..2 * k)
+                        .map(|j| match t.peer(s, j) {
+                            Peer::Node(p) => inp[p],
+                            Peer::Switch { switch, port } => {
+                                prev[switch][if j < k { k + port } else { port }]
+                            }
+                            Peer::None => 0,
+                        })
+                        .collect();
+                    sw.step(&ins);
+                }
+                for (s, sw) in sws.iter().enumerate() {
+                    prev[s] = sw.outputs().to_vec();
+                }
+                for (p, &o) in out.iter().enumerate() {
+                    let (s, d) = t.node_attach(p);
+                    assert_eq!(o, prev[s][d]);
+                }
+                let d: Vec<u16> = sws.iter().flat_map(|s| s.drops().to_vec()).collect();
+                assert_eq!(&d[..], f.drops());
+            }
+        }
+    }
+
+    /// Throughput of the model-only simulator (run with `--ignored --nocapture` in release).
+    #[test]
+    #[ignore]
+    fn bench_cycles_per_second() {
+        for (k, n) in [(4, 2), (4, 3)] {
+            let cycles = 5_000_000 / (k * n) as u64;
+            let t0 = std::time::Instant::now();
+            let s = crate::run_model_only(k, n, 0.5, 1, cycles).unwrap();
+            let dt = t0.elapsed().as_secs_f64();
+            println!("k={k} n={n}: {:.0} cycles/s ({s:?})", cycles as f64 / dt);
+            // Fabric alone, with pre-generated stimulus.
+            let mut f = Fabric::new(k, n).unwrap();
+            let nn = f.nodes();
+            let mut gen = TrafficGen::new(nn, 0.5, 1).unwrap();
+            let frames = 4096;
+            let mut stim = vec![0u64; nn * frames];
+            for c in stim.chunks_mut(nn) {
+                gen.step(c);
+            }
+            let mut out = vec![0u64; nn];
+            let t0 = std::time::Instant::now();
+            let mut acc = 0u64;
+            for c in 0..cycles as usize {
+                f.step(&stim[(c % frames) * nn..(c % frames + 1) * nn], &mut out);
+                acc = acc.wrapping_add(out[c % nn]);
+            }
+            let dt = t0.elapsed().as_secs_f64();
+            println!("  fabric only: {:.0} cycles/s ({acc})", cycles as f64 / dt);
+            // Stimulus and scoreboard alone (scoreboard fed the stimulus: errors expected).
+            let mut sb = Scoreboard::new(nn);
+            let mut v = vec![0u64; nn];
+            let t0 = std::time::Instant::now();
+            for c in 0..cycles {
+                gen.step(&mut v);
+                sb.check(c, &v);
+            }
+            let dt = t0.elapsed().as_secs_f64();
+            println!(
+                "  traffic + scoreboard only: {:.0} cycles/s",
+                cycles as f64 / dt
+            );
+        }
+    }
+}

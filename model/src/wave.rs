@@ -1,0 +1,264 @@
+//! VCD waveforms of any block's ports, following the time contract of docs/protocol.md §1.
+//!
+//! One scope `TOP` holds `clock` (1-bit wire) and one wire per port, named exactly as the port.
+//! Timescale 1 ns. In cycle `t`: at `10t` the clock falls and the inputs `I_t` change; at
+//! `10t + 5` the clock rises and the outputs `O_t` change. Only changes are written; the first
+//! cycle writes every value (outputs at their power-on value, zero). The bytes depend only on
+//! the port list and the values (no date, no version).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use vcd::{IdCode, TimescaleUnit, Value};
+
+use crate::ports::{PortDir, PortSpec};
+
+#[derive(Clone, Debug)]
+struct Slot {
+    id: IdCode,
+    width: u32,
+    offset: usize,
+    words: usize,
+}
+
+/// A VCD writer for one block's ports.
+pub struct PortVcd<W: Write = BufWriter<File>> {
+    w: vcd::Writer<W>,
+    clock: IdCode,
+    ins: Vec<Slot>,
+    outs: Vec<Slot>,
+    last_in: Vec<u64>,
+    last_out: Vec<u64>,
+    started: bool,
+    bits: Vec<Value>,
+}
+
+impl PortVcd<BufWriter<File>> {
+    /// Creates the file at `path` and writes the header for `ports` (`clock` excluded).
+    pub fn create(path: impl AsRef<Path>, ports: &[PortSpec]) -> io::Result<Self> {
+        Self::new(BufWriter::new(File::create(path)?), ports)
+    }
+}
+
+impl<W: Write> PortVcd<W> {
+    /// Writes the header for `ports` (`clock` excluded) to `writer`.
+    pub fn new(writer: W, ports: &[PortSpec]) -> io::Result<Self> {
+        let mut w = vcd::Writer::new(writer);
+        w.timescale(1, TimescaleUnit::NS)?;
+        w.add_module("TOP")?;
+        let clock = w.add_wire(1, "clock")?;
+        let mut ins = Vec::new();
+        let mut outs = Vec::new();
+        let (mut oi, mut oo) = (0, 0);
+        for p in ports {
+            let id = w.add_wire(p.width, &p.name)?;
+            let words = p.words();
+            match p.dir {
+                PortDir::In => {
+                    ins.push(Slot {
+                        id,
+                        width: p.width,
+                        offset: oi,
+                        words,
+                    });
+                    oi += words;
+                }
+                PortDir::Out => {
+                    outs.push(Slot {
+                        id,
+                        width: p.width,
+                        offset: oo,
+                        words,
+                    });
+                    oo += words;
+                }
+            }
+        }
+        w.upscope()?;
+        w.enddefinitions()?;
+        Ok(PortVcd {
+            w,
+            clock,
+            ins,
+            outs,
+            last_in: vec![0; oi],
+            last_out: vec![0; oo],
+            started: false,
+            bits: Vec::with_capacity(64),
+        })
+    }
+
+    fn emit(w: &mut vcd::Writer<W>, bits: &mut Vec<Value>, s: &Slot, v: &[u64]) -> io::Result<()> {
+        if s.width == 1 {
+            return w.change_scalar(s.id, if v[0] & 1 != 0 { Value::V1 } else { Value::V0 });
+        }
+        bits.clear();
+        for i in (0..s.width as usize).rev() {
+            bits.push(if (v[i / 64] >> (i % 64)) & 1 != 0 {
+                Value::V1
+            } else {
+                Value::V0
+            });
+        }
+        w.change_vector(s.id, bits.iter().copied())
+    }
+
+    /// Masks the bits above `width` so unused high bits never show up as a change.
+    fn masked(s: &Slot, src: &[u64], dst: &mut [u64]) {
+        dst.copy_from_slice(&src[s.offset..s.offset + s.words]);
+        let rem = s.width as usize % 64;
+        if rem != 0 {
+            dst[s.words - 1] &= (1u64 << rem) - 1;
+        }
+    }
+
+    fn group(
+        w: &mut vcd::Writer<W>,
+        bits: &mut Vec<Value>,
+        slots: &[Slot],
+        last: &mut [u64],
+        now: &[u64],
+        all: bool,
+    ) -> io::Result<()> {
+        let mut tmp = [0u64; 4];
+        let mut big = Vec::new();
+        for s in slots {
+            let cur: &mut [u64] = if s.words <= 4 {
+                &mut tmp[..s.words]
+            } else {
+                big.resize(s.words, 0);
+                &mut big[..]
+            };
+            Self::masked(s, now, cur);
+            let prev = &mut last[s.offset..s.offset + s.words];
+            if all || prev != cur {
+                prev.copy_from_slice(cur);
+                Self::emit(w, bits, s, cur)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records cycle `t`: `inputs` is `I_t` and `outputs` is `O_t`, as flat word buffers of the
+    /// In and Out ports in port order (as [`crate::block::ModelBlock::step`] uses them).
+    pub fn cycle(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> io::Result<()> {
+        let all = !self.started;
+        self.w.timestamp(10 * t)?;
+        self.w.change_scalar(self.clock, Value::V0)?;
+        Self::group(
+            &mut self.w,
+            &mut self.bits,
+            &self.ins,
+            &mut self.last_in,
+            inputs,
+            all,
+        )?;
+        if all {
+            // Power-on values of the outputs before the first edge.
+            let zeros = vec![0u64; self.last_out.len()];
+            Self::group(
+                &mut self.w,
+                &mut self.bits,
+                &self.outs,
+                &mut self.last_out,
+                &zeros,
+                true,
+            )?;
+            self.started = true;
+        }
+        self.w.timestamp(10 * t + 5)?;
+        self.w.change_scalar(self.clock, Value::V1)?;
+        Self::group(
+            &mut self.w,
+            &mut self.bits,
+            &self.outs,
+            &mut self.last_out,
+            outputs,
+            false,
+        )
+    }
+
+    /// The underlying writer (for in-memory use).
+    pub fn writer(&mut self) -> &mut W {
+        self.w.writer()
+    }
+
+    /// Flushes the output.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::ModelBlock;
+
+    #[test]
+    fn small_waveform() {
+        let ports = vec![
+            PortSpec::input("a$0", 1),
+            PortSpec::input("b", 35),
+            PortSpec::output("y", 3),
+            PortSpec::output("wide", 70),
+        ];
+        let mut v = PortVcd::new(Vec::new(), &ports).unwrap();
+        v.cycle(0, &[1, 0b101], &[0b11, 1, 0]).unwrap();
+        v.cycle(1, &[1, 0b101 | (1 << 40)], &[0b11, 1, 1 << 5])
+            .unwrap();
+        v.cycle(2, &[0, 0b100], &[0b11, 1, 1 << 5]).unwrap();
+        let text = String::from_utf8(v.writer().clone()).unwrap();
+        let expect = "$timescale 1 ns $end
+$scope module TOP $end
+$var wire 1 ! clock $end
+$var wire 1 \" a$0 $end
+$var wire 35 # b $end
+$var wire 3 $ y $end
+$var wire 70 % wide $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+1\"
+b00000000000000000000000000000000101 #
+b000 $
+b0000000000000000000000000000000000000000000000000000000000000000000000 %
+#5
+1!
+b011 $
+b0000000000000000000000000000000000000000000000000000000000000000000001 %
+#10
+0!
+#15
+1!
+b1000000000000000000000000000000000000000000000000000000000000000000001 %
+#20
+0!
+0\"
+b00000000000000000000000000000000100 #
+#25
+1!
+";
+        assert_eq!(text, expect);
+    }
+
+    #[test]
+    fn fabric_waveform_file() {
+        let mut f = crate::Fabric::new(2, 1).unwrap();
+        let ports = f.ports();
+        let path =
+            std::env::temp_dir().join(format!("idemnet-model-wave-{}.vcd", std::process::id()));
+        let mut v = PortVcd::create(&path, &ports).unwrap();
+        let mut out = vec![0u64; 2 + 4];
+        let inp = [crate::switch::head_flit(0, 1, true), 0];
+        ModelBlock::step(&mut f, &inp, &mut out);
+        v.cycle(0, &inp, &out).unwrap();
+        v.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(text.contains("$var wire 35 \" node_in$0 $end"));
+        assert!(text.contains("$var wire 16 & drops$0 $end"));
+        assert!(text.contains("#5\n1!\nb11100000000000000000000000000000001 %\n"));
+    }
+}

@@ -1,0 +1,188 @@
+//! The fabric top of `docs/protocol.md` §5: switches wired as a k-ary n-tree.
+
+use crate::switch::Switch;
+use crate::topology::{PortRef, Topology};
+use idemnet_rtl::flit::Flit;
+use rust_hdl::prelude::*;
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug)]
+enum FlitSrc {
+    NodeIn(usize),
+    DownOut(usize, usize),
+    UpOut(usize, usize),
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FlitDst {
+    NodeOut(usize),
+    DownIn(usize, usize),
+    UpIn(usize, usize),
+}
+
+/// The fabric top (`docs/protocol.md` §5).
+///
+/// Ports (Verilog names):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `node_in$p` | in | 35 | node `p` into leaf switch `p >> b`, down port `p & (k-1)` |
+/// | `node_out$p` | out | 35 | from that switch's down port to node `p` |
+/// | `drops$x` | out | 16 | `x = s*2k + i`: drop counter of input `i` of switch `s` |
+///
+/// Timing: pure wiring between [`Switch`]es, whose outputs are all registers: a flit entering
+/// at `node_in$p` in cycle `t` leaves at `node_out$q` in cycle `t + 2L + 1` (`2L + 1` switch
+/// traversals, one cycle each); `drops$x` is the switch's counter register.
+///
+/// The `Logic` is written by hand because the link indices are computed from the topology: a
+/// list of wires is built once by [`Fabric::new`]; `update` copies along it for rust-hdl's
+/// simulator and `hdl` emits the same list as one `always @(*)` block of assignments between
+/// the parent-side names rust-hdl gives the child ports (`switches$s$down_in$i`, ...). Up inputs
+/// of top-level switches are tied to zero; their up outputs are left unconnected.
+#[derive(LogicBlock)]
+pub struct Fabric {
+    pub clock: Signal<In, Clock>,
+    pub node_in: Vec<Signal<In, Flit>>,
+    pub node_out: Vec<Signal<Out, Flit>>,
+    pub drops: Vec<Signal<Out, Bits<16>>>,
+    pub switches: Vec<Switch>,
+    _topo: Topology,
+    _wires: Vec<(FlitDst, FlitSrc)>,
+}
+
+impl Fabric {
+    /// The fabric of `topo` (see [`Topology::new`] for the valid parameters).
+    pub fn new(topo: Topology) -> Self {
+        let k = topo.k;
+        let mut wires = vec![];
+        for p in 0..topo.nodes {
+            let PortRef::Down { s, port } = topo.node_port(p) else {
+                unreachable!()
+            };
+            wires.push((FlitDst::DownIn(s, port), FlitSrc::NodeIn(p)));
+            wires.push((FlitDst::NodeOut(p), FlitSrc::DownOut(s, port)));
+        }
+        for l in 0..topo.n {
+            for w in 0..topo.per_level {
+                let s = topo.switch_index(l, w);
+                for u in 0..k {
+                    if l + 1 == topo.n {
+                        wires.push((FlitDst::UpIn(s, u), FlitSrc::Zero));
+                    } else {
+                        let PortRef::Down { s: s2, port } = topo.up_link(l, w, u) else {
+                            unreachable!()
+                        };
+                        wires.push((FlitDst::DownIn(s2, port), FlitSrc::UpOut(s, u)));
+                        wires.push((FlitDst::UpIn(s, u), FlitSrc::DownOut(s2, port)));
+                    }
+                }
+            }
+        }
+        let switches = (0..topo.switches())
+            .map(|s| {
+                let (l, w) = topo.switch_coords(s);
+                Switch::new(&topo, l, w)
+            })
+            .collect::<Vec<_>>();
+        Self {
+            clock: Default::default(),
+            node_in: (0..topo.nodes).map(|_| Default::default()).collect(),
+            node_out: (0..topo.nodes).map(|_| Default::default()).collect(),
+            drops: (0..topo.switches() * 2 * k)
+                .map(|_| Default::default())
+                .collect(),
+            switches,
+            _topo: topo,
+            _wires: wires,
+        }
+    }
+
+    /// The topology this fabric was built for.
+    pub fn topology(&self) -> Topology {
+        self._topo
+    }
+}
+
+impl Logic for Fabric {
+    fn update(&mut self) {
+        let k = self._topo.k;
+        let clock = self.clock.val();
+        for sw in self.switches.iter_mut() {
+            sw.clock.next = clock;
+        }
+        for &(dst, src) in self._wires.iter() {
+            let v: Flit = match src {
+                FlitSrc::NodeIn(p) => self.node_in[p].val(),
+                FlitSrc::DownOut(s, i) => self.switches[s].down_out[i].val(),
+                FlitSrc::UpOut(s, i) => self.switches[s].up_out[i].val(),
+                FlitSrc::Zero => Flit::default(),
+            };
+            match dst {
+                FlitDst::NodeOut(p) => self.node_out[p].next = v,
+                FlitDst::DownIn(s, i) => self.switches[s].down_in[i].next = v,
+                FlitDst::UpIn(s, i) => self.switches[s].up_in[i].next = v,
+            }
+        }
+        for (s, sw) in self.switches.iter().enumerate() {
+            for i in 0..k {
+                self.drops[s * 2 * k + i].next = sw.drops_down[i].val();
+                self.drops[s * 2 * k + k + i].next = sw.drops_up[i].val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        for x in self.node_out.iter_mut() {
+            x.connect();
+        }
+        for x in self.drops.iter_mut() {
+            x.connect();
+        }
+        for sw in self.switches.iter_mut() {
+            sw.clock.connect();
+            for x in sw.down_in.iter_mut().chain(sw.up_in.iter_mut()) {
+                x.connect();
+            }
+        }
+    }
+
+    fn hdl(&self) -> Verilog {
+        let k = self._topo.k;
+        let mut v = String::from("always @(*) begin\n");
+        for s in 0..self.switches.len() {
+            let _ = writeln!(v, "    switches${s}$clock = clock;");
+        }
+        for &(dst, src) in self._wires.iter() {
+            let d = match dst {
+                FlitDst::NodeOut(p) => format!("node_out${p}"),
+                FlitDst::DownIn(s, i) => format!("switches${s}$down_in${i}"),
+                FlitDst::UpIn(s, i) => format!("switches${s}$up_in${i}"),
+            };
+            let r = match src {
+                FlitSrc::NodeIn(p) => format!("node_in${p}"),
+                FlitSrc::DownOut(s, i) => format!("switches${s}$down_out${i}"),
+                FlitSrc::UpOut(s, i) => format!("switches${s}$up_out${i}"),
+                FlitSrc::Zero => "35'h0".to_string(),
+            };
+            let _ = writeln!(v, "    {d} = {r};");
+        }
+        for s in 0..self.switches.len() {
+            for i in 0..k {
+                let _ = writeln!(
+                    v,
+                    "    drops${} = switches${s}$drops_down${i};",
+                    s * 2 * k + i
+                );
+                let _ = writeln!(
+                    v,
+                    "    drops${} = switches${s}$drops_up${i};",
+                    s * 2 * k + k + i
+                );
+            }
+        }
+        v.push_str("end\n");
+        Verilog::Custom(v)
+    }
+}

@@ -1,0 +1,111 @@
+//! The 16-bit Galois LFSR of `docs/protocol.md` §4.
+//!
+//! Polynomial x^16 + x^14 + x^13 + x^11 + 1:
+//! `next = (v >> 1) ^ (if v & 1 { 0xB400 } else { 0 })`.
+//! Power-on value for switch `s`: `0xACE1 ^ ((s * 0x9E37) mod 2^16)`, or `0x0001` if that is 0.
+
+use crate::reg::InitReg;
+use rust_hdl::prelude::*;
+
+/// Feedback mask of the Galois LFSR.
+pub const LFSR_TAPS: u16 = 0xB400;
+
+/// One step of the LFSR (software reference).
+pub fn lfsr_next(v: u16) -> u16 {
+    (v >> 1) ^ if v & 1 == 1 { LFSR_TAPS } else { 0 }
+}
+
+/// Power-on value of the LFSR of switch `s` (global switch index).
+pub fn lfsr_seed(s: usize) -> u16 {
+    let v = 0xACE1u16 ^ (s as u16).wrapping_mul(0x9E37);
+    if v == 0 {
+        1
+    } else {
+        v
+    }
+}
+
+/// 16-bit Galois LFSR that steps once per clock.
+///
+/// Ports: `clock` (in), `value` (out, 16 bits).
+/// Timing: `value` is a register output; it shows the seed before the first rising edge and
+/// `lfsr_next` of its previous value after every edge. A consumer using `value` in cycle `t`
+/// uses the value held before edge `t` (cycle 0 uses the seed), as §4 requires.
+#[derive(LogicBlock)]
+pub struct Lfsr {
+    pub clock: Signal<In, Clock>,
+    pub value: Signal<Out, Bits<16>>,
+    state: InitReg<Bits<16>>,
+    taps: Constant<Bits<16>>,
+}
+
+impl Lfsr {
+    /// An LFSR that powers on holding `seed` (must not be 0, or it stays 0 forever).
+    pub fn new(seed: u16) -> Self {
+        Self {
+            clock: Default::default(),
+            value: Default::default(),
+            state: InitReg::new(Bits::from(seed as u64)),
+            taps: Constant::new(Bits::from(LFSR_TAPS as u64)),
+        }
+    }
+}
+
+impl Logic for Lfsr {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.state.clock.next = self.clock.val();
+        if self.state.q.val().get_bit(0) {
+            self.state.d.next = (self.state.q.val() >> 1) ^ self.taps.val();
+        } else {
+            self.state.d.next = self.state.q.val() >> 1;
+        }
+        self.value.next = self.state.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds() {
+        assert_eq!(lfsr_seed(0), 0xACE1);
+        assert_eq!(lfsr_seed(1), 0xACE1 ^ 0x9E37);
+        for s in 0..70000 {
+            assert_ne!(lfsr_seed(s), 0);
+        }
+    }
+
+    #[test]
+    fn block_matches_reference() {
+        let mut uut = Lfsr::new(0xACE1);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let mut v = 0xACE1u16;
+        uut.clock.next = false.into();
+        assert!(simulate(&mut uut, 10));
+        for _ in 0..100 {
+            assert_eq!(uut.value.val().to_u64() as u16, v);
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 10));
+            uut.clock.next = false.into();
+            assert!(simulate(&mut uut, 10));
+            v = lfsr_next(v);
+        }
+    }
+
+    #[test]
+    fn maximal_period() {
+        let mut v = 1u16;
+        let mut n = 0u32;
+        loop {
+            v = lfsr_next(v);
+            n += 1;
+            if v == 1 {
+                break;
+            }
+        }
+        assert_eq!(n, 65535);
+    }
+}

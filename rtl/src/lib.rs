@@ -1,0 +1,15 @@
+//! Shared RTL building blocks of idemnet, written in rust-hdl 0.46.
+//!
+//! * [`flit`]: the 35-bit flit wire format of `docs/protocol.md` §2 (bit positions, helpers).
+//! * [`lfsr`]: the 16-bit Galois LFSR of §4 as a reusable block ([`lfsr::Lfsr`]) plus the
+//!   software reference functions it is tested against.
+//! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
+//! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
+//!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
+
+pub mod flit;
+pub mod lfsr;
+pub mod ports;
+pub mod reg;
+
+pub use idemnet_model::ports::{PortDir, PortSpec};
