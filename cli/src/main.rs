@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod cmd;
 
 #[derive(Parser)]
-#[command(name = "idemnet", version, about = "idemnet: RTL, golden model and co-simulation of an idempotent network interface and its discard-on-congestion fat tree")]
+#[command(
+    name = "idemnet",
+    version,
+    about = "idemnet: RTL, golden model and co-simulation of an idempotent network interface and its discard-on-congestion fat tree"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -24,8 +24,12 @@ pub mod verilator;
 pub mod wavediff;
 
 pub use icarus::{run_icarus, ICARUS_ROOT};
+pub use idemnet_model::block::{input_words, output_words};
 pub use idemnet_model::ports::{PortDir, PortSpec};
-pub use lockstep::{run_lockstep, Dut, LockstepReport, Mismatch, ModelFn, StepModel};
+pub use lockstep::{
+    run_lockstep, run_lockstep_observed, CycleView, Dut, LockstepReport, Mismatch, ModelFn,
+    StepModel,
+};
 pub use verilator::{Instance, VerilatedLib, VerilatorBuild};
 pub use wavediff::{wavediff, DiffOptions, SignalDiff, WaveDiff};
 
@@ -33,22 +37,20 @@ use std::process::{Command, Output};
 
 use anyhow::{bail, Result};
 
-/// Number of words of the flat input buffer for `ports`.
-pub fn input_words(ports: &[PortSpec]) -> usize {
-    ports
-        .iter()
-        .filter(|p| p.dir == PortDir::In)
-        .map(|p| p.words())
-        .sum()
-}
-
-/// Number of words of the flat output buffer for `ports`.
-pub fn output_words(ports: &[PortSpec]) -> usize {
-    ports
-        .iter()
-        .filter(|p| p.dir == PortDir::Out)
-        .map(|p| p.words())
-        .sum()
+/// Where Verilator builds are cached: `$IDEMNET_CACHE`, else `$XDG_CACHE_HOME/idemnet`, else
+/// `$HOME/.cache/idemnet`, else `idemnet-cache` in the system's temporary folder.
+pub fn default_cache_dir() -> std::path::PathBuf {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = env("IDEMNET_CACHE") {
+        return d.into();
+    }
+    if let Some(d) = env("XDG_CACHE_HOME") {
+        return std::path::PathBuf::from(d).join("idemnet");
+    }
+    if let Some(d) = env("HOME") {
+        return std::path::PathBuf::from(d).join(".cache/idemnet");
+    }
+    std::env::temp_dir().join("idemnet-cache")
 }
 
 /// Mask of the valid bits of word `i` of a `width`-bit value.

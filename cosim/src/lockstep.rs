@@ -114,10 +114,35 @@ impl fmt::Display for LockstepReport {
 /// `model` and `rtl` get the same words. Stops at the first output difference.
 pub fn run_lockstep(
     ports: &[PortSpec],
+    stimulus: impl FnMut(u64, &mut [u64]),
+    model: &mut dyn StepModel,
+    rtl: &mut dyn Dut,
+    cycles: u64,
+) -> LockstepReport {
+    run_lockstep_observed(ports, stimulus, model, rtl, cycles, |_| {})
+}
+
+/// What [`run_lockstep_observed`] shows its observer after every compared cycle.
+pub struct CycleView<'a> {
+    /// The cycle `t`.
+    pub cycle: u64,
+    /// `I_t`, flat In-port words.
+    pub inputs: &'a [u64],
+    /// `O_t` of the model, flat Out-port words.
+    pub model: &'a [u64],
+    /// `O_t` of the RTL, flat Out-port words.
+    pub rtl: &'a [u64],
+}
+
+/// [`run_lockstep`] with an observer called after every cycle whose outputs agree (scoreboards,
+/// the model's waveform, progress); the observer does not see the mismatching cycle.
+pub fn run_lockstep_observed(
+    ports: &[PortSpec],
     mut stimulus: impl FnMut(u64, &mut [u64]),
     model: &mut dyn StepModel,
     rtl: &mut dyn Dut,
     cycles: u64,
+    mut observe: impl FnMut(CycleView<'_>),
 ) -> LockstepReport {
     let t0 = Instant::now();
     let mut inputs = vec![0u64; input_words(ports)];
@@ -165,6 +190,12 @@ pub fn run_lockstep(
         if mismatch.is_some() {
             break;
         }
+        observe(CycleView {
+            cycle: t,
+            inputs: &inputs,
+            model: &exp,
+            rtl: &act,
+        });
     }
     LockstepReport {
         cycles: ran,

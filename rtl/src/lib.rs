@@ -13,3 +13,7 @@ pub mod ports;
 pub mod reg;
 
 pub use idemnet_model::ports::{PortDir, PortSpec};
+
+/// Verilator lint waivers for rust-hdl's output style (`rtl/lint/waivers.vlt`, each with its
+/// reason). Every Verilator run of idemnet's emitted Verilog uses this one file.
+pub const LINT_WAIVERS: &str = include_str!("../lint/waivers.vlt");

@@ -248,8 +248,16 @@ where
     S: FnOnce(&Tb),
 {
     let ports = dut.ports();
-    let in_words: usize = ports.iter().filter(|p| p.dir == PortDir::In).map(PortSpec::words).sum();
-    let out_words: usize = ports.iter().filter(|p| p.dir == PortDir::Out).map(PortSpec::words).sum();
+    let in_words: usize = ports
+        .iter()
+        .filter(|p| p.dir == PortDir::In)
+        .map(PortSpec::words)
+        .sum();
+    let out_words: usize = ports
+        .iter()
+        .filter(|p| p.dir == PortDir::Out)
+        .map(PortSpec::words)
+        .sum();
     let tb = Tb {
         shared: Rc::new(Shared {
             ports,
@@ -264,19 +272,27 @@ where
     local.block_on(&runtime, async {
         setup(&tb);
         let sched = &tb.shared.sched;
-        for cycle in 0..cycles {
-            let mut turns = 0;
-            while sched.edge_parked.get() + sched.queue_parked.get() < sched.live.get() {
-                turns += 1;
-                if turns > PARK_TURNS {
-                    bail!(
-                        "before edge {cycle}: {} of {} testbench tasks neither finished nor parked on an edge or a queue",
-                        sched.live.get() - sched.edge_parked.get() - sched.queue_parked.get(),
-                        sched.live.get()
-                    );
+        // Every live task runs until it is parked on an edge or an empty queue.
+        let settle = |before: &str| {
+            let before = before.to_string();
+            async move {
+                let mut turns = 0;
+                while sched.edge_parked.get() + sched.queue_parked.get() < sched.live.get() {
+                    turns += 1;
+                    if turns > PARK_TURNS {
+                        bail!(
+                            "{before}: {} of {} testbench tasks neither finished nor parked on an edge or a queue",
+                            sched.live.get() - sched.edge_parked.get() - sched.queue_parked.get(),
+                            sched.live.get()
+                        );
+                    }
+                    tokio::task::yield_now().await;
                 }
-                tokio::task::yield_now().await;
+                Ok::<(), anyhow::Error>(())
             }
+        };
+        for cycle in 0..cycles {
+            settle(&format!("before edge {cycle}")).await?;
             dut.set_inputs(&tb.shared.inputs.borrow());
             dut.tick();
             dut.outputs(&mut tb.shared.outputs.borrow_mut());
@@ -286,7 +302,8 @@ where
                 w.wake();
             }
         }
-        Ok(())
+        // Monitors and scoreboards see the outputs of the last edge too.
+        settle(&format!("after the last edge ({cycles})")).await
     })?;
     Ok(dut)
 }

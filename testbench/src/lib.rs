@@ -1,6 +1,11 @@
-//! The async testbench: a clocked coroutine harness ([`harness`]) and the scenarios that drive
-//! idemnet's blocks with it ([`scenarios`]), on the Verilated RTL or on the golden model alike.
+//! The testbench: named configurations ([`config`]), the lockstep co-simulation job ([`cosim`]),
+//! the clocked coroutine harness ([`harness`]) and the scenarios that drive idemnet's blocks with
+//! it ([`scenarios`]), on the Verilated RTL or on the golden model alike.
 
+pub mod config;
+pub mod cosim;
 pub mod harness;
 
+pub use config::{Block, Config, Model, NAMED};
+pub use cosim::{cosim, verilate, CosimOptions, CosimReport};
 pub use harness::{run, ClockedDut, Queue, Tb};

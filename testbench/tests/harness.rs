@@ -74,7 +74,10 @@ fn a_task_awaiting_something_foreign_is_reported_not_hung() {
     })
     .err()
     .expect("the stuck task must be reported");
-    assert!(err.to_string().contains("neither finished nor parked"), "{err}");
+    assert!(
+        err.to_string().contains("neither finished nor parked"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -1,0 +1,182 @@
+//! The subcommands. Each returns the exit code of a run that worked (0, or 1 for a difference
+//! found) or an error, which `main` prints in one line with exit code 2.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use idemnet_cosim::{default_cache_dir, wavediff as diff_waves, DiffOptions};
+use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::BlockArg;
+
+fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
+    let block = match block {
+        BlockArg::Router => Block::Switch,
+        BlockArg::Fabric => Block::Fabric,
+    };
+    Config::new(block, k, n)
+}
+
+fn check_load(load: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&load) {
+        bail!("--load {load}: the offered load must be between 0 and 1 (flits per node per cycle)");
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and not `quiet`.
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cycles {per_sec}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+/// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v` and the lint waivers.
+pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
+    let fabric = Config::new(Block::Fabric, k, n)?;
+    let switch = Config::new(Block::Switch, k, n)?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
+    for (file, cfg) in [("switch.v", switch), ("fabric.v", fabric)] {
+        let (v, ports) = cfg.verilog()?;
+        let path = out.join(file);
+        std::fs::write(&path, &v).with_context(|| format!("cannot write {}", path.display()))?;
+        println!(
+            "{}: {cfg}, top module `top`, {} ports, {} bytes",
+            path.display(),
+            ports.len() + 1,
+            v.len()
+        );
+    }
+    let w = out.join("waivers.vlt");
+    std::fs::write(&w, idemnet_rtl::LINT_WAIVERS)
+        .with_context(|| format!("cannot write {}", w.display()))?;
+    println!(
+        "{}: Verilator lint waivers (verilator --lint-only -Wall waivers.vlt fabric.v)",
+        w.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub struct CosimArgs {
+    pub block: BlockArg,
+    pub k: usize,
+    pub n: usize,
+    pub cycles: u64,
+    pub seed: u64,
+    pub load: f64,
+    pub vcd: Option<PathBuf>,
+    pub verilog: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+/// `idemnet cosim`: exit 1 on a mismatch or a scoreboard error.
+pub fn cosim(a: CosimArgs) -> Result<ExitCode> {
+    let cfg = config(a.block, a.k, a.n)?;
+    check_load(a.load)?;
+    if let Some(v) = &a.verilog {
+        if !v.is_file() {
+            bail!("--verilog {}: no such file", v.display());
+        }
+    }
+    println!(
+        "idemnet cosim: {cfg}, seed {}, load {}, {} cycles{}",
+        a.seed,
+        a.load,
+        a.cycles,
+        a.verilog
+            .as_ref()
+            .map(|v| format!(", RTL from {}", v.display()))
+            .unwrap_or_default()
+    );
+    let opts = CosimOptions {
+        cycles: a.cycles,
+        seed: a.seed,
+        load: a.load,
+        vcd_dir: a.vcd,
+        verilog: a.verilog,
+        cache_dir: default_cache_dir(),
+    };
+    let pb = progress_bar(a.cycles, a.quiet);
+    let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
+    pb.finish_and_clear();
+    print!("{report}");
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `idemnet model`: the golden model alone; exit 1 on a scoreboard error.
+pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<ExitCode> {
+    let cfg = Config::new(Block::Fabric, k, n)?;
+    check_load(load)?;
+    println!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles");
+    let t0 = Instant::now();
+    let s = idemnet_model::run_model_only(k, n, load, seed, cycles)
+        .map_err(|e| anyhow::anyhow!("{}", e.0))?;
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "  sent       {} flits in {} worms",
+        s.flits_sent, s.worms_sent
+    );
+    println!(
+        "  delivered  {} flits in {} worms",
+        s.flits_delivered, s.worms_delivered
+    );
+    println!("  discarded  {} worms", s.drops);
+    match &s.first_error {
+        None => println!("  scoreboard 0 errors"),
+        Some(e) => println!("  scoreboard {} errors, the first: {e}", s.errors),
+    }
+    println!(
+        "  speed      {:.0} cycles/s ({secs:.2} s)",
+        cycles as f64 / secs.max(1e-9)
+    );
+    Ok(if s.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `idemnet wavediff`: exit 1 when a compared signal differs.
+pub fn wavediff(
+    a: &Path,
+    b: &Path,
+    root_a: Option<&str>,
+    root_b: Option<&str>,
+) -> Result<ExitCode> {
+    for p in [a, b] {
+        if !p.is_file() {
+            bail!("{}: no such file", p.display());
+        }
+    }
+    let d = diff_waves(
+        a,
+        b,
+        &DiffOptions {
+            root_a: root_a.map(str::to_owned),
+            root_b: root_b.map(str::to_owned),
+            deep: false,
+        },
+    )?;
+    print!("{d}");
+    Ok(if d.is_equal() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,195 @@
+//! Named configurations: one value names a block of the router and its parameters, and the same
+//! value produces its Verilog, its golden model and its seeded stimulus, so that the CLI, the
+//! tests and the benchmarks cannot drift apart.
+//!
+//! | name | block | tree |
+//! |------|-------|------|
+//! | `fabric-4x2` | the whole fabric | 4-ary 2-tree, 16 nodes, 8 switches (the default) |
+//! | `fabric-4x3` | the whole fabric | 4-ary 3-tree, 64 nodes, 48 switches |
+//! | `fabric-2x3` | the whole fabric | 2-ary 3-tree, 8 nodes, 12 switches |
+//! | `switch-4x2` | leaf switch 0 alone | of the 4-ary 2-tree |
+//!
+//! Any other `k`, `n` is a [`Config`] built with [`Config::new`].
+//!
+//! The stimulus of a switch alone is the §6 traffic generator with one "node" per switch input
+//! (`2k` of them: `down_in$0..k`, then `up_in$0..k`), so worms arrive on every input with
+//! destinations `0..2k`: some leave by a down port, some go up, and those arriving from above
+//! for a node the switch does not cover are discarded as unroutable.
+
+use std::fmt;
+
+use anyhow::{anyhow, Result};
+use idemnet_model::block::ModelBlock;
+use idemnet_model::ports::PortSpec;
+use idemnet_model::{FatTree, TrafficGen};
+
+/// Which block of the router a configuration is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// Leaf switch 0 of the tree, alone.
+    Switch,
+    /// The whole k-ary n-tree.
+    Fabric,
+}
+
+/// A block and its tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub block: Block,
+    pub k: usize,
+    pub n: usize,
+}
+
+/// The named configurations, in the order of the table above.
+pub const NAMED: &[(&str, Config)] = &[
+    ("fabric-4x2", Config::fabric(4, 2)),
+    ("fabric-4x3", Config::fabric(4, 3)),
+    ("fabric-2x3", Config::fabric(2, 3)),
+    ("switch-4x2", Config::switch(4, 2)),
+];
+
+impl Config {
+    /// The fabric of the k-ary n-tree (not validated: see [`Config::new`]).
+    pub const fn fabric(k: usize, n: usize) -> Self {
+        Config {
+            block: Block::Fabric,
+            k,
+            n,
+        }
+    }
+
+    /// Leaf switch 0 of the k-ary n-tree (not validated: see [`Config::new`]).
+    pub const fn switch(k: usize, n: usize) -> Self {
+        Config {
+            block: Block::Switch,
+            k,
+            n,
+        }
+    }
+
+    /// A validated configuration: `k` in {2, 4, 8}, `n >= 1`, `k^n <= 65536`.
+    pub fn new(block: Block, k: usize, n: usize) -> Result<Self> {
+        let c = Config { block, k, n };
+        c.tree()?;
+        Ok(c)
+    }
+
+    /// A named configuration.
+    pub fn named(name: &str) -> Result<Self> {
+        NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                let names: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
+                anyhow!(
+                    "no configuration named `{name}`; the named ones are {}",
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// The tree, validated.
+    pub fn tree(&self) -> Result<FatTree> {
+        FatTree::new(self.k, self.n).map_err(|e| anyhow!("{}", e.0))
+    }
+
+    /// Number of traffic sources: the nodes of the fabric, or the `2k` inputs of the switch.
+    pub fn sources(&self) -> Result<usize> {
+        let t = self.tree()?;
+        Ok(match self.block {
+            Block::Fabric => t.nodes(),
+            Block::Switch => 2 * t.k,
+        })
+    }
+
+    /// The emitted Verilog (top module `top`) and its port list, read from the rust-hdl block.
+    pub fn verilog(&self) -> Result<(String, Vec<PortSpec>)> {
+        self.tree()?;
+        let r = match self.block {
+            Block::Fabric => idemnet_router::fabric_verilog(self.k, self.n),
+            Block::Switch => idemnet_router::switch_verilog(self.k, self.n, 0, 0),
+        };
+        r.map_err(|e| anyhow!("{self}: {e}"))
+    }
+
+    /// The golden model of the block at power-on.
+    pub fn model(&self) -> Result<Model> {
+        let t = self.tree()?;
+        let e = |e: idemnet_model::ConfigError| anyhow!("{}", e.0);
+        Ok(match self.block {
+            Block::Fabric => Model::Fabric(idemnet_model::Fabric::from_tree(t)),
+            Block::Switch => Model::Switch(idemnet_model::Switch::new(t, 0, 0).map_err(e)?),
+        })
+    }
+
+    /// The §6 traffic that drives every input of the block: the flat input words of a cycle are
+    /// exactly one [`TrafficGen::step`].
+    pub fn traffic(&self, load: f64, seed: u64) -> Result<TrafficGen> {
+        TrafficGen::new(self.sources()?, load, seed).map_err(|e| anyhow!("{}", e.0))
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = match self.block {
+            Block::Fabric => "fabric",
+            Block::Switch => "switch",
+        };
+        write!(f, "{b} of the {}-ary {}-tree", self.k, self.n)
+    }
+}
+
+/// The golden model of a [`Config`].
+#[derive(Clone, Debug)]
+pub enum Model {
+    Switch(idemnet_model::Switch),
+    Fabric(idemnet_model::Fabric),
+}
+
+impl Model {
+    /// Worms discarded since power-on (not wrapping).
+    pub fn worms_discarded(&self) -> u64 {
+        match self {
+            Model::Switch(s) => s.counters().drops,
+            Model::Fabric(f) => f.total_drops(),
+        }
+    }
+}
+
+impl ModelBlock for Model {
+    fn ports(&self) -> Vec<PortSpec> {
+        match self {
+            Model::Switch(s) => s.ports(),
+            Model::Fabric(f) => f.ports(),
+        }
+    }
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        match self {
+            Model::Switch(s) => ModelBlock::step(s, inputs, outputs),
+            Model::Fabric(f) => ModelBlock::step(f, inputs, outputs),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_configurations_are_valid_and_agree_on_ports() {
+        for (name, c) in NAMED {
+            assert_eq!(Config::named(name).unwrap(), *c);
+            c.tree().unwrap();
+            // The model's port list is the RTL's, name for name (4x3 fabric skipped: its
+            // rust-hdl elaboration is the slowest part and is covered by the router tests).
+            if c.k.pow(c.n as u32) <= 16 {
+                let (_, rtl) = c.verilog().unwrap();
+                assert_eq!(c.model().unwrap().ports(), rtl, "{name}");
+            }
+        }
+        assert!(Config::named("fabric-5x2").is_err());
+        assert!(Config::new(Block::Fabric, 3, 2).is_err());
+        assert_eq!(Config::switch(4, 2).sources().unwrap(), 8);
+    }
+}

@@ -1,0 +1,224 @@
+//! The co-simulation job: a [`Config`]'s Verilated RTL in lockstep with its golden model under
+//! the seeded §6 traffic, with the scoreboard on the fabric's node outputs and, on request, the
+//! waveforms of both sides. `idemnet cosim`, the tests and the benchmark all run this one job.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use idemnet_cosim::{run_lockstep_observed, LockstepReport, VerilatedLib, VerilatorBuild};
+use idemnet_model::block::ModelBlock;
+use idemnet_model::switch::{HEAD, VALID};
+use idemnet_model::{PortVcd, Scoreboard};
+
+use crate::config::{Block, Config};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct CosimOptions {
+    pub cycles: u64,
+    pub seed: u64,
+    /// Offered load, flits per source per cycle, `0..=1`.
+    pub load: f64,
+    /// Write `rtl.vcd` (Verilator) and `model.vcd` (golden model) into this folder.
+    pub vcd_dir: Option<PathBuf>,
+    /// Simulate this Verilog file in place of the freshly emitted design (same top, same ports).
+    pub verilog: Option<PathBuf>,
+    /// Where Verilator builds are cached.
+    pub cache_dir: PathBuf,
+}
+
+/// Outcome of [`cosim`].
+#[derive(Clone, Debug)]
+pub struct CosimReport {
+    pub config: Config,
+    pub seed: u64,
+    pub load: f64,
+    pub lockstep: LockstepReport,
+    pub flits_sent: u64,
+    pub worms_sent: u64,
+    /// Valid flits at the block's outputs (fabric: at `node_out`; switch: at every output).
+    pub flits_delivered: u64,
+    /// Worms delivered: complete worms at `node_out` (fabric), heads forwarded (switch).
+    pub worms_delivered: u64,
+    /// Worms the switches discarded (golden model's non-wrapping count).
+    pub worms_discarded: u64,
+    /// Scoreboard errors at `node_out` (fabric only) and the first one.
+    pub scoreboard_errors: u64,
+    pub first_scoreboard_error: Option<String>,
+    /// Time to emit the Verilog and to build or load the Verilator library.
+    pub build_time: Duration,
+    pub from_cache: bool,
+    /// The waveforms written, if any: (RTL, model).
+    pub vcd: Option<(PathBuf, PathBuf)>,
+}
+
+impl CosimReport {
+    /// No mismatch and no scoreboard error.
+    pub fn passed(&self) -> bool {
+        self.lockstep.passed() && self.scoreboard_errors == 0
+    }
+}
+
+impl fmt::Display for CosimReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = &self.lockstep;
+        let secs = l.elapsed.as_secs_f64();
+        writeln!(
+            f,
+            "{}: seed {}, load {}, {} cycles",
+            self.config, self.seed, self.load, l.cycles
+        )?;
+        writeln!(
+            f,
+            "  sent       {} flits in {} worms",
+            self.flits_sent, self.worms_sent
+        )?;
+        writeln!(
+            f,
+            "  delivered  {} flits in {} worms",
+            self.flits_delivered, self.worms_delivered
+        )?;
+        writeln!(f, "  discarded  {} worms", self.worms_discarded)?;
+        match &l.mismatch {
+            None => writeln!(f, "  mismatches 0 ({} port comparisons)", l.comparisons)?,
+            Some(m) => writeln!(f, "  mismatches 1, the first: {m}")?,
+        }
+        if self.config.block == Block::Fabric {
+            match &self.first_scoreboard_error {
+                None => writeln!(f, "  scoreboard 0 errors")?,
+                Some(e) => writeln!(
+                    f,
+                    "  scoreboard {} errors, the first: {e}",
+                    self.scoreboard_errors
+                )?,
+            }
+        }
+        writeln!(
+            f,
+            "  speed      {:.0} cycles/s in lockstep ({:.2} s: rtl {:.2} s, model {:.2} s; build {:.2} s{})",
+            if secs > 0.0 { l.cycles as f64 / secs } else { 0.0 },
+            secs,
+            l.rtl_time.as_secs_f64(),
+            l.model_time.as_secs_f64(),
+            self.build_time.as_secs_f64(),
+            if self.from_cache { ", cached" } else { "" }
+        )?;
+        if let Some((r, m)) = &self.vcd {
+            writeln!(f, "  waveforms  {} {}", r.display(), m.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Builds (or loads from the cache) the Verilated library of `cfg`, or of `verilog` in its
+/// place: a file that must have the same top (`top`) and the same ports.
+pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Result<VerilatedLib> {
+    let (emitted, ports) = cfg.verilog()?;
+    let text = match verilog {
+        None => emitted,
+        Some(p) => std::fs::read_to_string(p)
+            .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?,
+    };
+    let mut build = VerilatorBuild::new("top", text, ports);
+    build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
+    build.build(cache_dir)
+}
+
+/// Runs the job. Mismatches and scoreboard errors are results, not errors; errors are bad
+/// options, unreadable files and tool failures.
+pub fn cosim(
+    cfg: &Config,
+    opts: &CosimOptions,
+    mut progress: impl FnMut(u64),
+) -> Result<CosimReport> {
+    if !(0.0..=1.0).contains(&opts.load) {
+        bail!("load must be in 0..=1, got {}", opts.load);
+    }
+    let t0 = Instant::now();
+    let lib = verilate(cfg, opts.verilog.as_deref(), &opts.cache_dir)?;
+    let build_time = t0.elapsed();
+    let ports = lib.ports().to_vec();
+    let mut model = cfg.model()?;
+    if model.ports() != ports {
+        bail!("{cfg}: the golden model's port list differs from the RTL's");
+    }
+    let mut traffic = cfg.traffic(opts.load, opts.seed)?;
+    let mut rtl = lib.instance();
+    let mut vcd = None;
+    let mut model_vcd = None;
+    if let Some(dir) = &opts.vcd_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--vcd {}: cannot create the folder", dir.display()))?;
+        let (r, m) = (dir.join("rtl.vcd"), dir.join("model.vcd"));
+        rtl.open_vcd(&r)?;
+        model_vcd = Some(
+            PortVcd::create(&m, &ports).with_context(|| format!("cannot write {}", m.display()))?,
+        );
+        vcd = Some((r, m));
+    }
+    let sources = cfg.sources()?;
+    let mut scoreboard = (cfg.block == Block::Fabric).then(|| Scoreboard::new(sources));
+    // Flit outputs come first among the Out ports: node_out$p (fabric), down_out and up_out
+    // (switch).
+    let flit_outputs = match cfg.block {
+        Block::Fabric => sources,
+        Block::Switch => 2 * cfg.k,
+    };
+    let (mut flits_out, mut heads_out) = (0u64, 0u64);
+    let mut vcd_error = None;
+    let lockstep = run_lockstep_observed(
+        &ports,
+        |_, inputs| traffic.step(inputs),
+        &mut |i: &[u64], o: &mut [u64]| model.step(i, o),
+        &mut rtl,
+        opts.cycles,
+        |v| {
+            let outs = &v.rtl[..flit_outputs];
+            for &f in outs {
+                flits_out += (f & VALID != 0) as u64;
+                heads_out += (f & (VALID | HEAD) == VALID | HEAD) as u64;
+            }
+            if let Some(sb) = scoreboard.as_mut() {
+                sb.check(v.cycle, outs);
+            }
+            if let Some(w) = model_vcd.as_mut() {
+                if let Err(e) = w.cycle(v.cycle, v.inputs, v.model) {
+                    vcd_error.get_or_insert(e);
+                }
+            }
+            if v.cycle & 0xffff == 0xffff {
+                progress(v.cycle + 1);
+            }
+        },
+    );
+    progress(lockstep.cycles);
+    rtl.close_vcd()?;
+    if let Some(w) = model_vcd {
+        w.finish()?;
+    }
+    if let Some(e) = vcd_error {
+        return Err(e).context("writing the model's waveform");
+    }
+    let (worms_delivered, scoreboard_errors, first_scoreboard_error) = match &scoreboard {
+        Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),
+        None => (heads_out, 0, None),
+    };
+    Ok(CosimReport {
+        config: *cfg,
+        seed: opts.seed,
+        load: opts.load,
+        lockstep,
+        flits_sent: traffic.flits_sent(),
+        worms_sent: traffic.worms_sent(),
+        flits_delivered: flits_out,
+        worms_delivered,
+        worms_discarded: model.worms_discarded(),
+        scoreboard_errors,
+        first_scoreboard_error,
+        build_time,
+        from_cache: lib.from_cache(),
+        vcd,
+    })
+}
