@@ -134,8 +134,8 @@ pub struct CycleView<'a> {
     pub rtl: &'a [u64],
 }
 
-/// [`run_lockstep`] with an observer called after every cycle whose outputs agree (scoreboards,
-/// the model's waveform, progress); the observer does not see the mismatching cycle.
+/// [`run_lockstep`] with an observer called after every cycle run (scoreboards, the model's
+/// waveform, progress), the mismatching one included, so that both waveforms end with it.
 pub fn run_lockstep_observed(
     ports: &[PortSpec],
     mut stimulus: impl FnMut(u64, &mut [u64]),
@@ -187,15 +187,15 @@ pub fn run_lockstep_observed(
                 break;
             }
         }
-        if mismatch.is_some() {
-            break;
-        }
         observe(CycleView {
             cycle: t,
             inputs: &inputs,
             model: &exp,
             rtl: &act,
         });
+        if mismatch.is_some() {
+            break;
+        }
     }
     LockstepReport {
         cycles: ran,

@@ -56,7 +56,8 @@ pub struct WaveDiff {
     pub root_b: String,
     /// Signals present in both files, sorted.
     pub compared: Vec<String>,
-    /// First difference of every differing signal, sorted by time then name.
+    /// First difference of every differing signal, sorted by time, then by declaration order in
+    /// A (for waveforms of a block's ports: port order, as the lockstep runner compares them).
     pub diffs: Vec<SignalDiff>,
     /// Signals only in A / only in B (not an error by itself).
     pub only_a: Vec<String>,
@@ -148,7 +149,7 @@ struct Side {
     wave: Waveform,
     root: String,
     /// name -> (signal, width)
-    signals: BTreeMap<String, (SignalRef, u32)>,
+    signals: BTreeMap<String, (SignalRef, u32, usize)>,
     /// Multiplier from file time units to the common unit, set later.
     fs_per_unit: u128,
 }
@@ -206,7 +207,7 @@ fn collect(
     h: &Hierarchy,
     vars: Vec<VarRef>,
     prefix: &str,
-    out: &mut BTreeMap<String, (SignalRef, u32)>,
+    out: &mut BTreeMap<String, (SignalRef, u32, usize)>,
 ) {
     // Disambiguate bit-blasted vars (`a [0]`, `a [1]`) by their index.
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
@@ -222,7 +223,9 @@ fn collect(
             _ => format!("{prefix}{base}"),
         };
         let width = var.length(h).unwrap_or(0);
-        out.entry(name).or_insert((var.signal_ref(), width));
+        // The third field is the declaration order, which breaks ties between diffs.
+        let order = out.len();
+        out.entry(name).or_insert((var.signal_ref(), width, order));
     }
 }
 
@@ -230,7 +233,7 @@ fn collect_deep(
     h: &Hierarchy,
     s: ScopeRef,
     prefix: &str,
-    out: &mut BTreeMap<String, (SignalRef, u32)>,
+    out: &mut BTreeMap<String, (SignalRef, u32, usize)>,
 ) {
     collect(h, h[s].vars(h).collect(), prefix, out);
     for c in h[s].scopes(h) {
@@ -377,8 +380,8 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
 
     let mut diffs = Vec::new();
     for name in &compared {
-        let (ra, wa) = sa.signals[name];
-        let (rb, wb) = sb.signals[name];
+        let (ra, wa, _) = sa.signals[name];
+        let (rb, wb, _) = sb.signals[name];
         let ca = changes(&sa, ra);
         let cb = changes(&sb, rb);
         let xa = "x".repeat(wa as usize);
@@ -416,7 +419,7 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
             }
         }
     }
-    diffs.sort_by(|x, y| (x.time, &x.name).cmp(&(y.time, &y.name)));
+    diffs.sort_by_key(|d| (d.time, sa.signals[&d.name].2));
     Ok(WaveDiff {
         file_a: a.to_path_buf(),
         file_b: b.to_path_buf(),

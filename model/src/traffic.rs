@@ -254,12 +254,14 @@ impl Scoreboard {
     pub fn check(&mut self, t: u64, node_out: &[u64]) {
         for (q, &f) in node_out[..self.nodes].iter().enumerate() {
             if f & VALID != 0 {
-                self.flit(t, q, f);
+                self.check_flit(t, q, f);
             }
         }
     }
 
-    fn flit(&mut self, t: u64, q: usize, f: u64) {
+    /// Consumes one valid flit seen at `node_out[q]` in cycle `t` (per-node monitors call this;
+    /// [`Scoreboard::check`] calls it for every valid flit of a cycle).
+    pub fn check_flit(&mut self, t: u64, q: usize, f: u64) {
         self.flits += 1;
         let data = f as u32;
         let tail = f & TAIL != 0;

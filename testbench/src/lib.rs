@@ -5,7 +5,9 @@
 pub mod config;
 pub mod cosim;
 pub mod harness;
+pub mod scenarios;
 
 pub use config::{Block, Config, Model, NAMED};
 pub use cosim::{cosim, verilate, CosimOptions, CosimReport};
 pub use harness::{run, ClockedDut, Queue, Tb};
+pub use scenarios::{fabric_traffic, ModelDut, TrafficReport, Verilated};
