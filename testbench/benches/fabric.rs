@@ -95,7 +95,7 @@ fn main() {
         assert_eq!(s.errors, 0);
     });
 
-    let n_hdl = scaled(5_000);
+    let n_hdl = scaled(20_000);
     let hdl = idemnet_router::simulate_fabric_rusthdl(
         cfg.k,
         cfg.n,
