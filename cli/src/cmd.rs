@@ -2,12 +2,12 @@
 //! found) or an error, which `main` prints in one line with exit code 2.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use idemnet_cosim::{default_cache_dir, wavediff as diff_waves, DiffOptions};
+use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -69,46 +69,32 @@ pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub struct CosimArgs {
-    pub block: BlockArg,
-    pub k: usize,
-    pub n: usize,
-    pub cycles: u64,
-    pub seed: u64,
-    pub load: f64,
-    pub vcd: Option<PathBuf>,
-    pub verilog: Option<PathBuf>,
-    pub quiet: bool,
-}
-
 /// `idemnet cosim`: exit 1 on a mismatch or a scoreboard error.
-pub fn cosim(a: CosimArgs) -> Result<ExitCode> {
-    let cfg = config(a.block, a.k, a.n)?;
-    check_load(a.load)?;
-    if let Some(v) = &a.verilog {
+pub fn cosim(
+    block: BlockArg,
+    k: usize,
+    n: usize,
+    opts: CosimOptions,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let cfg = config(block, k, n)?;
+    check_load(opts.load)?;
+    if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
         }
     }
     println!(
         "idemnet cosim: {cfg}, seed {}, load {}, {} cycles{}",
-        a.seed,
-        a.load,
-        a.cycles,
-        a.verilog
+        opts.seed,
+        opts.load,
+        opts.cycles,
+        opts.verilog
             .as_ref()
             .map(|v| format!(", RTL from {}", v.display()))
             .unwrap_or_default()
     );
-    let opts = CosimOptions {
-        cycles: a.cycles,
-        seed: a.seed,
-        load: a.load,
-        vcd_dir: a.vcd,
-        verilog: a.verilog,
-        cache_dir: default_cache_dir(),
-    };
-    let pb = progress_bar(a.cycles, a.quiet);
+    let pb = progress_bar(opts.cycles, quiet);
     let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
     pb.finish_and_clear();
     print!("{report}");

@@ -132,17 +132,20 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             vcd,
             verilog,
             quiet,
-        } => cmd::cosim(cmd::CosimArgs {
+        } => cmd::cosim(
             block,
             k,
             n,
-            cycles,
-            seed,
-            load,
-            vcd,
-            verilog,
+            idemnet_testbench::CosimOptions {
+                cycles,
+                seed,
+                load,
+                vcd_dir: vcd,
+                verilog,
+                cache_dir: idemnet_cosim::default_cache_dir(),
+            },
             quiet,
-        }),
+        ),
         Command::Model {
             k,
             n,

@@ -31,6 +31,18 @@ pub struct DiffOptions {
     pub deep: bool,
 }
 
+impl DiffOptions {
+    /// The root scopes of both files, top-level variables only (for example
+    /// `DiffOptions::roots(ICARUS_ROOT, "TOP")`: Icarus's DUT scope against Verilator's top).
+    pub fn roots(a: &str, b: &str) -> Self {
+        DiffOptions {
+            root_a: Some(a.to_string()),
+            root_b: Some(b.to_string()),
+            deep: false,
+        }
+    }
+}
+
 /// First difference of one signal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignalDiff {

@@ -172,11 +172,7 @@ fn icarus_matches_rusthdl_fabric() {
     let diff = wavediff(
         &icarus_vcd,
         &hdl_vcd,
-        &DiffOptions {
-            root_a: Some(ICARUS_ROOT.into()),
-            root_b: Some("TOP".into()),
-            deep: false,
-        },
+        &DiffOptions::roots(ICARUS_ROOT, "TOP"),
     )
     .unwrap();
     assert!(diff.is_equal(), "{diff}");

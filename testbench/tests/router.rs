@@ -128,16 +128,7 @@ fn icarus_verilator_and_model_waveforms_agree() {
         run_icarus("top", &verilog, &ports, &stimulus, &icarus).unwrap();
 
         let rtl = d.join("rtl.vcd");
-        let vs_icarus = wavediff(
-            &icarus,
-            &rtl,
-            &DiffOptions {
-                root_a: Some(ICARUS_ROOT.into()),
-                root_b: Some("TOP".into()),
-                deep: false,
-            },
-        )
-        .unwrap();
+        let vs_icarus = wavediff(&icarus, &rtl, &DiffOptions::roots(ICARUS_ROOT, "TOP")).unwrap();
         assert!(vs_icarus.is_equal(), "{name}: {vs_icarus}");
         assert_eq!(vs_icarus.compared.len(), ports.len() + 1, "{vs_icarus}");
         assert!(vs_icarus.end_time >= 10 * (cycles - 1), "{vs_icarus}");
