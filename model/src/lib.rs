@@ -4,6 +4,7 @@
 //! - [`topology`]: the k-ary n-tree, its numbering and link map (§3).
 //! - [`switch`]: one switch, cycle-accurate (§4), also as a standalone [`block::ModelBlock`].
 //! - [`fabric`]: the fabric top (§5), the fast model-only simulator.
+//! - [`ni`]: the idempotent network interface (§8).
 //! - [`traffic`]: the seeded random stimulus and the scoreboard (§6).
 //! - [`block`]: the lockstep / waveform interface of every model block.
 //! - [`wave`]: VCD writing of any block's ports (§1 time contract).
@@ -11,6 +12,7 @@
 pub mod block;
 pub mod fabric;
 pub mod lfsr;
+pub mod ni;
 pub mod ports;
 pub mod switch;
 pub mod topology;

@@ -1,0 +1,711 @@
+//! The idempotent network interface of docs/protocol.md §8, cycle-accurate at its ports.
+//!
+//! Block ports (as [`ModelBlock`], `clock` excluded), in this order:
+//! in `net_in` (35), `req_valid` (1), `req_dst` (16), `req_len` (6), `req_data` (256),
+//! `dlv_ready` (1); out `net_out` (35), `req_ready` (1), `dlv_valid` (1), `dlv_src` (16),
+//! `dlv_uid` (32), `dlv_len` (6), `dlv_data` (256), `done_valid` (1), `done_uid` (32), and the
+//! ten 16-bit counters of [`COUNTERS`].
+//!
+//! Timing: every output is a register. One `step` applies `I_t`, reads the state as it was
+//! before edge `t`, and shows `O_t`. All outputs are zero at power-on (`req_ready` rises after
+//! the first edge).
+
+use crate::block::ModelBlock;
+use crate::ports::PortSpec;
+use crate::switch::{FLIT_BITS, HEAD, TAIL, VALID};
+
+/// Payload bytes at most.
+pub const MAX_PAYLOAD: usize = 32;
+/// Payload words (32 bits) at most.
+pub const PAYLOAD_WORDS: usize = MAX_PAYLOAD / 4;
+/// Width of the payload buses `req_data` and `dlv_data`.
+pub const DATA_BITS: u32 = 8 * MAX_PAYLOAD as u32;
+
+/// The event counters, in port order (`cnt_<name>`).
+pub const COUNTERS: [&str; 10] = [
+    "crc",
+    "truncated",
+    "malformed",
+    "misrouted",
+    "not_source",
+    "table_full",
+    "unknown",
+    "busy",
+    "duplicate",
+    "retransmit",
+];
+
+/// Index of each counter in [`COUNTERS`].
+pub mod cnt {
+    pub const CRC: usize = 0;
+    pub const TRUNCATED: usize = 1;
+    pub const MALFORMED: usize = 2;
+    pub const MISROUTED: usize = 3;
+    pub const NOT_SOURCE: usize = 4;
+    pub const TABLE_FULL: usize = 5;
+    pub const UNKNOWN: usize = 6;
+    pub const BUSY: usize = 7;
+    pub const DUPLICATE: usize = 8;
+    pub const RETRANSMIT: usize = 9;
+}
+
+/// The parameters of one NI (§8.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NiConfig {
+    pub node: u16,
+    pub send_slots: usize,
+    pub recv_slots: usize,
+    pub retry_interval: u16,
+    pub ack_interval: u16,
+}
+
+impl Default for NiConfig {
+    fn default() -> Self {
+        NiConfig {
+            node: 0,
+            send_slots: 4,
+            recv_slots: 8,
+            retry_interval: 128,
+            ack_interval: 64,
+        }
+    }
+}
+
+impl NiConfig {
+    /// Checks the ranges of §8.2.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("send_slots", self.send_slots),
+            ("recv_slots", self.recv_slots),
+        ] {
+            if !(1..=16).contains(&v) {
+                return Err(format!("{name} = {v}: must be in 1..=16"));
+            }
+        }
+        for (name, v) in [
+            ("retry_interval", self.retry_interval),
+            ("ack_interval", self.ack_interval),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} = 0: must be in 1..=65535"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The three messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Send,
+    Ack,
+    Forget,
+}
+
+impl Kind {
+    pub fn code(self) -> u32 {
+        match self {
+            Kind::Send => 0,
+            Kind::Ack => 1,
+            Kind::Forget => 2,
+        }
+    }
+    pub fn from_code(c: u32) -> Option<Kind> {
+        match c {
+            0 => Some(Kind::Send),
+            1 => Some(Kind::Ack),
+            2 => Some(Kind::Forget),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Send => "SEND",
+            Kind::Ack => "ACK",
+            Kind::Forget => "FORGET",
+        }
+    }
+}
+
+/// A packet of §8.1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Packet {
+    pub kind: Kind,
+    pub src: u16,
+    pub dst: u16,
+    pub uid: u32,
+    /// Payload bytes (at most [`MAX_PAYLOAD`] for a well-formed packet).
+    pub data: Vec<u8>,
+}
+
+/// CRC-32/MPEG-2 of 32-bit words, each most significant byte first (§8.1).
+pub fn crc32(words: &[u32]) -> u32 {
+    const ALG: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_MPEG_2);
+    let mut d = ALG.digest();
+    for w in words {
+        d.update(&w.to_be_bytes());
+    }
+    d.finalize()
+}
+
+/// Payload bytes as 32-bit words, byte 0 in bits 31:24 of word 0, the last word zero-padded.
+pub fn bytes_to_words(data: &[u8]) -> Vec<u32> {
+    data.chunks(4)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            u32::from_be_bytes(b)
+        })
+        .collect()
+}
+
+/// The first `len` bytes of `words`.
+pub fn words_to_bytes(words: &[u32], len: usize) -> Vec<u8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_be_bytes())
+        .take(len)
+        .collect()
+}
+
+impl Packet {
+    /// The data words of the worm before the CRC: route, header, uid, payload.
+    pub fn words(&self) -> Vec<u32> {
+        let mut v = vec![
+            (self.src as u32) << 16 | self.dst as u32,
+            self.kind.code() << 30 | ((self.data.len() as u32) & 0x3F) << 24,
+            self.uid,
+        ];
+        v.extend(bytes_to_words(&self.data));
+        v
+    }
+
+    /// The worm: head, body flits and the CRC tail (35-bit flits).
+    pub fn flits(&self) -> Vec<u64> {
+        let w = self.words();
+        let crc = crc32(&w);
+        let mut f: Vec<u64> = w.iter().map(|&x| VALID | x as u64).collect();
+        f[0] |= HEAD;
+        f.push(VALID | TAIL | crc as u64);
+        f
+    }
+
+    /// Decodes a complete worm (as [`Packet::flits`] makes it); `None` if it is not one.
+    pub fn from_flits(flits: &[u64]) -> Option<Packet> {
+        if flits.len() < 4 || flits.iter().any(|f| f & VALID == 0) {
+            return None;
+        }
+        let w: Vec<u32> = flits.iter().map(|&f| f as u32).collect();
+        let n = w.len();
+        if crc32(&w[..n - 1]) != w[n - 1] {
+            return None;
+        }
+        let kind = Kind::from_code(w[1] >> 30)?;
+        let len = ((w[1] >> 24) & 0x3F) as usize;
+        if len.div_ceil(4) != n - 4 {
+            return None;
+        }
+        Some(Packet {
+            kind,
+            src: (w[0] >> 16) as u16,
+            dst: w[0] as u16,
+            uid: w[2],
+            data: words_to_bytes(&w[3..n - 1], len),
+        })
+    }
+}
+
+/// Words of a payload bus (`req_data`, `dlv_data`) from payload words: payload word `j` is bus
+/// bits `255-32j .. 224-32j`; flat word `i` of the bus holds bits `64i+63 .. 64i`.
+pub fn bus_from_words(words: &[u32; PAYLOAD_WORDS]) -> [u64; 4] {
+    let mut bus = [0u64; 4];
+    for (j, &w) in words.iter().enumerate() {
+        let lsb = 224 - 32 * j;
+        bus[lsb / 64] |= (w as u64) << (lsb % 64);
+    }
+    bus
+}
+
+/// Payload words of a payload bus (inverse of [`bus_from_words`]).
+pub fn words_from_bus(bus: &[u64]) -> [u32; PAYLOAD_WORDS] {
+    let mut w = [0u32; PAYLOAD_WORDS];
+    for (j, x) in w.iter_mut().enumerate() {
+        let lsb = 224 - 32 * j;
+        *x = (bus[lsb / 64] >> (lsb % 64)) as u32;
+    }
+    w
+}
+
+/// `words` with every byte past `len` cleared.
+fn mask_payload(words: &[u32; PAYLOAD_WORDS], len: usize) -> [u32; PAYLOAD_WORDS] {
+    let mut out = [0u32; PAYLOAD_WORDS];
+    for (j, o) in out.iter_mut().enumerate() {
+        let bytes = len.saturating_sub(4 * j).min(4);
+        let mask = if bytes == 4 {
+            u32::MAX
+        } else {
+            !(u32::MAX >> (8 * bytes))
+        };
+        *o = words[j] & mask;
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SendState {
+    Free,
+    Wait,
+    ForgetPending,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SendSlot {
+    state: SendState,
+    counter: u16,
+    dst: u16,
+    len: u8,
+    data: [u32; PAYLOAD_WORDS],
+    timer: u16,
+    sent: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct RecvSlot {
+    active: bool,
+    uid: u32,
+    timer: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rx {
+    Idle,
+    Header,
+    Uid,
+    Payload,
+    Crc,
+    Discard,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RxRegs {
+    state: Rx,
+    src: u16,
+    dst: u16,
+    kind: Kind,
+    len: u8,
+    uid: u32,
+    words: usize,
+    data: [u32; PAYLOAD_WORDS],
+    crc: u32,
+}
+
+/// A packet the receive path completed this cycle.
+struct Arrived {
+    kind: Kind,
+    src: u16,
+    uid: u32,
+    len: u8,
+    data: [u32; PAYLOAD_WORDS],
+}
+
+/// The one NI.
+#[derive(Clone, Debug)]
+pub struct Ni {
+    cfg: NiConfig,
+    send: Vec<SendSlot>,
+    recv: Vec<RecvSlot>,
+    counter: u16,
+    late_forget: Option<(u32, u16)>,
+    rx: RxRegs,
+    /// The worm being sent and the index of its next flit.
+    tx: Vec<u64>,
+    tx_next: usize,
+    // Output registers.
+    net_out: u64,
+    req_ready: bool,
+    dlv: Option<(u16, u32, u8, [u32; PAYLOAD_WORDS])>,
+    done: Option<u32>,
+    counters: [u16; 10],
+}
+
+impl Ni {
+    /// An NI at power-on.
+    pub fn new(cfg: NiConfig) -> Result<Ni, String> {
+        cfg.validate()?;
+        let free = SendSlot {
+            state: SendState::Free,
+            counter: 0,
+            dst: 0,
+            len: 0,
+            data: [0; PAYLOAD_WORDS],
+            timer: 0,
+            sent: false,
+        };
+        Ok(Ni {
+            cfg,
+            send: vec![free; cfg.send_slots],
+            recv: vec![RecvSlot::default(); cfg.recv_slots],
+            counter: 0,
+            late_forget: None,
+            rx: RxRegs {
+                state: Rx::Idle,
+                src: 0,
+                dst: 0,
+                kind: Kind::Send,
+                len: 0,
+                uid: 0,
+                words: 0,
+                data: [0; PAYLOAD_WORDS],
+                crc: 0,
+            },
+            tx: Vec::new(),
+            tx_next: 0,
+            net_out: 0,
+            req_ready: false,
+            dlv: None,
+            done: None,
+            counters: [0; 10],
+        })
+    }
+
+    pub fn config(&self) -> NiConfig {
+        self.cfg
+    }
+
+    /// The counters of [`COUNTERS`] as shown in the last `O_t`.
+    pub fn counters(&self) -> &[u16; 10] {
+        &self.counters
+    }
+
+    fn count(&mut self, c: usize) {
+        self.counters[c] = self.counters[c].wrapping_add(1);
+    }
+
+    /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
+    fn receive(&mut self, f: u64) -> Option<Arrived> {
+        if f & VALID == 0 {
+            return None;
+        }
+        let head = f & HEAD != 0;
+        let tail = f & TAIL != 0;
+        let d = f as u32;
+        let crc_next = |c: u32| crc32_step(c, d);
+        let r = &mut self.rx;
+        if head {
+            let cut = matches!(r.state, Rx::Header | Rx::Uid | Rx::Payload | Rx::Crc);
+            r.src = (d >> 16) as u16;
+            r.dst = d as u16;
+            r.crc = crc32_step(u32::MAX, d);
+            r.data = [0; PAYLOAD_WORDS];
+            r.words = 0;
+            r.state = if tail { Rx::Idle } else { Rx::Header };
+            if cut {
+                self.count(cnt::TRUNCATED);
+            }
+            if tail {
+                self.count(cnt::TRUNCATED);
+            }
+            return None;
+        }
+        match r.state {
+            Rx::Idle => {
+                r.state = if tail { Rx::Idle } else { Rx::Discard };
+                self.count(cnt::TRUNCATED);
+            }
+            Rx::Discard => {
+                if tail {
+                    r.state = Rx::Idle;
+                }
+            }
+            Rx::Header | Rx::Uid | Rx::Payload if tail => {
+                r.state = Rx::Idle;
+                self.count(cnt::TRUNCATED);
+            }
+            Rx::Header => {
+                let kind = Kind::from_code(d >> 30);
+                let len = (d >> 24) & 0x3F;
+                let ok = match kind {
+                    None => false,
+                    Some(Kind::Send) => len as usize <= MAX_PAYLOAD,
+                    Some(_) => len == 0,
+                } && d & 0x00FF_FFFF == 0;
+                if ok {
+                    r.kind = kind.unwrap_or(Kind::Send);
+                    r.len = len as u8;
+                    r.crc = crc_next(r.crc);
+                    r.state = Rx::Uid;
+                } else {
+                    r.state = Rx::Discard;
+                    self.count(cnt::MALFORMED);
+                }
+            }
+            Rx::Uid => {
+                r.uid = d;
+                r.crc = crc_next(r.crc);
+                r.state = if r.len == 0 { Rx::Crc } else { Rx::Payload };
+            }
+            Rx::Payload => {
+                r.data[r.words] = d;
+                r.words += 1;
+                r.crc = crc_next(r.crc);
+                if r.words == (r.len as usize).div_ceil(4) {
+                    r.state = Rx::Crc;
+                }
+            }
+            Rx::Crc => {
+                if !tail {
+                    r.state = Rx::Discard;
+                    self.count(cnt::MALFORMED);
+                } else {
+                    r.state = Rx::Idle;
+                    if d != r.crc {
+                        self.count(cnt::CRC);
+                    } else if r.dst != self.cfg.node {
+                        self.count(cnt::MISROUTED);
+                    } else {
+                        return Some(Arrived {
+                            kind: r.kind,
+                            src: r.src,
+                            uid: r.uid,
+                            len: r.len,
+                            data: r.data,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// One word of CRC-32/MPEG-2, written bit by bit as the RTL computes it (checked against the
+/// `crc` crate's table in the tests).
+pub fn crc32_step(crc: u32, word: u32) -> u32 {
+    let mut c = crc ^ word;
+    for _ in 0..32 {
+        c = if c & 0x8000_0000 != 0 {
+            (c << 1) ^ 0x04C1_1DB7
+        } else {
+            c << 1
+        };
+    }
+    c
+}
+
+/// Flat input words of the NI's In ports.
+pub mod inp {
+    pub const NET_IN: usize = 0;
+    pub const REQ_VALID: usize = 1;
+    pub const REQ_DST: usize = 2;
+    pub const REQ_LEN: usize = 3;
+    pub const REQ_DATA: usize = 4;
+    pub const DLV_READY: usize = 8;
+    pub const WORDS: usize = 9;
+}
+
+/// Flat output words of the NI's Out ports.
+pub mod out {
+    pub const NET_OUT: usize = 0;
+    pub const REQ_READY: usize = 1;
+    pub const DLV_VALID: usize = 2;
+    pub const DLV_SRC: usize = 3;
+    pub const DLV_UID: usize = 4;
+    pub const DLV_LEN: usize = 5;
+    pub const DLV_DATA: usize = 6;
+    pub const DONE_VALID: usize = 10;
+    pub const DONE_UID: usize = 11;
+    pub const COUNTERS: usize = 12;
+    pub const WORDS: usize = 22;
+}
+
+impl ModelBlock for Ni {
+    fn ports(&self) -> Vec<PortSpec> {
+        let mut v = vec![
+            PortSpec::input("net_in", FLIT_BITS),
+            PortSpec::input("req_valid", 1),
+            PortSpec::input("req_dst", 16),
+            PortSpec::input("req_len", 6),
+            PortSpec::input("req_data", DATA_BITS),
+            PortSpec::input("dlv_ready", 1),
+            PortSpec::output("net_out", FLIT_BITS),
+            PortSpec::output("req_ready", 1),
+            PortSpec::output("dlv_valid", 1),
+            PortSpec::output("dlv_src", 16),
+            PortSpec::output("dlv_uid", 32),
+            PortSpec::output("dlv_len", 6),
+            PortSpec::output("dlv_data", DATA_BITS),
+            PortSpec::output("done_valid", 1),
+            PortSpec::output("done_uid", 32),
+        ];
+        for c in COUNTERS {
+            v.push(PortSpec::output(format!("cnt_{c}"), 16));
+        }
+        v
+    }
+
+    fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        let cfg = self.cfg;
+        // Decisions below read the state before the edge; the copies keep them from seeing
+        // this cycle's own updates.
+        let send_before = self.send.clone();
+        let recv_before = self.recv.clone();
+        let late_before = self.late_forget;
+        let dlv_before = self.dlv.is_some();
+        let tx_idle = self.tx_next >= self.tx.len();
+        let mut reloaded_send = usize::MAX;
+        let mut reloaded_recv = usize::MAX;
+
+        // Delivery handshake.
+        if dlv_before && i[inp::DLV_READY] & 1 == 1 {
+            self.dlv = None;
+        }
+        // Host request.
+        if self.req_ready && i[inp::REQ_VALID] & 1 == 1 {
+            if let Some(s) = send_before.iter().position(|s| s.state == SendState::Free) {
+                let len = (i[inp::REQ_LEN] & 0x3F).min(MAX_PAYLOAD as u64) as u8;
+                let words = words_from_bus(&i[inp::REQ_DATA..inp::REQ_DATA + 4]);
+                self.send[s] = SendSlot {
+                    state: SendState::Wait,
+                    counter: self.counter,
+                    dst: i[inp::REQ_DST] as u16,
+                    len,
+                    data: mask_payload(&words, len as usize),
+                    timer: 0,
+                    sent: false,
+                };
+                self.counter = self.counter.wrapping_add(1);
+            }
+        }
+        // Receive path and what the packet does (§8.4).
+        if let Some(p) = self.receive(i[inp::NET_IN]) {
+            let owner = (p.uid >> 16) as u16;
+            match p.kind {
+                Kind::Send if owner != p.src => self.count(cnt::NOT_SOURCE),
+                Kind::Send => {
+                    let dup = recv_before.iter().any(|r| r.active && r.uid == p.uid);
+                    let free = recv_before.iter().position(|r| !r.active);
+                    match (dup, free) {
+                        (true, _) => self.count(cnt::DUPLICATE),
+                        (false, Some(r)) if !dlv_before => {
+                            self.recv[r] = RecvSlot {
+                                active: true,
+                                uid: p.uid,
+                                timer: 0,
+                            };
+                            self.dlv = Some((p.src, p.uid, p.len, p.data));
+                        }
+                        _ => self.count(cnt::TABLE_FULL),
+                    }
+                }
+                Kind::Ack if owner != cfg.node => self.count(cnt::NOT_SOURCE),
+                Kind::Ack => {
+                    let held = send_before
+                        .iter()
+                        .position(|s| s.state != SendState::Free && s.counter == p.uid as u16);
+                    match held {
+                        Some(s) => {
+                            if send_before[s].state == SendState::Wait {
+                                self.send[s].state = SendState::ForgetPending;
+                            }
+                        }
+                        None if late_before.is_none() => {
+                            self.late_forget = Some((p.uid, p.src));
+                        }
+                        None => self.count(cnt::BUSY),
+                    }
+                }
+                Kind::Forget if owner != p.src => self.count(cnt::NOT_SOURCE),
+                Kind::Forget => match recv_before.iter().position(|r| r.active && r.uid == p.uid) {
+                    Some(r) => self.recv[r].active = false,
+                    None => self.count(cnt::UNKNOWN),
+                },
+            }
+        }
+        // Transmitter (§8.5).
+        self.done = None;
+        if tx_idle {
+            let me = cfg.node;
+            let packet = |kind, dst, uid, data: Vec<u8>| Packet {
+                kind,
+                src: me,
+                dst,
+                uid,
+                data,
+            };
+            let mut pick = None;
+            if let Some((uid, dst)) = late_before {
+                self.late_forget = None;
+                pick = Some(packet(Kind::Forget, dst, uid, vec![]));
+            } else if let Some(s) = send_before
+                .iter()
+                .position(|s| s.state == SendState::ForgetPending)
+            {
+                let uid = (me as u32) << 16 | send_before[s].counter as u32;
+                self.send[s].state = SendState::Free;
+                self.done = Some(uid);
+                pick = Some(packet(Kind::Forget, send_before[s].dst, uid, vec![]));
+            } else if let Some(r) = recv_before.iter().position(|r| r.active && r.timer == 0) {
+                let uid = recv_before[r].uid;
+                self.recv[r].timer = cfg.ack_interval - 1;
+                reloaded_recv = r;
+                pick = Some(packet(Kind::Ack, (uid >> 16) as u16, uid, vec![]));
+            } else if let Some(s) = send_before
+                .iter()
+                .position(|s| s.state == SendState::Wait && s.timer == 0)
+            {
+                let sl = send_before[s];
+                self.send[s].timer = cfg.retry_interval - 1;
+                reloaded_send = s;
+                if sl.sent {
+                    self.count(cnt::RETRANSMIT);
+                }
+                self.send[s].sent = true;
+                let uid = (me as u32) << 16 | sl.counter as u32;
+                let data = words_to_bytes(&sl.data, sl.len as usize);
+                pick = Some(packet(Kind::Send, sl.dst, uid, data));
+            }
+            self.tx = pick.map(|p| p.flits()).unwrap_or_default();
+            self.tx_next = 0;
+        }
+        self.net_out = match self.tx.get(self.tx_next) {
+            Some(&f) => {
+                self.tx_next += 1;
+                f
+            }
+            None => 0,
+        };
+        // Timers count down except where just reloaded.
+        for (s, slot) in self.send.iter_mut().enumerate() {
+            if s != reloaded_send && slot.timer > 0 {
+                slot.timer -= 1;
+            }
+        }
+        for (r, slot) in self.recv.iter_mut().enumerate() {
+            if r != reloaded_recv && slot.timer > 0 {
+                slot.timer -= 1;
+            }
+        }
+        self.req_ready = self.send.iter().any(|s| s.state == SendState::Free);
+
+        // Outputs.
+        o[out::NET_OUT] = self.net_out;
+        o[out::REQ_READY] = self.req_ready as u64;
+        let (dv, ds, du, dl, dd) = match self.dlv {
+            Some((s, u, l, d)) => (1, s, u, l, d),
+            None => (0, 0, 0, 0, [0; PAYLOAD_WORDS]),
+        };
+        o[out::DLV_VALID] = dv;
+        o[out::DLV_SRC] = ds as u64;
+        o[out::DLV_UID] = du as u64;
+        o[out::DLV_LEN] = dl as u64;
+        o[out::DLV_DATA..out::DLV_DATA + 4].copy_from_slice(&bus_from_words(&dd));
+        o[out::DONE_VALID] = self.done.is_some() as u64;
+        o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
+        for (k, &c) in self.counters.iter().enumerate() {
+            o[out::COUNTERS + k] = c as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
