@@ -11,7 +11,7 @@ use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::BlockArg;
+use crate::{BlockArg, Engine, ReplayBlock};
 
 fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
     let block = match block {
@@ -165,4 +165,29 @@ pub fn wavediff(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `idemnet replay`: one JSON line per action of the block, summary last.
+pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCode> {
+    use idemnet_testbench::replay::{read_ni_trace, replay_ni};
+    use idemnet_testbench::ModelDut;
+    use std::io::Write;
+    let lines = match (block, engine) {
+        (ReplayBlock::RmppRx, _) => {
+            bail!("--block rmpp-rx: the RMPP receive path is not built yet (issue 4)")
+        }
+        (ReplayBlock::Ni, Engine::Rtl) => {
+            bail!("--block ni --engine rtl: the NI's RTL is not built yet; use --engine model")
+        }
+        (ReplayBlock::Ni, Engine::Model) => {
+            let t = read_ni_trace(trace)?;
+            let ni = idemnet_model::ni::Ni::new(t.config).map_err(|e| anyhow::anyhow!(e))?;
+            replay_ni(&mut ModelDut::new(ni), &t)?
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

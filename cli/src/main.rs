@@ -31,6 +31,22 @@ pub enum BlockArg {
     Fabric,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ReplayBlock {
+    /// The idempotent network interface (docs/protocol.md §8).
+    Ni,
+    /// The RMPP receive path (issue 4).
+    RmppRx,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Engine {
+    /// The golden model.
+    Model,
+    /// The Verilated RTL.
+    Rtl,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Emit the Verilog of every block (switch and fabric for the given tree).
@@ -80,6 +96,15 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 0.5)]
         load: f64,
+    },
+    /// Drive one network-interface block from a packet trace (JSON Lines, shared/conformance
+    /// format) and print what it does, one JSON line per action.
+    Replay {
+        #[arg(long, value_enum)]
+        block: ReplayBlock,
+        #[arg(long, value_enum, default_value = "model")]
+        engine: Engine,
+        trace: PathBuf,
     },
     /// Compare two VCD files signal by signal; list the first difference of each signal.
     Wavediff {
@@ -153,6 +178,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             seed,
             load,
         } => cmd::model(k, n, cycles, seed, load),
+        Command::Replay {
+            block,
+            engine,
+            trace,
+        } => cmd::replay(block, engine, &trace),
         Command::Wavediff {
             a,
             b,

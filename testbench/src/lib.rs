@@ -5,6 +5,7 @@
 pub mod config;
 pub mod cosim;
 pub mod harness;
+pub mod replay;
 pub mod scenarios;
 
 pub use config::{Block, Config, Model, NAMED};

@@ -41,14 +41,14 @@ impl ClockedDut for Verilated {
 }
 
 /// A golden-model block as a [`ClockedDut`]: inputs are held until the tick, outputs kept from it.
-pub struct ModelDut {
-    pub model: Model,
+pub struct ModelDut<M: ModelBlock = Model> {
+    pub model: M,
     inputs: Vec<u64>,
     outputs: Vec<u64>,
 }
 
-impl ModelDut {
-    pub fn new(model: Model) -> Self {
+impl<M: ModelBlock> ModelDut<M> {
+    pub fn new(model: M) -> Self {
         let ports = ModelBlock::ports(&model);
         ModelDut {
             inputs: vec![0; idemnet_model::block::input_words(&ports)],
@@ -58,7 +58,7 @@ impl ModelDut {
     }
 }
 
-impl ClockedDut for ModelDut {
+impl<M: ModelBlock> ClockedDut for ModelDut<M> {
     fn ports(&self) -> Vec<PortSpec> {
         ModelBlock::ports(&self.model)
     }

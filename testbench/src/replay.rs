@@ -1,0 +1,425 @@
+//! Packet-level replay of one NI block from a JSON Lines trace, in the format of
+//! `shared/conformance/README.md` (a contract: traces written by others run against it).
+//!
+//! One driver serves every engine: it presents the trace's packets flit by flit at `net_in` and
+//! its host sends at the request port, keeps `dlv_ready` high, and turns what the block's ports
+//! show into output lines: worms at `net_out` become `packet` lines (at the cycle of their head),
+//! `dlv_valid` a `deliver` line, `done_valid` a `done` line, and every counter increment a `drop`
+//! line naming the input packet whose flit was consumed in that cycle. The golden model and the
+//! Verilated RTL therefore give identical output exactly when their ports agree.
+//!
+//! Decisions the contract leaves to the block (docs/protocol.md §8):
+//! - The network input and the host request port are separate inputs, each a FIFO in file
+//!   order: a packet is presented from its `cycle` or when the previous packet's last flit has
+//!   gone in; a send from its `cycle` or when the previous send has been accepted.
+//! - Without an `end` event the run stops once every event has been presented and no line has
+//!   been produced for the quiet period, `2 * max(retry_interval, ack_interval) + 64` cycles, or
+//!   at the latest 1,000,000 cycles after the last event's cycle.
+//! - Drop reasons: `crc`, `truncated`, `malformed`, `misrouted`, `not_source`, `table_full`,
+//!   `unknown_message` (a FORGET for a uid not held), `busy` (a late ACK while a late FORGET is
+//!   already pending), `duplicate` (a repeated SEND, not delivered again).
+
+use std::collections::VecDeque;
+
+use anyhow::{anyhow, bail, Context, Result};
+use idemnet_model::ni::{self, cnt, inp, out, Kind, NiConfig, Packet, COUNTERS, PAYLOAD_WORDS};
+use idemnet_model::switch::{HEAD, TAIL, VALID};
+use serde_json::{json, Map, Value};
+
+use crate::harness::ClockedDut;
+
+/// The NI configuration keys a trace may set.
+const NI_KEYS: [&str; 6] = [
+    "node",
+    "nodes",
+    "send_slots",
+    "recv_slots",
+    "retry_interval",
+    "ack_interval",
+];
+
+/// Hard limit on the cycles run past the last event.
+const MAX_TAIL: u64 = 1_000_000;
+
+/// A parsed NI trace.
+#[derive(Clone, Debug)]
+pub struct NiTrace {
+    pub config: NiConfig,
+    pub nodes: u32,
+    pub events: Vec<Event>,
+    /// The cycle of an `end` event.
+    pub end: Option<u64>,
+}
+
+/// One event of a trace.
+#[derive(Clone, Debug)]
+pub enum Event {
+    Packet { cycle: u64, packet: Packet },
+    Send { cycle: u64, dst: u16, data: Vec<u8> },
+}
+
+fn field_u64(obj: &Map<String, Value>, key: &str, max: u64, what: &str) -> Result<u64> {
+    match obj.get(key) {
+        None => Ok(0),
+        Some(v) => {
+            let n = v
+                .as_u64()
+                .ok_or_else(|| anyhow!("{what}: `{key}` must be a whole number, got {v}"))?;
+            if n > max {
+                bail!("{what}: `{key}` = {n} is out of range (at most {max})");
+            }
+            Ok(n)
+        }
+    }
+}
+
+fn hex_bytes(obj: &Map<String, Value>, what: &str) -> Result<Vec<u8>> {
+    match obj.get("data") {
+        None => Ok(vec![]),
+        Some(Value::String(s)) => {
+            hex::decode(s).map_err(|e| anyhow!("{what}: `data` is not hex bytes ({e})"))
+        }
+        Some(v) => bail!("{what}: `data` must be a hex string, got {v}"),
+    }
+}
+
+fn only_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<()> {
+    for k in obj.keys() {
+        if !allowed.contains(&k.as_str()) {
+            bail!(
+                "{what}: unknown key `{k}` (allowed: {})",
+                allowed.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+fn parse_packet(v: &Value, what: &str) -> Result<Packet> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| anyhow!("{what}: `packet` must be an object"))?;
+    only_keys(obj, &["type", "src", "dst", "uid", "data"], what)?;
+    let kind = match obj.get("type").and_then(Value::as_str) {
+        Some("SEND") => Kind::Send,
+        Some("ACK") => Kind::Ack,
+        Some("FORGET") => Kind::Forget,
+        Some(t) => bail!("{what}: packet type `{t}` is not one of the NI's (SEND, ACK, FORGET)"),
+        None => bail!("{what}: the packet has no `type` string"),
+    };
+    let data = hex_bytes(obj, what)?;
+    if data.len() > 63 {
+        bail!(
+            "{what}: {} data bytes do not fit the 6-bit length field (at most 63)",
+            data.len()
+        );
+    }
+    Ok(Packet {
+        kind,
+        src: field_u64(obj, "src", 0xFFFF, what)? as u16,
+        dst: field_u64(obj, "dst", 0xFFFF, what)? as u16,
+        uid: field_u64(obj, "uid", 0xFFFF_FFFF, what)? as u32,
+        data,
+    })
+}
+
+impl NiTrace {
+    /// Parses the text of a trace; errors name the line.
+    pub fn parse(text: &str) -> Result<NiTrace> {
+        let mut cfg = NiConfig::default();
+        let mut nodes = 16u32;
+        let mut events = vec![];
+        let mut end = None;
+        for (n, line) in text.lines().enumerate() {
+            let what = format!("line {}", n + 1);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value =
+                serde_json::from_str(line).map_err(|e| anyhow!("{what}: not JSON ({e})"))?;
+            let obj = v
+                .as_object()
+                .ok_or_else(|| anyhow!("{what}: must be a JSON object"))?;
+            if let Some(c) = obj.get("config") {
+                if n != 0 || !events.is_empty() {
+                    bail!("{what}: `config` may only be the first line");
+                }
+                only_keys(obj, &["config"], &what)?;
+                let c = c
+                    .as_object()
+                    .ok_or_else(|| anyhow!("{what}: `config` must be an object"))?;
+                only_keys(c, &NI_KEYS, &format!("{what}, config"))?;
+                let g = |k: &str, d: u64, max: u64| -> Result<u64> {
+                    if c.contains_key(k) {
+                        field_u64(c, k, max, &format!("{what}, config"))
+                    } else {
+                        Ok(d)
+                    }
+                };
+                nodes = g("nodes", 16, 65536)? as u32;
+                cfg.node = g("node", 0, 0xFFFF)? as u16;
+                cfg.send_slots = g("send_slots", cfg.send_slots as u64, 16)? as usize;
+                cfg.recv_slots = g("recv_slots", cfg.recv_slots as u64, 16)? as usize;
+                cfg.retry_interval = g("retry_interval", cfg.retry_interval as u64, 0xFFFF)? as u16;
+                cfg.ack_interval = g("ack_interval", cfg.ack_interval as u64, 0xFFFF)? as u16;
+                cfg.validate().map_err(|e| anyhow!("{what}, config: {e}"))?;
+                if nodes == 0 || cfg.node as u32 >= nodes {
+                    bail!(
+                        "{what}, config: node {} is not one of {nodes} nodes",
+                        cfg.node
+                    );
+                }
+                continue;
+            }
+            if end.is_some() {
+                bail!("{what}: an event after the `end` event");
+            }
+            let cycle = obj
+                .get("cycle")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| anyhow!("{what}: an event needs a whole-number `cycle`"))?;
+            if let Some(p) = obj.get("packet") {
+                only_keys(obj, &["cycle", "packet"], &what)?;
+                events.push(Event::Packet {
+                    cycle,
+                    packet: parse_packet(p, &what)?,
+                });
+            } else if let Some(s) = obj.get("send") {
+                only_keys(obj, &["cycle", "send"], &what)?;
+                let s = s
+                    .as_object()
+                    .ok_or_else(|| anyhow!("{what}: `send` must be an object"))?;
+                only_keys(s, &["dst", "data"], &what)?;
+                let dst = field_u64(s, "dst", 0xFFFF, &what)? as u16;
+                if dst as u32 >= nodes {
+                    bail!("{what}: send to node {dst}, but there are {nodes} nodes");
+                }
+                let data = hex_bytes(s, &what)?;
+                if data.len() > ni::MAX_PAYLOAD {
+                    bail!(
+                        "{what}: {} data bytes, the NI sends at most {}",
+                        data.len(),
+                        ni::MAX_PAYLOAD
+                    );
+                }
+                events.push(Event::Send { cycle, dst, data });
+            } else if let Some(e) = obj.get("end") {
+                only_keys(obj, &["cycle", "end"], &what)?;
+                if e != &Value::Bool(true) {
+                    bail!("{what}: `end` must be true");
+                }
+                end = Some(cycle);
+            } else {
+                bail!("{what}: expected `config`, `packet`, `send` or `end`");
+            }
+        }
+        Ok(NiTrace {
+            config: cfg,
+            nodes,
+            events,
+            end,
+        })
+    }
+}
+
+/// A packet as a JSON object of the contract.
+pub fn packet_json(p: &Packet) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!(p.kind.name()));
+    m.insert("src".into(), json!(p.src));
+    m.insert("dst".into(), json!(p.dst));
+    m.insert("uid".into(), json!(p.uid));
+    if !p.data.is_empty() {
+        m.insert("data".into(), json!(hex::encode(&p.data)));
+    }
+    Value::Object(m)
+}
+
+fn drop_reason(counter: usize) -> Option<&'static str> {
+    Some(match counter {
+        cnt::CRC => "crc",
+        cnt::TRUNCATED => "truncated",
+        cnt::MALFORMED => "malformed",
+        cnt::MISROUTED => "misrouted",
+        cnt::NOT_SOURCE => "not_source",
+        cnt::TABLE_FULL => "table_full",
+        cnt::UNKNOWN => "unknown_message",
+        cnt::BUSY => "busy",
+        cnt::DUPLICATE => "duplicate",
+        _ => return None,
+    })
+}
+
+/// Runs `trace` on `dut` (an NI with the ports of docs/protocol.md §8.2) and returns the output
+/// lines, summary last.
+pub fn replay_ni<D: ClockedDut>(dut: &mut D, trace: &NiTrace) -> Result<Vec<Value>> {
+    let want = ni::Ni::new(trace.config)
+        .map_err(|e| anyhow!(e))
+        .map(|m| idemnet_model::block::ModelBlock::ports(&m))?;
+    if dut.ports() != want {
+        bail!("the block under replay does not have the NI's ports");
+    }
+    let mut net: VecDeque<(u64, Packet)> = VecDeque::new();
+    let mut host: VecDeque<(u64, u16, Vec<u8>)> = VecDeque::new();
+    let mut last_event = 0;
+    for e in &trace.events {
+        match e {
+            Event::Packet { cycle, packet } => {
+                net.push_back((*cycle, packet.clone()));
+                last_event = last_event.max(*cycle);
+            }
+            Event::Send { cycle, dst, data } => {
+                host.push_back((*cycle, *dst, data.clone()));
+                last_event = last_event.max(*cycle);
+            }
+        }
+    }
+    let quiet = 2 * trace.config.retry_interval.max(trace.config.ack_interval) as u64 + 64;
+    let limit = trace.end.unwrap_or(last_event + MAX_TAIL);
+    let mut i = vec![0u64; inp::WORDS];
+    let mut o = vec![0u64; out::WORDS];
+    let mut prev_counters = [0u64; COUNTERS.len()];
+    // (cycle, rank, line): rank keeps lines of one cycle in a fixed order.
+    let mut lines: Vec<(u64, u8, Value)> = vec![];
+    let mut cur_in: Option<(Vec<u64>, usize, Packet)> = None;
+    let mut cur_req: Option<(u16, Vec<u8>)> = None;
+    let mut worm: Vec<u64> = vec![];
+    let mut worm_start = 0;
+    let mut last_line = 0;
+    let mut t = 0u64;
+    while t < limit {
+        let idle = net.is_empty() && host.is_empty() && cur_in.is_none() && cur_req.is_none();
+        if trace.end.is_none() && idle && t > last_event && t - last_line.max(last_event) > quiet {
+            break;
+        }
+        // Network input.
+        if cur_in.is_none() && net.front().is_some_and(|(c, _)| *c <= t) {
+            let (_, p) = net.pop_front().unwrap_or_else(|| unreachable!());
+            cur_in = Some((p.flits(), 0, p));
+        }
+        let mut in_packet = None;
+        i[inp::NET_IN] = match cur_in.as_mut() {
+            Some((flits, k, p)) => {
+                let f = flits[*k];
+                *k += 1;
+                in_packet = Some(p.clone());
+                f
+            }
+            None => 0,
+        };
+        if cur_in.as_ref().is_some_and(|(f, k, _)| *k == f.len()) {
+            cur_in = None;
+        }
+        // Host request, held until accepted.
+        if cur_req.is_none() && host.front().is_some_and(|(c, _, _)| *c <= t) {
+            let (_, d, data) = host.pop_front().unwrap_or_else(|| unreachable!());
+            cur_req = Some((d, data));
+        }
+        let ready_before = o[out::REQ_READY] & 1 == 1;
+        match &cur_req {
+            Some((d, data)) => {
+                let mut w = [0u32; PAYLOAD_WORDS];
+                for (j, x) in ni::bytes_to_words(data).into_iter().enumerate() {
+                    w[j] = x;
+                }
+                i[inp::REQ_VALID] = 1;
+                i[inp::REQ_DST] = *d as u64;
+                i[inp::REQ_LEN] = data.len() as u64;
+                i[inp::REQ_DATA..inp::REQ_DATA + 4].copy_from_slice(&ni::bus_from_words(&w));
+            }
+            None => {
+                i[inp::REQ_VALID..inp::REQ_DATA + 4].fill(0);
+            }
+        }
+        if ready_before && cur_req.is_some() {
+            cur_req = None;
+        }
+        i[inp::DLV_READY] = 1;
+        dut.set_inputs(&i);
+        dut.tick();
+        dut.outputs(&mut o);
+
+        let mut produced = false;
+        let f = o[out::NET_OUT];
+        if f & VALID != 0 {
+            if f & HEAD != 0 {
+                worm.clear();
+                worm_start = t;
+            }
+            worm.push(f);
+            if f & TAIL != 0 {
+                let p = match Packet::from_flits(&worm) {
+                    Some(p) => packet_json(&p),
+                    None => {
+                        json!({ "raw": worm.iter().map(|f| format!("{f:#011x}")).collect::<Vec<_>>() })
+                    }
+                };
+                lines.push((worm_start, 0, json!({ "cycle": worm_start, "packet": p })));
+                worm.clear();
+                produced = true;
+            }
+        }
+        if o[out::DLV_VALID] & 1 == 1 {
+            let words = ni::words_from_bus(&o[out::DLV_DATA..out::DLV_DATA + 4]);
+            let len = (o[out::DLV_LEN] & 0x3F) as usize;
+            lines.push((
+                t,
+                1,
+                json!({ "cycle": t, "deliver": {
+                    "src": o[out::DLV_SRC], "uid": o[out::DLV_UID], "len": len,
+                    "data": hex::encode(ni::words_to_bytes(&words, len)) } }),
+            ));
+            produced = true;
+        }
+        if o[out::DONE_VALID] & 1 == 1 {
+            lines.push((
+                t,
+                2,
+                json!({ "cycle": t, "done": { "uid": o[out::DONE_UID] } }),
+            ));
+            produced = true;
+        }
+        for (k, prev) in prev_counters.iter_mut().enumerate() {
+            let now = o[out::COUNTERS + k] & 0xFFFF;
+            let delta = now.wrapping_sub(*prev) & 0xFFFF;
+            *prev = now;
+            let Some(reason) = drop_reason(k) else {
+                continue;
+            };
+            for _ in 0..delta {
+                let p = in_packet.as_ref().map(packet_json).unwrap_or(Value::Null);
+                lines.push((
+                    t,
+                    3,
+                    json!({ "cycle": t, "drop": { "reason": reason, "packet": p } }),
+                ));
+                produced = true;
+            }
+        }
+        if produced {
+            last_line = t;
+        }
+        t += 1;
+    }
+    lines.sort_by_key(|(c, r, _)| (*c, *r));
+    let count = |k: &str| lines.iter().filter(|(_, _, v)| v.get(k).is_some()).count();
+    let summary = json!({ "summary": {
+        "cycles": t,
+        "packet": count("packet"),
+        "upcall": 0,
+        "deliver": count("deliver"),
+        "done": count("done"),
+        "drop": count("drop"),
+        "retransmit": o[out::COUNTERS + cnt::RETRANSMIT] & 0xFFFF,
+    }});
+    let mut v: Vec<Value> = lines.into_iter().map(|(_, _, l)| l).collect();
+    v.push(summary);
+    Ok(v)
+}
+
+/// Reads and parses a trace file.
+pub fn read_ni_trace(path: &std::path::Path) -> Result<NiTrace> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read the trace", path.display()))?;
+    NiTrace::parse(&text).with_context(|| format!("{}", path.display()))
+}
