@@ -1,0 +1,825 @@
+//! The idempotent network interface of docs/protocol.md §8, as a rust-hdl block.
+
+use idemnet_model::ni::NiConfig;
+use idemnet_rtl::crc::Crc32Word;
+use idemnet_rtl::flit::Flit;
+use rust_hdl::prelude::*;
+
+/// One NI (docs/protocol.md §8).
+///
+/// Ports (Verilog names):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+/// | `req_valid`, `req_dst`, `req_len`, `req_data` | in | 1, 16, 6, 256 | host request |
+/// | `dlv_ready` | in | 1 | host takes the delivery |
+/// | `net_out` | out | 35 | flits into the fabric |
+/// | `req_ready` | out | 1 | a send slot is free (0 before the first edge) |
+/// | `dlv_valid`, `dlv_src`, `dlv_uid`, `dlv_len`, `dlv_data` | out | 1, 16, 32, 6, 256 | the delivery register |
+/// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
+/// | `cnt_crc` ... `cnt_retransmit` | out | 16 each | wrapping event counters (§8.2) |
+///
+/// Timing: every output is a register. A request is accepted in cycle `t` when `req_valid` and
+/// `req_ready` (as shown after edge `t-1`); a delivery is taken when `dlv_valid` (after `t-1`)
+/// and `dlv_ready`. The flit on `net_in` in cycle `t` is consumed at edge `t`; a packet whose CRC
+/// flit arrives in cycle `t` acts at edge `t` (so `dlv_valid` rises in `O_t`). A worm picked in
+/// cycle `t` has its head in `net_out` of `O_t` and its other flits in the following cycles.
+///
+/// Internals: per send slot `s_state` (0 free, 1 waiting for ACK, 2 FORGET pending), `s_cnt`,
+/// `s_dst`, `s_len`, `s_data`, `s_timer`, `s_sent`; per receive slot `r_act`, `r_uid`,
+/// `r_timer`; the late FORGET register `lf_*`; the receive FSM `rx_*` (0 idle, 1 header, 2 uid,
+/// 3 payload, 4 CRC, 5 discard) and the transmitter `tx_*` (phase 0 idle, 1 header, 2 uid,
+/// 3 payload, 4 CRC). "Lowest slot first" is found by walking a one-hot probe over the slots,
+/// so that every index rust-hdl evaluates is a loop variable; decisions read only register
+/// outputs (the state before the edge), as §8.4 requires.
+#[derive(LogicBlock)]
+pub struct Ni {
+    pub clock: Signal<In, Clock>,
+    pub net_in: Signal<In, Flit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_dst: Signal<In, Bits<16>>,
+    pub req_len: Signal<In, Bits<6>>,
+    pub req_data: Signal<In, Bits<256>>,
+    pub dlv_ready: Signal<In, Bit>,
+    pub net_out: Signal<Out, Flit>,
+    pub req_ready: Signal<Out, Bit>,
+    pub dlv_valid: Signal<Out, Bit>,
+    pub dlv_src: Signal<Out, Bits<16>>,
+    pub dlv_uid: Signal<Out, Bits<32>>,
+    pub dlv_len: Signal<Out, Bits<6>>,
+    pub dlv_data: Signal<Out, Bits<256>>,
+    pub done_valid: Signal<Out, Bit>,
+    pub done_uid: Signal<Out, Bits<32>>,
+    pub cnt_crc: Signal<Out, Bits<16>>,
+    pub cnt_truncated: Signal<Out, Bits<16>>,
+    pub cnt_malformed: Signal<Out, Bits<16>>,
+    pub cnt_misrouted: Signal<Out, Bits<16>>,
+    pub cnt_not_source: Signal<Out, Bits<16>>,
+    pub cnt_table_full: Signal<Out, Bits<16>>,
+    pub cnt_unknown: Signal<Out, Bits<16>>,
+    pub cnt_busy: Signal<Out, Bits<16>>,
+    pub cnt_duplicate: Signal<Out, Bits<16>>,
+    pub cnt_retransmit: Signal<Out, Bits<16>>,
+    // Send slots.
+    s_state: Vec<DFF<Bits<2>>>,
+    s_cnt: Vec<DFF<Bits<16>>>,
+    s_dst: Vec<DFF<Bits<16>>>,
+    s_len: Vec<DFF<Bits<6>>>,
+    s_data: Vec<DFF<Bits<256>>>,
+    s_timer: Vec<DFF<Bits<16>>>,
+    s_sent: Vec<DFF<Bit>>,
+    // Receive slots.
+    r_act: Vec<DFF<Bit>>,
+    r_uid: Vec<DFF<Bits<32>>>,
+    r_timer: Vec<DFF<Bits<16>>>,
+    uid_cnt: DFF<Bits<16>>,
+    lf_valid: DFF<Bit>,
+    lf_uid: DFF<Bits<32>>,
+    lf_dst: DFF<Bits<16>>,
+    // Receive FSM.
+    rx_state: DFF<Bits<3>>,
+    rx_src: DFF<Bits<16>>,
+    rx_dst: DFF<Bits<16>>,
+    rx_kind: DFF<Bits<2>>,
+    rx_len: DFF<Bits<6>>,
+    rx_uid: DFF<Bits<32>>,
+    rx_left: DFF<Bits<6>>,
+    rx_data: DFF<Bits<256>>,
+    rx_crc: DFF<Bits<32>>,
+    rx_word: Signal<Local, Bits<256>>,
+    rx_crc_unit: Crc32Word,
+    // Transmitter.
+    tx_phase: DFF<Bits<3>>,
+    tx_kind: DFF<Bits<2>>,
+    tx_len: DFF<Bits<6>>,
+    tx_uid: DFF<Bits<32>>,
+    tx_left: DFF<Bits<6>>,
+    tx_data: DFF<Bits<256>>,
+    tx_crc: DFF<Bits<32>>,
+    tx_crc_unit: Crc32Word,
+    // Output registers.
+    o_net: DFF<Flit>,
+    o_ready: DFF<Bit>,
+    o_dlv_valid: DFF<Bit>,
+    o_dlv_src: DFF<Bits<16>>,
+    o_dlv_uid: DFF<Bits<32>>,
+    o_dlv_len: DFF<Bits<6>>,
+    o_dlv_data: DFF<Bits<256>>,
+    o_done_valid: DFF<Bit>,
+    o_done_uid: DFF<Bits<32>>,
+    c_crc: DFF<Bits<16>>,
+    c_truncated: DFF<Bits<16>>,
+    c_malformed: DFF<Bits<16>>,
+    c_misrouted: DFF<Bits<16>>,
+    c_not_source: DFF<Bits<16>>,
+    c_table_full: DFF<Bits<16>>,
+    c_unknown: DFF<Bits<16>>,
+    c_busy: DFF<Bits<16>>,
+    c_duplicate: DFF<Bits<16>>,
+    c_retransmit: DFF<Bits<16>>,
+    // Combinational temporaries.
+    f_valid: Signal<Local, Bit>,
+    f_head: Signal<Local, Bit>,
+    f_tail: Signal<Local, Bit>,
+    f_data: Signal<Local, Bits<32>>,
+    probe: Signal<Local, Bits<16>>,
+    s_free: Signal<Local, Bits<16>>,
+    s_first_free: Signal<Local, Bits<16>>,
+    s_fp: Signal<Local, Bits<16>>,
+    s_due: Signal<Local, Bits<16>>,
+    s_ack: Signal<Local, Bits<16>>,
+    s_taken: Signal<Local, Bits<16>>,
+    s_freed: Signal<Local, Bits<16>>,
+    r_first_free: Signal<Local, Bits<16>>,
+    r_due: Signal<Local, Bits<16>>,
+    r_match: Signal<Local, Bits<16>>,
+    accept: Signal<Local, Bit>,
+    len_in: Signal<Local, Bits<6>>,
+    arrived: Signal<Local, Bit>,
+    owner: Signal<Local, Bits<16>>,
+    inc_truncated: Signal<Local, Bits<16>>,
+    pick: Signal<Local, Bits<3>>,
+    pick_dst: Signal<Local, Bits<16>>,
+    pick_uid: Signal<Local, Bits<32>>,
+    pick_cnt: Signal<Local, Bits<16>>,
+    pick_len: Signal<Local, Bits<6>>,
+    pick_data: Signal<Local, Bits<256>>,
+    tx_word: Signal<Local, Bits<32>>,
+    rx_words: Signal<Local, Bits<6>>,
+    tx_words: Signal<Local, Bits<6>>,
+    rx_gap: Signal<Local, Bits<6>>,
+    dlv_shift: Signal<Local, Bits<9>>,
+    // Constants.
+    node: Constant<Bits<16>>,
+    node_hi: Constant<Bits<32>>,
+    retry_reload: Constant<Bits<16>>,
+    ack_reload: Constant<Bits<16>>,
+    z2: Constant<Bits<2>>,
+    z3: Constant<Bits<3>>,
+    z6: Constant<Bits<6>>,
+    z16: Constant<Bits<16>>,
+    z32: Constant<Bits<32>>,
+    z256: Constant<Bits<256>>,
+    zflit: Constant<Flit>,
+    one6: Constant<Bits<6>>,
+    one16: Constant<Bits<16>>,
+    ones32: Constant<Bits<32>>,
+    ones256: Constant<Bits<256>>,
+    st_wait: Constant<Bits<2>>,
+    st_fp: Constant<Bits<2>>,
+    k_ack: Constant<Bits<2>>,
+    k_forget: Constant<Bits<2>>,
+    k_bad: Constant<Bits<2>>,
+    p1: Constant<Bits<3>>,
+    p2: Constant<Bits<3>>,
+    p3: Constant<Bits<3>>,
+    p4: Constant<Bits<3>>,
+    p5: Constant<Bits<3>>,
+    len_max: Constant<Bits<6>>,
+    three6: Constant<Bits<6>>,
+    two: Constant<Bits<6>>,
+    three: Constant<Bits<6>>,
+    five: Constant<Bits<6>>,
+    eight: Constant<Bits<6>>,
+    s16: Constant<Bits<6>>,
+    s24: Constant<Bits<6>>,
+    s30: Constant<Bits<6>>,
+    s32: Constant<Bits<9>>,
+    low24: Constant<Bits<32>>,
+    flit_valid: Constant<Flit>,
+    flit_head: Constant<Flit>,
+    flit_tail: Constant<Flit>,
+    _ns: usize,
+    _nr: usize,
+}
+
+fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+impl Ni {
+    /// An NI with the parameters of `cfg` (validated by the caller: see [`crate::ni`]).
+    pub fn new(cfg: &NiConfig) -> Self {
+        let (ns, nr) = (cfg.send_slots, cfg.recv_slots);
+        Self {
+            clock: Default::default(),
+            net_in: Default::default(),
+            req_valid: Default::default(),
+            req_dst: Default::default(),
+            req_len: Default::default(),
+            req_data: Default::default(),
+            dlv_ready: Default::default(),
+            net_out: Default::default(),
+            req_ready: Default::default(),
+            dlv_valid: Default::default(),
+            dlv_src: Default::default(),
+            dlv_uid: Default::default(),
+            dlv_len: Default::default(),
+            dlv_data: Default::default(),
+            done_valid: Default::default(),
+            done_uid: Default::default(),
+            cnt_crc: Default::default(),
+            cnt_truncated: Default::default(),
+            cnt_malformed: Default::default(),
+            cnt_misrouted: Default::default(),
+            cnt_not_source: Default::default(),
+            cnt_table_full: Default::default(),
+            cnt_unknown: Default::default(),
+            cnt_busy: Default::default(),
+            cnt_duplicate: Default::default(),
+            cnt_retransmit: Default::default(),
+            s_state: vec_of(ns),
+            s_cnt: vec_of(ns),
+            s_dst: vec_of(ns),
+            s_len: vec_of(ns),
+            s_data: vec_of(ns),
+            s_timer: vec_of(ns),
+            s_sent: vec_of(ns),
+            r_act: vec_of(nr),
+            r_uid: vec_of(nr),
+            r_timer: vec_of(nr),
+            uid_cnt: Default::default(),
+            lf_valid: Default::default(),
+            lf_uid: Default::default(),
+            lf_dst: Default::default(),
+            rx_state: Default::default(),
+            rx_src: Default::default(),
+            rx_dst: Default::default(),
+            rx_kind: Default::default(),
+            rx_len: Default::default(),
+            rx_uid: Default::default(),
+            rx_left: Default::default(),
+            rx_data: Default::default(),
+            rx_crc: Default::default(),
+            rx_word: Default::default(),
+            rx_crc_unit: Default::default(),
+            tx_phase: Default::default(),
+            tx_kind: Default::default(),
+            tx_len: Default::default(),
+            tx_uid: Default::default(),
+            tx_left: Default::default(),
+            tx_data: Default::default(),
+            tx_crc: Default::default(),
+            tx_crc_unit: Default::default(),
+            o_net: Default::default(),
+            o_ready: Default::default(),
+            o_dlv_valid: Default::default(),
+            o_dlv_src: Default::default(),
+            o_dlv_uid: Default::default(),
+            o_dlv_len: Default::default(),
+            o_dlv_data: Default::default(),
+            o_done_valid: Default::default(),
+            o_done_uid: Default::default(),
+            c_crc: Default::default(),
+            c_truncated: Default::default(),
+            c_malformed: Default::default(),
+            c_misrouted: Default::default(),
+            c_not_source: Default::default(),
+            c_table_full: Default::default(),
+            c_unknown: Default::default(),
+            c_busy: Default::default(),
+            c_duplicate: Default::default(),
+            c_retransmit: Default::default(),
+            f_valid: Default::default(),
+            f_head: Default::default(),
+            f_tail: Default::default(),
+            f_data: Default::default(),
+            probe: Default::default(),
+            s_free: Default::default(),
+            s_first_free: Default::default(),
+            s_fp: Default::default(),
+            s_due: Default::default(),
+            s_ack: Default::default(),
+            s_taken: Default::default(),
+            s_freed: Default::default(),
+            r_first_free: Default::default(),
+            r_due: Default::default(),
+            r_match: Default::default(),
+            accept: Default::default(),
+            len_in: Default::default(),
+            arrived: Default::default(),
+            owner: Default::default(),
+            inc_truncated: Default::default(),
+            pick: Default::default(),
+            pick_dst: Default::default(),
+            pick_uid: Default::default(),
+            pick_cnt: Default::default(),
+            pick_len: Default::default(),
+            pick_data: Default::default(),
+            tx_word: Default::default(),
+            rx_words: Default::default(),
+            tx_words: Default::default(),
+            rx_gap: Default::default(),
+            dlv_shift: Default::default(),
+            node: c(cfg.node as u64),
+            node_hi: c((cfg.node as u64) << 16),
+            retry_reload: c(cfg.retry_interval as u64 - 1),
+            ack_reload: c(cfg.ack_interval as u64 - 1),
+            z2: c(0),
+            z3: c(0),
+            z6: c(0),
+            z16: c(0),
+            z32: c(0),
+            z256: Constant::new(Bits::default()),
+            zflit: Constant::new(Bits::default()),
+            one6: c(1),
+            one16: c(1),
+            ones32: c(0xFFFF_FFFF),
+            ones256: Constant::new(!Bits::<256>::default()),
+            st_wait: c(1),
+            st_fp: c(2),
+            k_ack: c(1),
+            k_forget: c(2),
+            k_bad: c(3),
+            p1: c(1),
+            p2: c(2),
+            p3: c(3),
+            p4: c(4),
+            p5: c(5),
+            len_max: c(32),
+            three6: c(3),
+            two: c(2),
+            three: c(3),
+            five: c(5),
+            eight: c(8),
+            s16: c(16),
+            s24: c(24),
+            s30: c(30),
+            s32: c(32),
+            low24: c(0x00FF_FFFF),
+            flit_valid: c(1 << 34),
+            flit_head: c(1 << 33),
+            flit_tail: c(1 << 32),
+            _ns: ns,
+            _nr: nr,
+        }
+    }
+}
+
+impl Logic for Ni {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- Registers hold by default; timers count down; pulses and net_out fall.
+        for s in 0..self._ns {
+            self.s_state[s].clock.next = self.clock.val();
+            self.s_cnt[s].clock.next = self.clock.val();
+            self.s_dst[s].clock.next = self.clock.val();
+            self.s_len[s].clock.next = self.clock.val();
+            self.s_data[s].clock.next = self.clock.val();
+            self.s_timer[s].clock.next = self.clock.val();
+            self.s_sent[s].clock.next = self.clock.val();
+            self.s_state[s].d.next = self.s_state[s].q.val();
+            self.s_cnt[s].d.next = self.s_cnt[s].q.val();
+            self.s_dst[s].d.next = self.s_dst[s].q.val();
+            self.s_len[s].d.next = self.s_len[s].q.val();
+            self.s_data[s].d.next = self.s_data[s].q.val();
+            self.s_sent[s].d.next = self.s_sent[s].q.val();
+            self.s_timer[s].d.next = self.s_timer[s].q.val();
+            if self.s_timer[s].q.val().any() {
+                self.s_timer[s].d.next = self.s_timer[s].q.val() - self.one16.val();
+            }
+        }
+        for r in 0..self._nr {
+            self.r_act[r].clock.next = self.clock.val();
+            self.r_uid[r].clock.next = self.clock.val();
+            self.r_timer[r].clock.next = self.clock.val();
+            self.r_act[r].d.next = self.r_act[r].q.val();
+            self.r_uid[r].d.next = self.r_uid[r].q.val();
+            self.r_timer[r].d.next = self.r_timer[r].q.val();
+            if self.r_timer[r].q.val().any() {
+                self.r_timer[r].d.next = self.r_timer[r].q.val() - self.one16.val();
+            }
+        }
+        dff_setup!(
+            self,
+            clock,
+            uid_cnt,
+            lf_valid,
+            lf_uid,
+            lf_dst,
+            rx_state,
+            rx_src,
+            rx_dst,
+            rx_kind,
+            rx_len,
+            rx_uid,
+            rx_left,
+            rx_data,
+            rx_crc,
+            tx_phase,
+            tx_kind,
+            tx_len,
+            tx_uid,
+            tx_left,
+            tx_data,
+            tx_crc,
+            o_ready,
+            o_dlv_valid,
+            o_dlv_src,
+            o_dlv_uid,
+            o_dlv_len,
+            o_dlv_data,
+            c_crc,
+            c_truncated,
+            c_malformed,
+            c_misrouted,
+            c_not_source,
+            c_table_full,
+            c_unknown,
+            c_busy,
+            c_duplicate,
+            c_retransmit
+        );
+        self.o_net.clock.next = self.clock.val();
+        self.o_net.d.next = self.zflit.val();
+        self.o_done_valid.clock.next = self.clock.val();
+        self.o_done_valid.d.next = false;
+        self.o_done_uid.clock.next = self.clock.val();
+        self.o_done_uid.d.next = self.z32.val();
+
+        // Payload words of the packet in reception / transmission: ceil(len / 4).
+        self.rx_words.next = (self.rx_len.q.val() + self.three6.val()) >> self.two.val();
+        self.tx_words.next = (self.tx_len.q.val() + self.three6.val()) >> self.two.val();
+        self.rx_gap.next = self.eight.val() - self.rx_words.val();
+        self.dlv_shift.next = bit_cast::<9, 6>(self.rx_gap.val()) << self.five.val();
+
+        // ---- Slot scans over the state before the edge (one-hot, lowest slot first).
+        self.s_free.next = self.z16.val();
+        self.s_first_free.next = self.z16.val();
+        self.s_fp.next = self.z16.val();
+        self.s_due.next = self.z16.val();
+        self.s_ack.next = self.z16.val();
+        self.probe.next = self.one16.val();
+        for s in 0..self._ns {
+            if !self.s_state[s].q.val().any() {
+                self.s_free.next = self.s_free.val() | self.probe.val();
+                if !self.s_first_free.val().any() {
+                    self.s_first_free.next = self.probe.val();
+                }
+            }
+            if (self.s_state[s].q.val() == self.st_fp.val()) & !self.s_fp.val().any() {
+                self.s_fp.next = self.probe.val();
+            }
+            if (self.s_state[s].q.val() == self.st_wait.val())
+                & !self.s_timer[s].q.val().any()
+                & !self.s_due.val().any()
+            {
+                self.s_due.next = self.probe.val();
+            }
+            if self.s_state[s].q.val().any()
+                & (self.s_cnt[s].q.val() == self.rx_uid.q.val().get_bits::<16>(0))
+                & !self.s_ack.val().any()
+            {
+                self.s_ack.next = self.probe.val();
+            }
+            self.probe.next = self.probe.val() << self.one16.val();
+        }
+        self.r_first_free.next = self.z16.val();
+        self.r_due.next = self.z16.val();
+        self.r_match.next = self.z16.val();
+        self.probe.next = self.one16.val();
+        for r in 0..self._nr {
+            if !self.r_act[r].q.val() & !self.r_first_free.val().any() {
+                self.r_first_free.next = self.probe.val();
+            }
+            if self.r_act[r].q.val() & !self.r_timer[r].q.val().any() & !self.r_due.val().any() {
+                self.r_due.next = self.probe.val();
+            }
+            if self.r_act[r].q.val()
+                & (self.r_uid[r].q.val() == self.rx_uid.q.val())
+                & !self.r_match.val().any()
+            {
+                self.r_match.next = self.probe.val();
+            }
+            self.probe.next = self.probe.val() << self.one16.val();
+        }
+
+        // ---- Delivery handshake: the register empties (to all zero) when taken.
+        if self.o_dlv_valid.q.val() & self.dlv_ready.val() {
+            self.o_dlv_valid.d.next = false;
+            self.o_dlv_src.d.next = self.z16.val();
+            self.o_dlv_uid.d.next = self.z32.val();
+            self.o_dlv_len.d.next = self.z6.val();
+            self.o_dlv_data.d.next = self.z256.val();
+        }
+
+        // ---- Host request: the lowest free slot, payload masked to its length.
+        self.s_taken.next = self.z16.val();
+        self.len_in.next = self.req_len.val();
+        if self.req_len.val() > self.len_max.val() {
+            self.len_in.next = self.len_max.val();
+        }
+        self.accept.next = self.req_valid.val() & self.o_ready.q.val() & self.s_free.val().any();
+        if self.accept.val() {
+            self.s_taken.next = self.s_first_free.val();
+            self.uid_cnt.d.next = self.uid_cnt.q.val() + self.one16.val();
+            for s in 0..self._ns {
+                if self.s_first_free.val().get_bit(s) {
+                    self.s_state[s].d.next = self.st_wait.val();
+                    self.s_cnt[s].d.next = self.uid_cnt.q.val();
+                    self.s_dst[s].d.next = self.req_dst.val();
+                    self.s_len[s].d.next = self.len_in.val();
+                    self.s_data[s].d.next = self.req_data.val()
+                        & !(self.ones256.val()
+                            >> (bit_cast::<9, 6>(self.len_in.val()) << self.three.val()));
+                    self.s_timer[s].d.next = self.z16.val();
+                    self.s_sent[s].d.next = false;
+                }
+            }
+        }
+
+        // ---- Receive path (§8.3).
+        self.f_valid.next = self.net_in.val().get_bit(34);
+        self.f_head.next = self.net_in.val().get_bit(33);
+        self.f_tail.next = self.net_in.val().get_bit(32);
+        self.f_data.next = self.net_in.val().get_bits::<32>(0);
+        self.rx_crc_unit.word.next = self.f_data.val();
+        self.rx_crc_unit.crc_in.next = self.rx_crc.q.val();
+        if self.f_head.val() {
+            self.rx_crc_unit.crc_in.next = self.ones32.val();
+        }
+        self.rx_word.next = bit_cast::<256, 32>(self.f_data.val());
+        self.arrived.next = false;
+        self.inc_truncated.next = self.z16.val();
+        if self.f_valid.val() {
+            if self.f_head.val() {
+                if (self.rx_state.q.val() != self.z3.val())
+                    & (self.rx_state.q.val() != self.p5.val())
+                {
+                    self.inc_truncated.next = self.one16.val();
+                }
+                if self.f_tail.val() {
+                    self.inc_truncated.next = self.inc_truncated.val() + self.one16.val();
+                    self.rx_state.d.next = self.z3.val();
+                } else {
+                    self.rx_state.d.next = self.p1.val();
+                }
+                self.rx_src.d.next = self.f_data.val().get_bits::<16>(16);
+                self.rx_dst.d.next = self.f_data.val().get_bits::<16>(0);
+                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
+                self.rx_data.d.next = self.z256.val();
+            } else if self.rx_state.q.val() == self.z3.val() {
+                self.inc_truncated.next = self.one16.val();
+                if !self.f_tail.val() {
+                    self.rx_state.d.next = self.p5.val();
+                }
+            } else if self.rx_state.q.val() == self.p5.val() {
+                if self.f_tail.val() {
+                    self.rx_state.d.next = self.z3.val();
+                }
+            } else if (self.rx_state.q.val() != self.p4.val()) & self.f_tail.val() {
+                self.inc_truncated.next = self.one16.val();
+                self.rx_state.d.next = self.z3.val();
+            } else if self.rx_state.q.val() == self.p1.val() {
+                // Header: type, length, reserved bits.
+                self.rx_kind.d.next = self.f_data.val().get_bits::<2>(30);
+                self.rx_len.d.next = self.f_data.val().get_bits::<6>(24);
+                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
+                self.rx_state.d.next = self.p2.val();
+                if (self.f_data.val().get_bits::<2>(30) == self.k_bad.val())
+                    | (self.f_data.val() & self.low24.val()).any()
+                    | (self.f_data.val().get_bits::<6>(24) > self.len_max.val())
+                    | (self.f_data.val().get_bits::<2>(30).any()
+                        & self.f_data.val().get_bits::<6>(24).any())
+                {
+                    self.c_malformed.d.next = self.c_malformed.q.val() + self.one16.val();
+                    self.rx_state.d.next = self.p5.val();
+                }
+            } else if self.rx_state.q.val() == self.p2.val() {
+                self.rx_uid.d.next = self.f_data.val();
+                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
+                self.rx_left.d.next = self.rx_words.val();
+                if self.rx_len.q.val().any() {
+                    self.rx_state.d.next = self.p3.val();
+                } else {
+                    self.rx_state.d.next = self.p4.val();
+                }
+            } else if self.rx_state.q.val() == self.p3.val() {
+                // Payload: words enter from the bottom; earlier words move up.
+                self.rx_data.d.next = (self.rx_data.q.val() << self.s32.val()) | self.rx_word.val();
+                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
+                self.rx_left.d.next = self.rx_left.q.val() - self.one6.val();
+                if self.rx_left.q.val() == self.one6.val() {
+                    self.rx_state.d.next = self.p4.val();
+                }
+            } else {
+                // CRC flit.
+                if !self.f_tail.val() {
+                    self.c_malformed.d.next = self.c_malformed.q.val() + self.one16.val();
+                    self.rx_state.d.next = self.p5.val();
+                } else {
+                    self.rx_state.d.next = self.z3.val();
+                    if self.f_data.val() != self.rx_crc.q.val() {
+                        self.c_crc.d.next = self.c_crc.q.val() + self.one16.val();
+                    } else if self.rx_dst.q.val() != self.node.val() {
+                        self.c_misrouted.d.next = self.c_misrouted.q.val() + self.one16.val();
+                    } else {
+                        self.arrived.next = true;
+                    }
+                }
+            }
+        }
+        self.c_truncated.d.next = self.c_truncated.q.val() + self.inc_truncated.val();
+
+        // ---- What an arrived packet does (§8.4).
+        self.owner.next = self.rx_uid.q.val().get_bits::<16>(16);
+        if self.arrived.val() {
+            if !self.rx_kind.q.val().any() {
+                // SEND
+                if self.owner.val() != self.rx_src.q.val() {
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                } else if self.r_match.val().any() {
+                    self.c_duplicate.d.next = self.c_duplicate.q.val() + self.one16.val();
+                } else if self.r_first_free.val().any() & !self.o_dlv_valid.q.val() {
+                    for r in 0..self._nr {
+                        if self.r_first_free.val().get_bit(r) {
+                            self.r_act[r].d.next = true;
+                            self.r_uid[r].d.next = self.rx_uid.q.val();
+                            self.r_timer[r].d.next = self.z16.val();
+                        }
+                    }
+                    self.o_dlv_valid.d.next = true;
+                    self.o_dlv_src.d.next = self.rx_src.q.val();
+                    self.o_dlv_uid.d.next = self.rx_uid.q.val();
+                    self.o_dlv_len.d.next = self.rx_len.q.val();
+                    // Align the payload: word 0 to the top of the bus.
+                    self.o_dlv_data.d.next = self.rx_data.q.val() << self.dlv_shift.val();
+                } else {
+                    self.c_table_full.d.next = self.c_table_full.q.val() + self.one16.val();
+                }
+            } else if self.rx_kind.q.val() == self.k_ack.val() {
+                if self.owner.val() != self.node.val() {
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                } else if self.s_ack.val().any() {
+                    for s in 0..self._ns {
+                        if self.s_ack.val().get_bit(s)
+                            & (self.s_state[s].q.val() == self.st_wait.val())
+                        {
+                            self.s_state[s].d.next = self.st_fp.val();
+                        }
+                    }
+                } else if !self.lf_valid.q.val() {
+                    self.lf_valid.d.next = true;
+                    self.lf_uid.d.next = self.rx_uid.q.val();
+                    self.lf_dst.d.next = self.rx_src.q.val();
+                } else {
+                    self.c_busy.d.next = self.c_busy.q.val() + self.one16.val();
+                }
+            } else {
+                // FORGET
+                if self.owner.val() != self.rx_src.q.val() {
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                } else if self.r_match.val().any() {
+                    for r in 0..self._nr {
+                        if self.r_match.val().get_bit(r) {
+                            self.r_act[r].d.next = false;
+                        }
+                    }
+                } else {
+                    self.c_unknown.d.next = self.c_unknown.q.val() + self.one16.val();
+                }
+            }
+        }
+
+        // ---- Transmitter (§8.5).
+        self.s_freed.next = self.z16.val();
+        self.pick.next = self.z3.val();
+        self.pick_dst.next = self.z16.val();
+        self.pick_uid.next = self.z32.val();
+        self.pick_cnt.next = self.z16.val();
+        self.pick_len.next = self.z6.val();
+        self.pick_data.next = self.z256.val();
+        self.tx_crc_unit.crc_in.next = self.tx_crc.q.val();
+        self.tx_word.next = self.z32.val();
+        if !self.tx_phase.q.val().any() {
+            if self.lf_valid.q.val() {
+                self.pick.next = self.p1.val();
+                self.lf_valid.d.next = false;
+                self.pick_dst.next = self.lf_dst.q.val();
+                self.pick_uid.next = self.lf_uid.q.val();
+            } else if self.s_fp.val().any() {
+                self.pick.next = self.p1.val();
+                self.s_freed.next = self.s_fp.val();
+                for s in 0..self._ns {
+                    if self.s_fp.val().get_bit(s) {
+                        self.s_state[s].d.next = self.z2.val();
+                        self.pick_dst.next = self.s_dst[s].q.val();
+                        self.pick_cnt.next = self.s_cnt[s].q.val();
+                    }
+                }
+                self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                self.o_done_valid.d.next = true;
+                self.o_done_uid.d.next = self.pick_uid.val();
+            } else if self.r_due.val().any() {
+                self.pick.next = self.p2.val();
+                for r in 0..self._nr {
+                    if self.r_due.val().get_bit(r) {
+                        self.r_timer[r].d.next = self.ack_reload.val();
+                        self.pick_uid.next = self.r_uid[r].q.val();
+                        self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
+                    }
+                }
+            } else if self.s_due.val().any() {
+                self.pick.next = self.p3.val();
+                for s in 0..self._ns {
+                    if self.s_due.val().get_bit(s) {
+                        self.s_timer[s].d.next = self.retry_reload.val();
+                        if self.s_sent[s].q.val() {
+                            self.c_retransmit.d.next = self.c_retransmit.q.val() + self.one16.val();
+                        }
+                        self.s_sent[s].d.next = true;
+                        self.pick_dst.next = self.s_dst[s].q.val();
+                        self.pick_cnt.next = self.s_cnt[s].q.val();
+                        self.pick_len.next = self.s_len[s].q.val();
+                        self.pick_data.next = self.s_data[s].q.val();
+                    }
+                }
+                self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+            }
+            if self.pick.val().any() {
+                // The head flit now; the rest of the worm from the tx registers.
+                self.tx_word.next = (bit_cast::<32, 16>(self.node.val()) << self.s16.val())
+                    | bit_cast::<32, 16>(self.pick_dst.val());
+                self.tx_crc_unit.crc_in.next = self.ones32.val();
+                self.o_net.d.next = self.flit_valid.val()
+                    | self.flit_head.val()
+                    | bit_cast::<35, 32>(self.tx_word.val());
+                self.tx_phase.d.next = self.p1.val();
+                // pick: 1 FORGET, 2 ACK, 3 SEND -> kind 2, 1, 0.
+                self.tx_kind.d.next = self.z2.val();
+                if self.pick.val() == self.p1.val() {
+                    self.tx_kind.d.next = self.k_forget.val();
+                }
+                if self.pick.val() == self.p2.val() {
+                    self.tx_kind.d.next = self.k_ack.val();
+                }
+                self.tx_len.d.next = self.pick_len.val();
+                self.tx_uid.d.next = self.pick_uid.val();
+                self.tx_data.d.next = self.pick_data.val();
+                self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
+            }
+        } else if self.tx_phase.q.val() == self.p1.val() {
+            self.tx_word.next = (bit_cast::<32, 2>(self.tx_kind.q.val()) << self.s30.val())
+                | (bit_cast::<32, 6>(self.tx_len.q.val()) << self.s24.val());
+            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
+            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
+            self.tx_phase.d.next = self.p2.val();
+        } else if self.tx_phase.q.val() == self.p2.val() {
+            self.tx_word.next = self.tx_uid.q.val();
+            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
+            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
+            self.tx_left.d.next = self.tx_words.val();
+            if self.tx_len.q.val().any() {
+                self.tx_phase.d.next = self.p3.val();
+            } else {
+                self.tx_phase.d.next = self.p4.val();
+            }
+        } else if self.tx_phase.q.val() == self.p3.val() {
+            self.tx_word.next = self.tx_data.q.val().get_bits::<32>(224);
+            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
+            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
+            self.tx_data.d.next = self.tx_data.q.val() << self.s32.val();
+            self.tx_left.d.next = self.tx_left.q.val() - self.one6.val();
+            if self.tx_left.q.val() == self.one6.val() {
+                self.tx_phase.d.next = self.p4.val();
+            }
+        } else {
+            self.o_net.d.next = self.flit_valid.val()
+                | self.flit_tail.val()
+                | bit_cast::<35, 32>(self.tx_crc.q.val());
+            self.tx_phase.d.next = self.z3.val();
+        }
+        self.tx_crc_unit.word.next = self.tx_word.val();
+
+        // ---- req_ready after the edge: free before, not taken now, or freed now.
+        self.o_ready.d.next =
+            ((self.s_free.val() & !self.s_taken.val()) | self.s_freed.val()).any();
+
+        // ---- Outputs.
+        self.net_out.next = self.o_net.q.val();
+        self.req_ready.next = self.o_ready.q.val();
+        self.dlv_valid.next = self.o_dlv_valid.q.val();
+        self.dlv_src.next = self.o_dlv_src.q.val();
+        self.dlv_uid.next = self.o_dlv_uid.q.val();
+        self.dlv_len.next = self.o_dlv_len.q.val();
+        self.dlv_data.next = self.o_dlv_data.q.val();
+        self.done_valid.next = self.o_done_valid.q.val();
+        self.done_uid.next = self.o_done_uid.q.val();
+        self.cnt_crc.next = self.c_crc.q.val();
+        self.cnt_truncated.next = self.c_truncated.q.val();
+        self.cnt_malformed.next = self.c_malformed.q.val();
+        self.cnt_misrouted.next = self.c_misrouted.q.val();
+        self.cnt_not_source.next = self.c_not_source.q.val();
+        self.cnt_table_full.next = self.c_table_full.q.val();
+        self.cnt_unknown.next = self.c_unknown.q.val();
+        self.cnt_busy.next = self.c_busy.q.val();
+        self.cnt_duplicate.next = self.c_duplicate.q.val();
+        self.cnt_retransmit.next = self.c_retransmit.q.val();
+    }
+}
