@@ -17,6 +17,7 @@ fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
     let block = match block {
         BlockArg::Router => Block::Switch,
         BlockArg::Fabric => Block::Fabric,
+        BlockArg::Ni => return Config::named("ni"),
     };
     Config::new(block, k, n)
 }
@@ -42,13 +43,15 @@ fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
     pb
 }
 
-/// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v` and the lint waivers.
+/// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v`, `ni.v` (the `ni` configuration)
+/// and the lint waivers.
 pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     let fabric = Config::new(Block::Fabric, k, n)?;
     let switch = Config::new(Block::Switch, k, n)?;
     std::fs::create_dir_all(out)
         .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
-    for (file, cfg) in [("switch.v", switch), ("fabric.v", fabric)] {
+    let ni = Config::named("ni")?;
+    for (file, cfg) in [("switch.v", switch), ("fabric.v", fabric), ("ni.v", ni)] {
         let (v, ports) = cfg.verilog()?;
         let path = out.join(file);
         std::fs::write(&path, &v).with_context(|| format!("cannot write {}", path.display()))?;

@@ -29,6 +29,9 @@ pub enum BlockArg {
     Router,
     /// The whole k-ary n-tree fabric, random worms from every node.
     Fabric,
+    /// One idempotent network interface (node 5 of 16, default parameters), driven by reactive
+    /// fake peers and a host.
+    Ni,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -141,3 +141,27 @@ fn switch_up_port_choice_mutated_is_caught() {
         "mutant-switch-up",
     );
 }
+
+/// The uid comparison of receive slot 0 inverted in the NI: duplicates and FORGETs go astray.
+#[test]
+fn ni_receive_slot_match_inverted_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "(r_uid$0$q == rx_uid$q)",
+        "(r_uid$0$q != rx_uid$q)",
+        "mutant-ni-match",
+    );
+}
+
+/// The source check of an arriving SEND inverted in the NI.
+#[test]
+fn ni_send_source_check_inverted_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "if (owner != rx_src$q) begin",
+        "if (owner == rx_src$q) begin",
+        "mutant-ni-source",
+    );
+}

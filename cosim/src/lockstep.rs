@@ -114,12 +114,19 @@ impl fmt::Display for LockstepReport {
 /// `model` and `rtl` get the same words. Stops at the first output difference.
 pub fn run_lockstep(
     ports: &[PortSpec],
-    stimulus: impl FnMut(u64, &mut [u64]),
+    mut stimulus: impl FnMut(u64, &mut [u64]),
     model: &mut dyn StepModel,
     rtl: &mut dyn Dut,
     cycles: u64,
 ) -> LockstepReport {
-    run_lockstep_observed(ports, stimulus, model, rtl, cycles, |_| {})
+    run_lockstep_observed(
+        ports,
+        |t, _, inputs| stimulus(t, inputs),
+        model,
+        rtl,
+        cycles,
+        |_| {},
+    )
 }
 
 /// What [`run_lockstep_observed`] shows its observer after every compared cycle.
@@ -134,11 +141,14 @@ pub struct CycleView<'a> {
     pub rtl: &'a [u64],
 }
 
-/// [`run_lockstep`] with an observer called after every cycle run (scoreboards, the model's
-/// waveform, progress), the mismatching one included, so that both waveforms end with it.
+/// [`run_lockstep`] with a reactive stimulus and an observer. `stimulus(t, outputs, inputs)`
+/// also sees `O_(t-1)` (all zero for `t = 0`), the outputs both sides agreed on, so a testbench
+/// can follow handshakes and answer packets. The observer is called after every cycle run
+/// (scoreboards, the model's waveform, progress), the mismatching one included, so that both
+/// waveforms end with it.
 pub fn run_lockstep_observed(
     ports: &[PortSpec],
-    mut stimulus: impl FnMut(u64, &mut [u64]),
+    mut stimulus: impl FnMut(u64, &[u64], &mut [u64]),
     model: &mut dyn StepModel,
     rtl: &mut dyn Dut,
     cycles: u64,
@@ -161,7 +171,7 @@ pub fn run_lockstep_observed(
     let mut ran = 0;
     for t in 0..cycles {
         inputs.iter_mut().for_each(|w| *w = 0);
-        stimulus(t, &mut inputs);
+        stimulus(t, &exp, &mut inputs);
         let a = Instant::now();
         model.step(&inputs, &mut exp);
         let b = Instant::now();

@@ -61,17 +61,20 @@ pub struct NiConfig {
 
 impl Default for NiConfig {
     fn default() -> Self {
-        NiConfig {
-            node: 0,
-            send_slots: 4,
-            recv_slots: 8,
-            retry_interval: 128,
-            ack_interval: 64,
-        }
+        NiConfig::DEFAULT
     }
 }
 
 impl NiConfig {
+    /// The documented defaults (§8.2).
+    pub const DEFAULT: NiConfig = NiConfig {
+        node: 0,
+        send_slots: 4,
+        recv_slots: 8,
+        retry_interval: 128,
+        ack_interval: 64,
+    };
+
     /// Checks the ranges of §8.2.
     pub fn validate(&self) -> Result<(), String> {
         for (name, v) in [
@@ -706,6 +709,8 @@ impl ModelBlock for Ni {
         }
     }
 }
+
+pub mod peers;
 
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,7 @@
 //! | `fabric-4x3` | the whole fabric | 4-ary 3-tree, 64 nodes, 48 switches |
 //! | `fabric-2x3` | the whole fabric | 2-ary 3-tree, 8 nodes, 12 switches |
 //! | `switch-4x2` | leaf switch 0 alone | of the 4-ary 2-tree |
+//! | `ni` | one idempotent NI alone, node 5 of 16, default parameters (§8.2) | |
 //!
 //! Any other `k`, `n` is a [`Config`] built with [`Config::new`].
 //!
@@ -18,8 +19,10 @@
 
 use std::fmt;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use idemnet_model::block::ModelBlock;
+use idemnet_model::ni::peers::{PeerParams, Peers};
+use idemnet_model::ni::{Ni, NiConfig};
 use idemnet_model::ports::PortSpec;
 use idemnet_model::{FatTree, TrafficGen};
 
@@ -30,6 +33,8 @@ pub enum Block {
     Switch,
     /// The whole k-ary n-tree.
     Fabric,
+    /// One idempotent network interface (`ni` parameters; `k^n` nodes in the machine).
+    Ni,
 }
 
 /// A block and its tree.
@@ -38,6 +43,8 @@ pub struct Config {
     pub block: Block,
     pub k: usize,
     pub n: usize,
+    /// The NI's parameters (used by [`Block::Ni`]).
+    pub ni: NiConfig,
 }
 
 /// The named configurations, in the order of the table above.
@@ -46,6 +53,13 @@ pub const NAMED: &[(&str, Config)] = &[
     ("fabric-4x3", Config::fabric(4, 3)),
     ("fabric-2x3", Config::fabric(2, 3)),
     ("switch-4x2", Config::switch(4, 2)),
+    (
+        "ni",
+        Config::ni(NiConfig {
+            node: 5,
+            ..NiConfig::DEFAULT
+        }),
+    ),
 ];
 
 impl Config {
@@ -55,6 +69,7 @@ impl Config {
             block: Block::Fabric,
             k,
             n,
+            ni: NiConfig::DEFAULT,
         }
     }
 
@@ -64,12 +79,28 @@ impl Config {
             block: Block::Switch,
             k,
             n,
+            ni: NiConfig::DEFAULT,
+        }
+    }
+
+    /// One NI with parameters `ni` in a 16-node machine.
+    pub const fn ni(ni: NiConfig) -> Self {
+        Config {
+            block: Block::Ni,
+            k: 4,
+            n: 2,
+            ni,
         }
     }
 
     /// A validated configuration: `k` in {2, 4, 8}, `n >= 1`, `k^n <= 65536`.
     pub fn new(block: Block, k: usize, n: usize) -> Result<Self> {
-        let c = Config { block, k, n };
+        let c = Config {
+            block,
+            k,
+            n,
+            ni: NiConfig::DEFAULT,
+        };
         c.tree()?;
         Ok(c)
     }
@@ -91,7 +122,18 @@ impl Config {
 
     /// The tree, validated.
     pub fn tree(&self) -> Result<FatTree> {
-        FatTree::new(self.k, self.n).map_err(|e| anyhow!("{}", e.0))
+        let t = FatTree::new(self.k, self.n).map_err(|e| anyhow!("{}", e.0))?;
+        if self.block == Block::Ni {
+            self.ni.validate().map_err(|e| anyhow!("NI: {e}"))?;
+            if self.ni.node as usize >= t.nodes() {
+                bail!(
+                    "NI: node {} is not one of the {} nodes",
+                    self.ni.node,
+                    t.nodes()
+                );
+            }
+        }
+        Ok(t)
     }
 
     /// Number of traffic sources: the nodes of the fabric, or the `2k` inputs of the switch.
@@ -100,6 +142,7 @@ impl Config {
         Ok(match self.block {
             Block::Fabric => t.nodes(),
             Block::Switch => 2 * t.k,
+            Block::Ni => 1,
         })
     }
 
@@ -109,6 +152,9 @@ impl Config {
         let r = match self.block {
             Block::Fabric => idemnet_router::fabric_verilog(self.k, self.n),
             Block::Switch => idemnet_router::switch_verilog(self.k, self.n, 0, 0),
+            Block::Ni => {
+                return idemnet_ni_core::ni_verilog(&self.ni).map_err(|e| anyhow!("{self}: {e}"))
+            }
         };
         r.map_err(|e| anyhow!("{self}: {e}"))
     }
@@ -120,13 +166,31 @@ impl Config {
         Ok(match self.block {
             Block::Fabric => Model::Fabric(idemnet_model::Fabric::from_tree(t)),
             Block::Switch => Model::Switch(idemnet_model::Switch::new(t, 0, 0).map_err(e)?),
+            Block::Ni => Model::Ni(Ni::new(self.ni).map_err(|e| anyhow!(e))?),
         })
     }
 
     /// The §6 traffic that drives every input of the block: the flat input words of a cycle are
     /// exactly one [`TrafficGen::step`].
     pub fn traffic(&self, load: f64, seed: u64) -> Result<TrafficGen> {
+        if self.block == Block::Ni {
+            bail!("the {self} is driven by its peers (`Config::peers`), not by worm traffic");
+        }
         TrafficGen::new(self.sources()?, load, seed).map_err(|e| anyhow!("{}", e.0))
+    }
+
+    /// The reactive peers that drive an NI alone; `load` scales how often the peers and the
+    /// host start datagrams (load 0.5 is the default rate of [`PeerParams`]).
+    pub fn peers(&self, load: f64, seed: u64) -> Result<Peers> {
+        let t = self.tree()?;
+        let d = PeerParams::default();
+        let p = PeerParams {
+            nodes: t.nodes() as u16,
+            send_rate: (d.send_rate * 2.0 * load).min(1.0),
+            req_rate: (d.req_rate * 2.0 * load).min(1.0),
+            ..d
+        };
+        Ok(Peers::new(&self.ni, p, seed))
     }
 }
 
@@ -135,6 +199,14 @@ impl fmt::Display for Config {
         let b = match self.block {
             Block::Fabric => "fabric",
             Block::Switch => "switch",
+            Block::Ni => {
+                let c = &self.ni;
+                return write!(
+                    f,
+                    "NI of node {} ({} send slots, {} receive slots, retry {}, ack {})",
+                    c.node, c.send_slots, c.recv_slots, c.retry_interval, c.ack_interval
+                );
+            }
         };
         write!(f, "{b} of the {}-ary {}-tree", self.k, self.n)
     }
@@ -145,6 +217,7 @@ impl fmt::Display for Config {
 pub enum Model {
     Switch(idemnet_model::Switch),
     Fabric(idemnet_model::Fabric),
+    Ni(Ni),
 }
 
 impl Model {
@@ -153,6 +226,7 @@ impl Model {
         match self {
             Model::Switch(s) => s.counters().drops,
             Model::Fabric(f) => f.total_drops(),
+            Model::Ni(n) => n.counters()[..8].iter().map(|&c| c as u64).sum(),
         }
     }
 }
@@ -162,12 +236,14 @@ impl ModelBlock for Model {
         match self {
             Model::Switch(s) => s.ports(),
             Model::Fabric(f) => f.ports(),
+            Model::Ni(n) => n.ports(),
         }
     }
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         match self {
             Model::Switch(s) => ModelBlock::step(s, inputs, outputs),
             Model::Fabric(f) => ModelBlock::step(f, inputs, outputs),
+            Model::Ni(n) => n.step(inputs, outputs),
         }
     }
 }
@@ -183,7 +259,7 @@ mod tests {
             c.tree().unwrap();
             // The model's port list is the RTL's, name for name (4x3 fabric skipped: its
             // rust-hdl elaboration is the slowest part and is covered by the router tests).
-            if c.k.pow(c.n as u32) <= 16 {
+            if c.block == Block::Ni || c.k.pow(c.n as u32) <= 16 {
                 let (_, rtl) = c.verilog().unwrap();
                 assert_eq!(c.model().unwrap().ports(), rtl, "{name}");
             }

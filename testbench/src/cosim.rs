@@ -12,7 +12,8 @@ use idemnet_model::block::ModelBlock;
 use idemnet_model::switch::{HEAD, VALID};
 use idemnet_model::{PortVcd, Scoreboard};
 
-use crate::config::{Block, Config};
+use crate::config::{Block, Config, Model};
+use idemnet_model::ni;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -52,6 +53,14 @@ pub struct CosimReport {
     pub from_cache: bool,
     /// The waveforms written, if any: (RTL, model).
     pub vcd: Option<(PathBuf, PathBuf)>,
+    /// Figures particular to the block (the NI: requests, deliveries, completions, counters).
+    pub extra: Vec<(String, u64)>,
+}
+
+/// The stimulus of a block: worms from every source, or the peers of an NI.
+enum Stimulus {
+    Worms(idemnet_model::TrafficGen),
+    Peers(Box<ni::peers::Peers>),
 }
 
 impl CosimReport {
@@ -81,6 +90,9 @@ impl fmt::Display for CosimReport {
             self.flits_delivered, self.worms_delivered
         )?;
         writeln!(f, "  discarded  {} worms", self.worms_discarded)?;
+        for (name, v) in &self.extra {
+            writeln!(f, "  {name}: {v}")?;
+        }
         match &l.mismatch {
             None => writeln!(f, "  mismatches 0 ({} port comparisons)", l.comparisons)?,
             Some(m) => writeln!(f, "  mismatches 1, the first: {m}")?,
@@ -144,7 +156,10 @@ pub fn cosim(
     if model.ports() != ports {
         bail!("{cfg}: the golden model's port list differs from the RTL's");
     }
-    let mut traffic = cfg.traffic(opts.load, opts.seed)?;
+    let mut stimulus = match cfg.block {
+        Block::Ni => Stimulus::Peers(Box::new(cfg.peers(opts.load, opts.seed)?)),
+        _ => Stimulus::Worms(cfg.traffic(opts.load, opts.seed)?),
+    };
     let mut rtl = lib.instance();
     let mut vcd = None;
     let mut model_vcd = None;
@@ -165,16 +180,28 @@ pub fn cosim(
     let flit_outputs = match cfg.block {
         Block::Fabric => sources,
         Block::Switch => 2 * cfg.k,
+        Block::Ni => 1,
     };
-    let (mut flits_out, mut heads_out) = (0u64, 0u64);
+    let (mut flits_in, mut flits_out, mut heads_out) = (0u64, 0u64, 0u64);
+    let (mut delivered, mut completed) = (0u64, 0u64);
+    let mut dlv_shown = false;
     let mut vcd_error = None;
     let lockstep = run_lockstep_observed(
         &ports,
-        |_, inputs| traffic.step(inputs),
+        |t, prev, inputs| match &mut stimulus {
+            Stimulus::Worms(g) => g.step(inputs),
+            Stimulus::Peers(p) => p.step(t, prev, inputs),
+        },
         &mut |i: &[u64], o: &mut [u64]| model.step(i, o),
         &mut rtl,
         opts.cycles,
         |v| {
+            if cfg.block == Block::Ni {
+                flits_in += (v.inputs[ni::inp::NET_IN] & VALID != 0) as u64;
+                delivered += (dlv_shown && v.inputs[ni::inp::DLV_READY] & 1 == 1) as u64;
+                dlv_shown = v.rtl[ni::out::DLV_VALID] & 1 == 1;
+                completed += v.rtl[ni::out::DONE_VALID] & 1;
+            }
             let outs = &v.rtl[..flit_outputs];
             for &f in outs {
                 flits_out += (f & VALID != 0) as u64;
@@ -205,13 +232,29 @@ pub fn cosim(
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),
         None => (heads_out, 0, None),
     };
+    let (flits_sent, worms_sent, extra) = match (&stimulus, &model) {
+        (Stimulus::Worms(g), _) => (g.flits_sent(), g.worms_sent(), vec![]),
+        (Stimulus::Peers(p), Model::Ni(n)) => {
+            let mut extra = vec![
+                ("requests accepted".to_string(), p.accepted),
+                ("datagrams delivered to the host".to_string(), delivered),
+                ("sends completed".to_string(), completed),
+            ];
+            for (name, &c) in ni::COUNTERS.iter().zip(n.counters()) {
+                extra.push((format!("cnt_{name}"), c as u64));
+            }
+            (flits_in, 0, extra)
+        }
+        (Stimulus::Peers(_), _) => (flits_in, 0, vec![]),
+    };
     Ok(CosimReport {
         config: *cfg,
         seed: opts.seed,
         load: opts.load,
         lockstep,
-        flits_sent: traffic.flits_sent(),
-        worms_sent: traffic.worms_sent(),
+        flits_sent,
+        worms_sent,
+        extra,
         flits_delivered: flits_out,
         worms_delivered,
         worms_discarded: model.worms_discarded(),
