@@ -172,20 +172,15 @@ pub fn wavediff(
 
 /// `idemnet replay`: one JSON line per action of the block, summary last.
 pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCode> {
-    use idemnet_testbench::replay::{read_ni_trace, replay_ni};
-    use idemnet_testbench::ModelDut;
+    use idemnet_testbench::replay::{read_ni_trace, replay_ni_model, replay_ni_rtl};
     use std::io::Write;
     let lines = match (block, engine) {
         (ReplayBlock::RmppRx, _) => {
             bail!("--block rmpp-rx: the RMPP receive path is not built yet (issue 4)")
         }
+        (ReplayBlock::Ni, Engine::Model) => replay_ni_model(&read_ni_trace(trace)?)?,
         (ReplayBlock::Ni, Engine::Rtl) => {
-            bail!("--block ni --engine rtl: the NI's RTL is not built yet; use --engine model")
-        }
-        (ReplayBlock::Ni, Engine::Model) => {
-            let t = read_ni_trace(trace)?;
-            let ni = idemnet_model::ni::Ni::new(t.config).map_err(|e| anyhow::anyhow!(e))?;
-            replay_ni(&mut ModelDut::new(ni), &t)?
+            replay_ni_rtl(&read_ni_trace(trace)?, &idemnet_cosim::default_cache_dir())?
         }
     };
     let mut out = std::io::stdout().lock();

@@ -133,7 +133,17 @@ pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Resul
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?,
     };
-    let mut build = VerilatorBuild::new("top", text, ports);
+    verilate_design(text, ports, cache_dir)
+}
+
+/// Builds (or loads from the cache) the Verilated library of a design (top module `top`) with
+/// the project's lint waivers.
+pub fn verilate_design(
+    verilog: String,
+    ports: Vec<idemnet_model::ports::PortSpec>,
+    cache_dir: &Path,
+) -> Result<VerilatedLib> {
+    let mut build = VerilatorBuild::new("top", verilog, ports);
     build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
     build.build(cache_dir)
 }

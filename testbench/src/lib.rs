@@ -9,6 +9,6 @@ pub mod replay;
 pub mod scenarios;
 
 pub use config::{Block, Config, Model, NAMED};
-pub use cosim::{cosim, verilate, CosimOptions, CosimReport};
+pub use cosim::{cosim, verilate, verilate_design, CosimOptions, CosimReport};
 pub use harness::{run, ClockedDut, Queue, Tb};
 pub use scenarios::{fabric_traffic, ModelDut, TrafficReport, Verilated};

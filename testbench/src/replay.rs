@@ -423,3 +423,21 @@ pub fn read_ni_trace(path: &std::path::Path) -> Result<NiTrace> {
         .with_context(|| format!("{}: cannot read the trace", path.display()))?;
     NiTrace::parse(&text).with_context(|| format!("{}", path.display()))
 }
+
+/// Runs `trace` on the golden model of the NI.
+pub fn replay_ni_model(trace: &NiTrace) -> Result<Vec<Value>> {
+    let ni = ni::Ni::new(trace.config).map_err(|e| anyhow!(e))?;
+    replay_ni(&mut crate::ModelDut::new(ni), trace)
+}
+
+/// Runs `trace` on the Verilated RTL of the NI (built for the trace's configuration, cached in
+/// `cache_dir`).
+pub fn replay_ni_rtl(trace: &NiTrace, cache_dir: &std::path::Path) -> Result<Vec<Value>> {
+    let (verilog, ports) = idemnet_ni_core::ni_verilog(&trace.config).map_err(|e| anyhow!(e))?;
+    let lib = crate::verilate_design(verilog, ports, cache_dir)?;
+    let mut dut = crate::Verilated {
+        ports: lib.ports().to_vec(),
+        instance: lib.instance(),
+    };
+    replay_ni(&mut dut, trace)
+}

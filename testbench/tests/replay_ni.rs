@@ -1,18 +1,23 @@
 //! Replay traces of the NI (shared/conformance format), one per rule of docs/protocol.md §8 that
-//! a trace can express, plus the shared examples. CRC errors and truncated worms cannot be
+//! a trace can express, plus the shared examples. Every trace runs on both engines, the golden
+//! model and the Verilated RTL, and their outputs must be identical line for line. CRC errors and truncated worms cannot be
 //! written in a trace (every trace packet is a whole, correct worm); the model's unit tests and
 //! the co-simulation cover them.
 
 use std::path::PathBuf;
 
-use idemnet_model::ni::Ni;
-use idemnet_testbench::replay::{replay_ni, NiTrace};
-use idemnet_testbench::ModelDut;
+use idemnet_cosim::default_cache_dir;
+use idemnet_testbench::replay::{replay_ni_model, replay_ni_rtl, NiTrace};
 use serde_json::Value;
 
+/// Replays `trace` on the golden model and on the Verilated RTL; both must print the same
+/// lines. Returns them.
 fn run(trace: &str) -> Vec<Value> {
     let t = NiTrace::parse(trace).unwrap();
-    replay_ni(&mut ModelDut::new(Ni::new(t.config).unwrap()), &t).unwrap()
+    let model = replay_ni_model(&t).unwrap();
+    let rtl = replay_ni_rtl(&t, &default_cache_dir()).unwrap();
+    assert_eq!(model, rtl, "model and RTL differ on\n{trace}");
+    model
 }
 
 fn kind<'a>(lines: &'a [Value], k: &str) -> Vec<&'a Value> {
