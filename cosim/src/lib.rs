@@ -10,6 +10,7 @@
 //! - [`icarus`]: run the same top under `iverilog -g2012` / `vvp` from a stimulus
 //!   ([`run_icarus`]).
 //! - [`wavediff`]: compare two VCD files signal by signal ([`wavediff()`]).
+//! - [`tools`]: Verilator lint, Icarus compile and yosys iCE40 synthesis of an emitted design.
 //! - [`lockstep`]: run a model and an RTL instance cycle by cycle and stop at the first
 //!   differing output ([`run_lockstep`]).
 //!
@@ -20,6 +21,7 @@
 
 pub mod icarus;
 pub mod lockstep;
+pub mod tools;
 pub mod verilator;
 pub mod wavediff;
 

@@ -3,105 +3,27 @@
 //! `rtl/lint/waivers.vlt`, `iverilog -g2012` (compile, and a simulation whose waveform must match
 //! rust-hdl's own simulation of the same block), and `yosys synth_ice40 -top top`.
 
+use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40};
 use idemnet_cosim::{run_icarus, wavediff, DiffOptions, ICARUS_ROOT};
 use idemnet_model::{PortVcd, TrafficGen};
 use idemnet_router::{fabric, fabric_verilog, switch_verilog, HdlSim};
 use idemnet_rtl::flit;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn require(tool: &str) {
-    let ok = Command::new(tool).arg("-V").output().is_ok()
-        || Command::new(tool).arg("--version").output().is_ok();
-    assert!(
-        ok,
-        "{tool} is not on PATH: run `bash scripts/setup.sh` first"
-    );
-}
-
-/// A scratch directory, removed when the test passes (kept for inspection when it fails).
-struct WorkDir(PathBuf);
-
-impl std::ops::Deref for WorkDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// Write `top.v` into a fresh directory.
-fn emit(name: &str, v: &str) -> WorkDir {
-    let d = std::env::temp_dir().join(format!("idemnet-rtl-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("top.v"), v).unwrap();
-    WorkDir(d)
-}
-
-fn run(dir: &Path, cmd: &mut Command) -> String {
-    let out = cmd.current_dir(dir).output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
-    text
-}
-
-fn waivers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl/lint/waivers.vlt")
-}
-
-fn verilator_lint(dir: &Path) {
-    require("verilator");
-    let text = run(
-        dir,
-        Command::new("verilator")
-            .args(["--lint-only", "-Wall"])
-            .arg(waivers())
-            .arg("top.v"),
-    );
-    assert!(!text.contains("%Warning"), "{text}");
-}
-
-fn iverilog_compile(dir: &Path) {
-    require("iverilog");
-    let text = run(
-        dir,
-        Command::new("iverilog").args(["-g2012", "-o", "top.vvp", "top.v"]),
-    );
-    assert!(!text.to_lowercase().contains("warning"), "{text}");
-}
-
-fn yosys_ice40(dir: &Path) -> String {
-    require("yosys");
-    run(
-        dir,
-        Command::new("yosys").args(["-p", "synth_ice40 -top top; stat", "top.v"]),
-    )
+fn lint_and_compile(v: &str) {
+    verilator_lint(v, idemnet_rtl::LINT_WAIVERS).unwrap();
+    iverilog_compile(v).unwrap();
 }
 
 #[test]
 fn switch_passes_all_tools() {
     for (k, n, l, w) in [(4, 2, 0, 1), (4, 2, 1, 2), (2, 3, 1, 1), (8, 2, 0, 3)] {
         let (v, _) = switch_verilog(k, n, l, w).unwrap();
-        let d = emit(&format!("switch-{k}-{n}-{l}-{w}"), &v);
-        verilator_lint(&d);
-        iverilog_compile(&d);
+        lint_and_compile(&v);
         if (k, n, l, w) == (4, 2, 0, 1) {
-            let log = yosys_ice40(&d);
-            // Print the cell counts of the top (the flattened switch).
-            if let Some(i) = log.rfind("=== top ===") {
-                eprintln!("{}", &log[i..log.len().min(i + 1200)]);
-            }
+            eprintln!(
+                "switch (4, 2, 0, 1), synth_ice40: {:?}",
+                yosys_ice40(&v).unwrap()
+            );
         }
     }
 }
@@ -109,18 +31,17 @@ fn switch_passes_all_tools() {
 #[test]
 fn fabric_4ary_2tree_passes_all_tools() {
     let (v, _) = fabric_verilog(4, 2).unwrap();
-    let d = emit("fabric-4-2", &v);
-    verilator_lint(&d);
-    iverilog_compile(&d);
-    yosys_ice40(&d);
+    lint_and_compile(&v);
+    eprintln!(
+        "fabric 4-ary 2-tree, synth_ice40: {:?}",
+        yosys_ice40(&v).unwrap()
+    );
 }
 
 #[test]
 fn fabric_4ary_3tree_lints_and_compiles() {
     let (v, _) = fabric_verilog(4, 3).unwrap();
-    let d = emit("fabric-4-3", &v);
-    verilator_lint(&d);
-    iverilog_compile(&d);
+    lint_and_compile(&v);
 }
 
 /// Several minutes of yosys: run with `cargo test -- --ignored`.
@@ -128,8 +49,10 @@ fn fabric_4ary_3tree_lints_and_compiles() {
 #[ignore]
 fn fabric_4ary_3tree_synthesizes() {
     let (v, _) = fabric_verilog(4, 3).unwrap();
-    let d = emit("fabric-4-3-yosys", &v);
-    yosys_ice40(&d);
+    eprintln!(
+        "fabric 4-ary 3-tree, synth_ice40: {:?}",
+        yosys_ice40(&v).unwrap()
+    );
 }
 
 /// The emitted fabric simulated by Icarus gives the waveform of rust-hdl's simulation of the
@@ -137,10 +60,10 @@ fn fabric_4ary_3tree_synthesizes() {
 /// the rust-hdl code means.
 #[test]
 fn icarus_matches_rusthdl_fabric() {
-    require("iverilog");
     let (k, n, cycles) = (4usize, 2usize, 400usize);
     let (v, ports) = fabric_verilog(k, n).unwrap();
-    let d = emit("icarus-fabric", &v);
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("icarus-fabric");
+    std::fs::create_dir_all(&d).unwrap();
     let nodes = k.pow(n as u32);
     let mut gen = TrafficGen::new(nodes, 0.7, 77).unwrap();
     let mut sim = HdlSim::new(fabric(k, n).unwrap()).unwrap();

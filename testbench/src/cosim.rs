@@ -59,7 +59,7 @@ pub struct CosimReport {
 
 /// The stimulus of a block: worms from every source, or the peers of an NI.
 enum Stimulus {
-    Worms(idemnet_model::TrafficGen),
+    Worms(Box<idemnet_model::TrafficGen>),
     Peers(Box<ni::peers::Peers>),
 }
 
@@ -168,7 +168,7 @@ pub fn cosim(
     }
     let mut stimulus = match cfg.block {
         Block::Ni => Stimulus::Peers(Box::new(cfg.peers(opts.load, opts.seed)?)),
-        _ => Stimulus::Worms(cfg.traffic(opts.load, opts.seed)?),
+        _ => Stimulus::Worms(Box::new(cfg.traffic(opts.load, opts.seed)?)),
     };
     let mut rtl = lib.instance();
     let mut vcd = None;

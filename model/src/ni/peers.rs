@@ -136,38 +136,34 @@ impl Peers {
 
     fn react(&mut self, t: u64, p: Packet) {
         match p.kind {
-            Kind::Send if p.dst != self.node => {
-                if self.rng.gen_bool(self.p.ack_prob) {
-                    let ack = Packet {
-                        kind: Kind::Ack,
-                        src: p.dst,
-                        dst: self.node,
-                        uid: p.uid,
-                        data: vec![],
-                    };
-                    let at = t + self.rng.gen_range(4..60);
-                    let w = self.worm(&ack);
-                    self.schedule(at, w);
-                    if self.rng.gen_bool(0.1) {
-                        let late = t + self.rng.gen_range(150..400);
-                        let w = ack.flits();
-                        self.schedule(late, w);
-                    }
+            Kind::Send if p.dst != self.node && self.rng.gen_bool(self.p.ack_prob) => {
+                let ack = Packet {
+                    kind: Kind::Ack,
+                    src: p.dst,
+                    dst: self.node,
+                    uid: p.uid,
+                    data: vec![],
+                };
+                let at = t + self.rng.gen_range(4..60);
+                let w = self.worm(&ack);
+                self.schedule(at, w);
+                if self.rng.gen_bool(0.1) {
+                    let late = t + self.rng.gen_range(150..400);
+                    let w = ack.flits();
+                    self.schedule(late, w);
                 }
             }
-            Kind::Ack => {
-                if self.rng.gen_bool(self.p.forget_prob) {
-                    let forget = Packet {
-                        kind: Kind::Forget,
-                        src: p.dst,
-                        dst: self.node,
-                        uid: p.uid,
-                        data: vec![],
-                    };
-                    let at = t + self.rng.gen_range(4..60);
-                    let w = self.worm(&forget);
-                    self.schedule(at, w);
-                }
+            Kind::Ack if self.rng.gen_bool(self.p.forget_prob) => {
+                let forget = Packet {
+                    kind: Kind::Forget,
+                    src: p.dst,
+                    dst: self.node,
+                    uid: p.uid,
+                    data: vec![],
+                };
+                let at = t + self.rng.gen_range(4..60);
+                let w = self.worm(&forget);
+                self.schedule(at, w);
             }
             _ => {}
         }
