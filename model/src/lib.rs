@@ -11,6 +11,7 @@
 
 pub mod block;
 pub mod fabric;
+pub mod fault;
 pub mod lfsr;
 pub mod ni;
 pub mod ports;

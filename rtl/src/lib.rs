@@ -1,6 +1,7 @@
 //! Shared RTL building blocks of idemnet, written in rust-hdl 0.46.
 //!
 //! * [`crc`]: one word of CRC-32/MPEG-2 as a combinational block ([`crc::Crc32Word`]).
+//! * [`fault`]: the link-fault injector of §9 ([`fault::LinkFault`]).
 //! * [`flit`]: the 35-bit flit wire format of `docs/protocol.md` §2 (bit positions, helpers).
 //! * [`lfsr`]: the 16-bit Galois LFSR of §4 as a reusable block ([`lfsr::Lfsr`]) plus the
 //!   software reference functions it is tested against.
@@ -9,6 +10,7 @@
 //!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
 
 pub mod crc;
+pub mod fault;
 pub mod flit;
 pub mod lfsr;
 pub mod ports;
