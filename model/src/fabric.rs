@@ -14,6 +14,7 @@
 //! whose inputs are all invalid only step their LFSR.
 
 use crate::block::ModelBlock;
+use crate::fault::LinkFault;
 use crate::lfsr;
 use crate::ports::PortSpec;
 use crate::switch::{cycle, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
@@ -38,7 +39,26 @@ pub struct Fabric {
     drops: Vec<u16>,
     counters: Counters,
     cycles: u64,
+    /// The injectors of the inter-switch links (§9), when the fabric has them.
+    faults: Option<Box<FabricFaults>>,
 }
+
+/// The inter-switch injectors of a fabric with faults.
+#[derive(Clone, Debug)]
+struct FabricFaults {
+    /// Per switch input `s*2k + j`: its injector (an index into `inj`), or `NO_INJ`.
+    inj_of: Vec<u32>,
+    /// Injector `2N + i` of §9 is `inj[i]`.
+    inj: Vec<LinkFault>,
+    /// Dead inter-switch links `j` (both directions).
+    dead: Vec<bool>,
+    loss: u16,
+    corrupt: u16,
+    /// This cycle's switch inputs, after the injectors.
+    ins: Vec<u64>,
+}
+
+const NO_INJ: u32 = u32::MAX;
 
 impl Fabric {
     /// A fabric at power-on for `k`, `n` (checked as in [`FatTree::new`]).
@@ -87,6 +107,50 @@ impl Fabric {
             drops: vec![0; so],
             counters: Counters::default(),
             cycles: 0,
+            faults: None,
+        }
+    }
+
+    /// The fabric with an injector on every inter-switch link (§9), all passing for now (see
+    /// [`Fabric::set_faults`]); the injectors of the node links belong to whoever drives them.
+    pub fn with_faults(tree: FatTree) -> Self {
+        let mut f = Self::from_tree(tree);
+        let k = tree.k;
+        let k2 = 2 * k;
+        let links = (tree.n - 1) * tree.per_level() * k;
+        let mut inj_of = vec![NO_INJ; f.nsw * k2];
+        for s in 0..f.nsw {
+            for j in 0..k2 {
+                if let Peer::Switch { switch, port } = tree.peer(s, j) {
+                    // From below: the child's up link, upward; from above: our up link, downward.
+                    inj_of[s * k2 + j] = if j < k {
+                        (2 * (switch * k + port)) as u32
+                    } else {
+                        (2 * (s * k + j - k) + 1) as u32
+                    };
+                }
+            }
+        }
+        let base = 2 * tree.nodes();
+        f.faults = Some(Box::new(FabricFaults {
+            inj_of,
+            inj: (0..2 * links).map(|i| LinkFault::new(base + i)).collect(),
+            dead: vec![false; links],
+            loss: 0,
+            corrupt: 0,
+            ins: vec![0; f.nsw * k2],
+        }));
+        f
+    }
+
+    /// Sets the thresholds and the dead links of a fabric made [`Fabric::with_faults`].
+    pub fn set_faults(&mut self, loss: u16, corrupt: u16, dead: &[bool]) {
+        if let Some(ff) = self.faults.as_mut() {
+            ff.loss = loss;
+            ff.corrupt = corrupt;
+            for (d, &x) in ff.dead.iter_mut().zip(dead) {
+                *d = x;
+            }
         }
     }
 
@@ -113,6 +177,18 @@ impl Fabric {
         let k2 = self.k2;
         self.bus_prev[so..so + n].copy_from_slice(&node_in[..n]);
         self.bus_cur[..so].fill(0);
+        if let Some(ff) = self.faults.as_mut() {
+            for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
+                let f = self.bus_prev[j as usize];
+                ff.ins[x] = if i == NO_INJ {
+                    f
+                } else {
+                    let dead = ff.dead[i as usize / 2];
+                    ff.inj[i as usize].pass(f, ff.loss, ff.corrupt, dead)
+                };
+            }
+        }
+        let faulted = self.faults.as_ref().map(|ff| &ff.ins[..]);
         let bus_prev = &self.bus_prev[..];
         let bus_cur = &mut self.bus_cur[..so];
         let mut inp = [0u64; 16];
@@ -120,8 +196,11 @@ impl Fabric {
             let base = s * k2;
             let srcs = &self.src[base..base + k2];
             let mut any = 0u64;
-            for (x, &j) in inp[..k2].iter_mut().zip(srcs) {
-                let f = bus_prev[j as usize];
+            for (jj, (x, &j)) in inp[..k2].iter_mut().zip(srcs).enumerate() {
+                let f = match faulted {
+                    Some(v) => v[base + jj],
+                    None => bus_prev[j as usize],
+                };
                 *x = f;
                 any |= f;
             }

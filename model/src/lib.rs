@@ -16,6 +16,7 @@ pub mod lfsr;
 pub mod ni;
 pub mod ports;
 pub mod switch;
+pub mod system;
 pub mod topology;
 pub mod traffic;
 pub mod wave;

@@ -1,0 +1,468 @@
+//! The system of docs/protocol.md §10: one NI per node on a k-ary n-tree fabric, with a
+//! link-fault injector (§9) on every link.
+//!
+//! Block ports (as [`ModelBlock`], `clock` excluded), in this order: in `loss`, `corrupt` (16),
+//! `dead$j` (1, one per inter-switch link), then per node `p` the NI's host ports
+//! `req_valid$p`, `req_dst$p`, `req_len$p`, `req_data$p`, `dlv_ready$p` (each group over all
+//! nodes before the next); out `req_ready$p`, `dlv_valid$p`, `dlv_src$p`, `dlv_uid$p`,
+//! `dlv_len$p`, `dlv_data$p`, `done_valid$p`, `done_uid$p`, the NI counters `cnt_<name>$p`,
+//! and the switches' `drops$x` (§5).
+//!
+//! Timing: links are wires through the injectors, so in cycle `t` a switch input and an NI's
+//! `net_in` see the neighbour's output register of `O_(t-1)`, passed through its injector.
+
+use crate::block::ModelBlock;
+use crate::fabric::Fabric;
+use crate::fault::LinkFault;
+use crate::ni::{self, Ni, NiConfig, COUNTERS, DATA_BITS};
+use crate::ports::PortSpec;
+use crate::switch::DROP_BITS;
+use crate::topology::FatTree;
+
+/// Flat-buffer layout of the system's ports.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub nodes: usize,
+    pub links: usize,
+    pub drops: usize,
+}
+
+impl Layout {
+    pub fn new(tree: &FatTree) -> Layout {
+        Layout {
+            nodes: tree.nodes(),
+            links: (tree.n - 1) * tree.per_level() * tree.k,
+            drops: tree.switches() * 2 * tree.k,
+        }
+    }
+    // Inputs.
+    pub const LOSS: usize = 0;
+    pub const CORRUPT: usize = 1;
+    pub fn dead(&self, j: usize) -> usize {
+        2 + j
+    }
+    fn host0(&self) -> usize {
+        2 + self.links
+    }
+    pub fn req_valid(&self, p: usize) -> usize {
+        self.host0() + p
+    }
+    pub fn req_dst(&self, p: usize) -> usize {
+        self.host0() + self.nodes + p
+    }
+    pub fn req_len(&self, p: usize) -> usize {
+        self.host0() + 2 * self.nodes + p
+    }
+    pub fn req_data(&self, p: usize) -> usize {
+        self.host0() + 3 * self.nodes + 4 * p
+    }
+    pub fn dlv_ready(&self, p: usize) -> usize {
+        self.host0() + 7 * self.nodes + p
+    }
+    pub fn input_words(&self) -> usize {
+        self.host0() + 8 * self.nodes
+    }
+    // Outputs.
+    pub fn req_ready(&self, p: usize) -> usize {
+        p
+    }
+    pub fn dlv_valid(&self, p: usize) -> usize {
+        self.nodes + p
+    }
+    pub fn dlv_src(&self, p: usize) -> usize {
+        2 * self.nodes + p
+    }
+    pub fn dlv_uid(&self, p: usize) -> usize {
+        3 * self.nodes + p
+    }
+    pub fn dlv_len(&self, p: usize) -> usize {
+        4 * self.nodes + p
+    }
+    pub fn dlv_data(&self, p: usize) -> usize {
+        5 * self.nodes + 4 * p
+    }
+    pub fn done_valid(&self, p: usize) -> usize {
+        9 * self.nodes + p
+    }
+    pub fn done_uid(&self, p: usize) -> usize {
+        10 * self.nodes + p
+    }
+    pub fn counter(&self, c: usize, p: usize) -> usize {
+        (11 + c) * self.nodes + p
+    }
+    pub fn drop(&self, x: usize) -> usize {
+        (11 + COUNTERS.len()) * self.nodes + x
+    }
+    pub fn output_words(&self) -> usize {
+        self.drop(self.drops)
+    }
+}
+
+/// The whole system.
+pub struct System {
+    tree: FatTree,
+    lay: Layout,
+    fabric: Fabric,
+    nis: Vec<Ni>,
+    /// Injectors `2p` (node to fabric) and `2p + 1` (fabric to node).
+    node_inj: Vec<LinkFault>,
+    ni_net_out: Vec<u64>,
+    fabric_out: Vec<u64>,
+    fabric_in: Vec<u64>,
+    dead: Vec<bool>,
+    ni_in: Vec<u64>,
+    ni_out: Vec<u64>,
+}
+
+impl System {
+    /// Node `p`'s NI has `ni` with `node = p`.
+    pub fn new(tree: FatTree, ni: NiConfig) -> Result<System, String> {
+        let lay = Layout::new(&tree);
+        let nis = (0..lay.nodes)
+            .map(|p| {
+                Ni::new(NiConfig {
+                    node: p as u16,
+                    ..ni
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(System {
+            tree,
+            lay,
+            fabric: Fabric::with_faults(tree),
+            nis,
+            node_inj: (0..2 * lay.nodes).map(LinkFault::new).collect(),
+            ni_net_out: vec![0; lay.nodes],
+            fabric_out: vec![0; lay.nodes],
+            fabric_in: vec![0; lay.nodes],
+            dead: vec![false; lay.links],
+            ni_in: vec![0; ni::inp::WORDS],
+            ni_out: vec![0; ni::out::WORDS],
+        })
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.lay
+    }
+
+    pub fn tree(&self) -> FatTree {
+        self.tree
+    }
+
+    /// Worms discarded by the switches since power-on.
+    pub fn switch_drops(&self) -> u64 {
+        self.fabric.total_drops()
+    }
+}
+
+impl ModelBlock for System {
+    fn ports(&self) -> Vec<PortSpec> {
+        let n = self.lay.nodes;
+        let mut v = vec![PortSpec::input("loss", 16), PortSpec::input("corrupt", 16)];
+        let each = |v: &mut Vec<PortSpec>, name: &str, w: u32, input: bool| {
+            for p in 0..n {
+                v.push(if input {
+                    PortSpec::input(format!("{name}${p}"), w)
+                } else {
+                    PortSpec::output(format!("{name}${p}"), w)
+                });
+            }
+        };
+        for j in 0..self.lay.links {
+            v.push(PortSpec::input(format!("dead${j}"), 1));
+        }
+        each(&mut v, "req_valid", 1, true);
+        each(&mut v, "req_dst", 16, true);
+        each(&mut v, "req_len", 6, true);
+        each(&mut v, "req_data", DATA_BITS, true);
+        each(&mut v, "dlv_ready", 1, true);
+        each(&mut v, "req_ready", 1, false);
+        each(&mut v, "dlv_valid", 1, false);
+        each(&mut v, "dlv_src", 16, false);
+        each(&mut v, "dlv_uid", 32, false);
+        each(&mut v, "dlv_len", 6, false);
+        each(&mut v, "dlv_data", DATA_BITS, false);
+        each(&mut v, "done_valid", 1, false);
+        each(&mut v, "done_uid", 32, false);
+        for c in COUNTERS {
+            each(&mut v, &format!("cnt_{c}"), 16, false);
+        }
+        for x in 0..self.lay.drops {
+            v.push(PortSpec::output(format!("drops${x}"), DROP_BITS));
+        }
+        v
+    }
+
+    fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        let lay = self.lay;
+        let loss = i[Layout::LOSS] as u16;
+        let corrupt = i[Layout::CORRUPT] as u16;
+        for (j, d) in self.dead.iter_mut().enumerate() {
+            *d = i[lay.dead(j)] & 1 == 1;
+        }
+        self.fabric.set_faults(loss, corrupt, &self.dead);
+        // The wires of cycle t, from the registers of O_(t-1).
+        for p in 0..lay.nodes {
+            self.fabric_in[p] = self.node_inj[2 * p].pass(self.ni_net_out[p], loss, corrupt, false);
+        }
+        let fabric_out_before = std::mem::take(&mut self.fabric_out);
+        self.fabric_out = vec![0; lay.nodes];
+        self.fabric.step(&self.fabric_in, &mut self.fabric_out);
+        for p in 0..lay.nodes {
+            let net_in = self.node_inj[2 * p + 1].pass(fabric_out_before[p], loss, corrupt, false);
+            let ni_in = &mut self.ni_in;
+            ni_in[ni::inp::NET_IN] = net_in;
+            ni_in[ni::inp::REQ_VALID] = i[lay.req_valid(p)];
+            ni_in[ni::inp::REQ_DST] = i[lay.req_dst(p)];
+            ni_in[ni::inp::REQ_LEN] = i[lay.req_len(p)];
+            ni_in[ni::inp::REQ_DATA..ni::inp::REQ_DATA + 4]
+                .copy_from_slice(&i[lay.req_data(p)..lay.req_data(p) + 4]);
+            ni_in[ni::inp::DLV_READY] = i[lay.dlv_ready(p)];
+            self.nis[p].step(&self.ni_in, &mut self.ni_out);
+            let no = &self.ni_out;
+            self.ni_net_out[p] = no[ni::out::NET_OUT];
+            o[lay.req_ready(p)] = no[ni::out::REQ_READY];
+            o[lay.dlv_valid(p)] = no[ni::out::DLV_VALID];
+            o[lay.dlv_src(p)] = no[ni::out::DLV_SRC];
+            o[lay.dlv_uid(p)] = no[ni::out::DLV_UID];
+            o[lay.dlv_len(p)] = no[ni::out::DLV_LEN];
+            o[lay.dlv_data(p)..lay.dlv_data(p) + 4]
+                .copy_from_slice(&no[ni::out::DLV_DATA..ni::out::DLV_DATA + 4]);
+            o[lay.done_valid(p)] = no[ni::out::DONE_VALID];
+            o[lay.done_uid(p)] = no[ni::out::DONE_UID];
+            for c in 0..COUNTERS.len() {
+                o[lay.counter(c, p)] = no[ni::out::COUNTERS + c];
+            }
+        }
+        for (x, &d) in self.fabric.drops().iter().enumerate() {
+            o[lay.drop(x)] = d as u64;
+        }
+    }
+}
+
+/// The hosts of every node and the end-to-end scoreboard (§10).
+///
+/// Each host asks to send a datagram with probability `q` per cycle when it is not already
+/// asking, to a destination drawn uniformly from the other nodes, with 0..=32 random payload
+/// bytes, and holds the request until the NI accepts it; every host always takes deliveries.
+/// `load` is the offered SEND traffic in flits per node per cycle (a SEND worm of `w` payload
+/// words is `w + 4` flits), so `q = load / E[w + 4]`. The scoreboard learns each accepted
+/// datagram's uid (the NI numbers them in acceptance order) and checks every delivery: a
+/// datagram it knows, to the right node, from the right node, with the right payload, and never
+/// twice. After a drain, a datagram accepted but not delivered is lost.
+pub struct Hosts {
+    rng: rand_chacha::ChaCha8Rng,
+    lay: Layout,
+    q: f64,
+    asking: Vec<Option<(u16, Vec<u8>)>>,
+    presented: Vec<bool>,
+    ready_before: Vec<bool>,
+    next_uid: Vec<u16>,
+    /// uid -> (destination, payload, cycle accepted, delivered)
+    outstanding: std::collections::HashMap<u32, (u16, Vec<u8>, u64, bool)>,
+    /// Stop asking (the drain).
+    pub quiet: bool,
+    pub accepted: u64,
+    pub delivered: u64,
+    pub completed: u64,
+    pub errors: u64,
+    pub first_error: Option<String>,
+    pub latencies: Vec<u64>,
+}
+
+impl Hosts {
+    pub fn new(tree: &FatTree, load: f64, seed: u64) -> Result<Hosts, String> {
+        use rand::SeedableRng;
+        if !(0.0..=1.0).contains(&load) {
+            return Err(format!("load {load}: must be in 0..=1"));
+        }
+        let lay = Layout::new(tree);
+        // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
+        let ew: f64 = (0..=32).map(|l: usize| l.div_ceil(4) as f64).sum::<f64>() / 33.0;
+        Ok(Hosts {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            lay,
+            q: (load / (ew + 4.0)).min(1.0),
+            asking: vec![None; lay.nodes],
+            presented: vec![false; lay.nodes],
+            ready_before: vec![false; lay.nodes],
+            next_uid: vec![0; lay.nodes],
+            outstanding: Default::default(),
+            quiet: false,
+            accepted: 0,
+            delivered: 0,
+            completed: 0,
+            errors: 0,
+            first_error: None,
+            latencies: vec![],
+        })
+    }
+
+    fn error(&mut self, e: String) {
+        self.errors += 1;
+        self.first_error.get_or_insert(e);
+    }
+
+    /// Datagrams accepted and not yet both delivered and completed.
+    pub fn in_flight(&self) -> usize {
+        self.outstanding.len()
+    }
+
+    /// Datagrams accepted but never delivered.
+    pub fn lost(&self) -> usize {
+        self.outstanding.values().filter(|v| !v.3).count()
+    }
+
+    /// Cycle `t`: `prev` is `O_(t-1)` (all zero for `t = 0`); writes the host inputs of `I_t`.
+    pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
+        use rand::Rng;
+        let lay = self.lay;
+        let n = lay.nodes;
+        for p in 0..n {
+            if self.presented[p] && self.ready_before[p] {
+                if let Some((dst, data)) = self.asking[p].take() {
+                    let uid = (p as u32) << 16 | self.next_uid[p] as u32;
+                    self.next_uid[p] = self.next_uid[p].wrapping_add(1);
+                    self.outstanding.insert(uid, (dst, data, t - 1, false));
+                    self.accepted += 1;
+                }
+            }
+            self.ready_before[p] = prev[lay.req_ready(p)] & 1 == 1;
+            if self.asking[p].is_none() && !self.quiet && self.rng.gen_bool(self.q) {
+                let mut dst = self.rng.gen_range(0..n - 1);
+                if dst >= p {
+                    dst += 1;
+                }
+                let len = self.rng.gen_range(0..=ni::MAX_PAYLOAD);
+                let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
+                self.asking[p] = Some((dst as u16, data));
+            }
+            if self.quiet {
+                self.asking[p] = None;
+            }
+            self.presented[p] = self.asking[p].is_some();
+            match &self.asking[p] {
+                Some((dst, data)) => {
+                    let mut w = [0u32; ni::PAYLOAD_WORDS];
+                    for (j, x) in ni::bytes_to_words(data).into_iter().enumerate() {
+                        w[j] = x;
+                    }
+                    inputs[lay.req_valid(p)] = 1;
+                    inputs[lay.req_dst(p)] = *dst as u64;
+                    inputs[lay.req_len(p)] = data.len() as u64;
+                    inputs[lay.req_data(p)..lay.req_data(p) + 4]
+                        .copy_from_slice(&ni::bus_from_words(&w));
+                }
+                None => {
+                    inputs[lay.req_valid(p)] = 0;
+                    inputs[lay.req_dst(p)] = 0;
+                    inputs[lay.req_len(p)] = 0;
+                    inputs[lay.req_data(p)..lay.req_data(p) + 4].fill(0);
+                }
+            }
+            inputs[lay.dlv_ready(p)] = 1;
+        }
+    }
+
+    /// Checks the deliveries and completions shown in `O_t`.
+    pub fn observe(&mut self, t: u64, o: &[u64]) {
+        let lay = self.lay;
+        for q in 0..lay.nodes {
+            if o[lay.dlv_valid(q)] & 1 == 1 {
+                let uid = o[lay.dlv_uid(q)] as u32;
+                let src = o[lay.dlv_src(q)] as u16;
+                let len = (o[lay.dlv_len(q)] & 0x3F) as usize;
+                let words = ni::words_from_bus(&o[lay.dlv_data(q)..lay.dlv_data(q) + 4]);
+                let data = ni::words_to_bytes(&words, len);
+                match self.outstanding.get_mut(&uid) {
+                    None => self.error(format!(
+                        "cycle {t}: node {q} got uid {uid:#x}, which no host sent or which completed already"
+                    )),
+                    Some(e) if e.3 => {
+                        let _ = e;
+                        self.error(format!("cycle {t}: node {q} got uid {uid:#x} twice"));
+                    }
+                    Some(e) => {
+                        e.3 = true;
+                        let (dst, want, at) = (e.0, e.1.clone(), e.2);
+                        self.delivered += 1;
+                        self.latencies.push(t - at);
+                        if dst as usize != q || src as u32 != uid >> 16 || want != data {
+                            self.error(format!(
+                                "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
+                                data.len(),
+                                want.len()
+                            ));
+                        }
+                    }
+                }
+            }
+            if o[lay.done_valid(q)] & 1 == 1 {
+                let uid = o[lay.done_uid(q)] as u32;
+                match self.outstanding.get(&uid) {
+                    Some(e) if e.3 => {
+                        self.outstanding.remove(&uid);
+                        self.completed += 1;
+                    }
+                    _ => self.error(format!(
+                        "cycle {t}: node {q} completed uid {uid:#x}, which was never delivered"
+                    )),
+                }
+            }
+        }
+    }
+
+    /// (min, median, p99) of the delivery latencies, in cycles from acceptance to delivery.
+    pub fn latency(&self) -> Option<(u64, u64, u64)> {
+        let mut v = self.latencies.clone();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_unstable();
+        let at = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+        Some((v[0], at(0.5), at(0.99)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(load: f64, loss: u16, corrupt: u16, dead: Option<usize>, cycles: u64) -> Hosts {
+        let tree = FatTree::new(4, 2).unwrap();
+        let mut sys = System::new(tree, NiConfig::DEFAULT).unwrap();
+        let lay = sys.layout();
+        let mut hosts = Hosts::new(&tree, load, 1).unwrap();
+        let mut i = vec![0u64; lay.input_words()];
+        let mut o = vec![0u64; lay.output_words()];
+        assert_eq!(crate::block::input_words(&sys.ports()), i.len());
+        assert_eq!(crate::block::output_words(&sys.ports()), o.len());
+        i[Layout::LOSS] = loss as u64;
+        i[Layout::CORRUPT] = corrupt as u64;
+        if let Some(j) = dead {
+            i[lay.dead(j)] = 1;
+        }
+        let mut t = 0;
+        while t < cycles || (hosts.in_flight() > 0 && t < cycles + 100_000) {
+            hosts.quiet = t >= cycles;
+            let prev = o.clone();
+            hosts.step(t, &prev, &mut i);
+            sys.step(&i, &mut o);
+            hosts.observe(t, &o);
+            t += 1;
+        }
+        hosts
+    }
+
+    #[test]
+    fn exactly_once_over_a_lossy_fabric_and_a_dead_link() {
+        for (loss, corrupt, dead) in [(0, 0, None), (66, 33, None), (66, 33, Some(5))] {
+            let h = run(0.3, loss, corrupt, dead, 20_000);
+            assert_eq!(h.errors, 0, "{:?}", h.first_error);
+            assert_eq!(h.lost(), 0);
+            assert_eq!(h.in_flight(), 0);
+            assert!(h.accepted > 1000, "{}", h.accepted);
+            assert_eq!((h.delivered, h.completed), (h.accepted, h.accepted));
+        }
+    }
+}
