@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
+use idemnet_model::fault::Faults;
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -18,6 +19,7 @@ fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
         BlockArg::Router => Block::Switch,
         BlockArg::Fabric => Block::Fabric,
         BlockArg::Ni => return Config::named("ni"),
+        BlockArg::System => Block::System,
     };
     Config::new(block, k, n)
 }
@@ -72,26 +74,80 @@ pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `idemnet cosim`: exit 1 on a mismatch or a scoreboard error.
+/// The fault options of `idemnet cosim`, as given.
+pub struct FaultArgs {
+    pub loss: f64,
+    pub corrupt: f64,
+    pub dead_link: Vec<String>,
+}
+
+impl FaultArgs {
+    /// The injectors' settings; `--dead-link S:U` is inter-switch link `j = S k + U` (§9).
+    fn faults(&self, cfg: &Config) -> Result<Faults> {
+        let any = self.loss != 0.0 || self.corrupt != 0.0 || !self.dead_link.is_empty();
+        if any && cfg.block != Block::System {
+            bail!("--loss, --corrupt and --dead-link apply to --block system only");
+        }
+        let mut f = Faults::from_probabilities(self.loss, self.corrupt)
+            .map_err(|e| anyhow::anyhow!("--loss / --corrupt: {e}"))?;
+        let tree = cfg.tree()?;
+        let inner = (tree.n - 1) * tree.per_level();
+        for d in &self.dead_link {
+            let bad = || {
+                anyhow::anyhow!(
+                    "--dead-link {d}: expected SWITCH:PORT with SWITCH in 0..{inner} (a switch \
+                     below the top level) and PORT in 0..{}",
+                    tree.k
+                )
+            };
+            let (s, u) = d.split_once(':').ok_or_else(bad)?;
+            let (s, u): (usize, usize) = (
+                s.trim().parse().map_err(|_| bad())?,
+                u.trim().parse().map_err(|_| bad())?,
+            );
+            if s >= inner || u >= tree.k {
+                return Err(bad());
+            }
+            f.dead.push(s * tree.k + u);
+        }
+        Ok(f)
+    }
+}
+
+/// `idemnet cosim`: exit 1 on a mismatch, a scoreboard error or a lost datagram.
 pub fn cosim(
     block: BlockArg,
     k: usize,
     n: usize,
-    opts: CosimOptions,
+    mut opts: CosimOptions,
+    faults: FaultArgs,
     quiet: bool,
 ) -> Result<ExitCode> {
     let cfg = config(block, k, n)?;
     check_load(opts.load)?;
+    opts.faults = faults.faults(&cfg)?;
     if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
         }
     }
     println!(
-        "idemnet cosim: {cfg}, seed {}, load {}, {} cycles{}",
+        "idemnet cosim: {cfg}, seed {}, load {}, {} cycles{}{}",
         opts.seed,
         opts.load,
         opts.cycles,
+        if cfg.block == Block::System {
+            format!(
+                ", loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+                faults.loss,
+                faults.corrupt,
+                opts.faults.loss,
+                opts.faults.corrupt,
+                opts.faults.dead
+            )
+        } else {
+            String::new()
+        },
         opts.verilog
             .as_ref()
             .map(|v| format!(", RTL from {}", v.display()))

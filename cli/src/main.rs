@@ -32,6 +32,9 @@ pub enum BlockArg {
     /// One idempotent network interface (node 5 of 16, default parameters), driven by reactive
     /// fake peers and a host.
     Ni,
+    /// One NI per node on the k-ary n-tree, a link-fault injector on every link, random host
+    /// traffic and an exactly-once scoreboard; drained at the end.
+    System,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -86,6 +89,19 @@ enum Command {
         /// Do not draw a progress bar.
         #[arg(long)]
         quiet: bool,
+        /// System: probability that a link drops a flit (every link).
+        #[arg(long, default_value_t = 0.0)]
+        loss: f64,
+        /// System: probability that a link flips a data bit of a flit.
+        #[arg(long, default_value_t = 0.0)]
+        corrupt: f64,
+        /// System: kill up port PORT of switch SWITCH (global switch index), both directions;
+        /// may be given more than once.
+        #[arg(long, value_name = "SWITCH:PORT")]
+        dead_link: Vec<String>,
+        /// System: cycles the drain may take at most after the traffic stops.
+        #[arg(long, default_value_t = 200_000)]
+        drain: u64,
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     Model {
@@ -160,17 +176,24 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             vcd,
             verilog,
             quiet,
+            loss,
+            corrupt,
+            dead_link,
+            drain,
         } => cmd::cosim(
             block,
             k,
             n,
             idemnet_testbench::CosimOptions {
-                cycles,
-                seed,
-                load,
                 vcd_dir: vcd,
                 verilog,
-                cache_dir: idemnet_cosim::default_cache_dir(),
+                drain,
+                ..idemnet_testbench::CosimOptions::new(cycles, seed, load)
+            },
+            cmd::FaultArgs {
+                loss,
+                corrupt,
+                dead_link,
             },
             quiet,
         ),

@@ -125,7 +125,7 @@ pub fn run_lockstep(
         model,
         rtl,
         cycles,
-        |_| {},
+        |_| true,
     )
 }
 
@@ -145,14 +145,14 @@ pub struct CycleView<'a> {
 /// also sees `O_(t-1)` (all zero for `t = 0`), the outputs both sides agreed on, so a testbench
 /// can follow handshakes and answer packets. The observer is called after every cycle run
 /// (scoreboards, the model's waveform, progress), the mismatching one included, so that both
-/// waveforms end with it.
+/// waveforms end with it; it returns whether to go on (a drained system ends the run early).
 pub fn run_lockstep_observed(
     ports: &[PortSpec],
     mut stimulus: impl FnMut(u64, &[u64], &mut [u64]),
     model: &mut dyn StepModel,
     rtl: &mut dyn Dut,
     cycles: u64,
-    mut observe: impl FnMut(CycleView<'_>),
+    mut observe: impl FnMut(CycleView<'_>) -> bool,
 ) -> LockstepReport {
     let t0 = Instant::now();
     let mut inputs = vec![0u64; input_words(ports)];
@@ -197,13 +197,13 @@ pub fn run_lockstep_observed(
                 break;
             }
         }
-        observe(CycleView {
+        let go_on = observe(CycleView {
             cycle: t,
             inputs: &inputs,
             model: &exp,
             rtl: &act,
         });
-        if mismatch.is_some() {
+        if mismatch.is_some() || !go_on {
             break;
         }
     }

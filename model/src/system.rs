@@ -99,6 +99,7 @@ impl Layout {
 }
 
 /// The whole system.
+#[derive(Clone, Debug)]
 pub struct System {
     tree: FatTree,
     lay: Layout,

@@ -6,19 +6,97 @@ use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-#[derive(Clone, Copy, Debug)]
-enum FlitSrc {
+/// Where a link's flits come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlitSrc {
+    /// Node `p` (its injection port).
     NodeIn(usize),
+    /// Down output `port` of switch `s`.
     DownOut(usize, usize),
+    /// Up output `port` of switch `s`.
     UpOut(usize, usize),
+    /// Constant zero (the up inputs of top-level switches).
     Zero,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum FlitDst {
+/// Where a link's flits go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlitDst {
+    /// Node `p` (its ejection port).
     NodeOut(usize),
+    /// Down input `port` of switch `s`.
     DownIn(usize, usize),
+    /// Up input `port` of switch `s`.
     UpIn(usize, usize),
+}
+
+/// One directed link of the tree, with its link-fault injector number (docs/protocol.md §9) and,
+/// for an inter-switch link, the number `j` of the bidirectional link it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub dst: FlitDst,
+    pub src: FlitSrc,
+    pub injector: Option<usize>,
+    pub link: Option<usize>,
+}
+
+/// Every directed link of the k-ary n-tree (§3, §5), numbered for faults as §9 says.
+pub fn wires(topo: &Topology) -> Vec<Wire> {
+    let k = topo.k;
+    let nodes = topo.nodes;
+    let mut wires = vec![];
+    let w = |dst, src, injector, link| Wire {
+        dst,
+        src,
+        injector,
+        link,
+    };
+    for p in 0..nodes {
+        let PortRef::Down { s, port } = topo.node_port(p) else {
+            unreachable!()
+        };
+        wires.push(w(
+            FlitDst::DownIn(s, port),
+            FlitSrc::NodeIn(p),
+            Some(2 * p),
+            None,
+        ));
+        wires.push(w(
+            FlitDst::NodeOut(p),
+            FlitSrc::DownOut(s, port),
+            Some(2 * p + 1),
+            None,
+        ));
+    }
+    for l in 0..topo.n {
+        for wi in 0..topo.per_level {
+            let s = topo.switch_index(l, wi);
+            for u in 0..k {
+                if l + 1 == topo.n {
+                    wires.push(w(FlitDst::UpIn(s, u), FlitSrc::Zero, None, None));
+                } else {
+                    let PortRef::Down { s: s2, port } = topo.up_link(l, wi, u) else {
+                        unreachable!()
+                    };
+                    let j = s * k + u;
+                    let up = 2 * nodes + 2 * j;
+                    wires.push(w(
+                        FlitDst::DownIn(s2, port),
+                        FlitSrc::UpOut(s, u),
+                        Some(up),
+                        Some(j),
+                    ));
+                    wires.push(w(
+                        FlitDst::UpIn(s, u),
+                        FlitSrc::DownOut(s2, port),
+                        Some(up + 1),
+                        Some(j),
+                    ));
+                }
+            }
+        }
+    }
+    wires
 }
 
 /// The fabric top (`docs/protocol.md` §5).
@@ -56,30 +134,7 @@ impl Fabric {
     /// The fabric of `topo` (see [`Topology::new`] for the valid parameters).
     pub fn new(topo: Topology) -> Self {
         let k = topo.k;
-        let mut wires = vec![];
-        for p in 0..topo.nodes {
-            let PortRef::Down { s, port } = topo.node_port(p) else {
-                unreachable!()
-            };
-            wires.push((FlitDst::DownIn(s, port), FlitSrc::NodeIn(p)));
-            wires.push((FlitDst::NodeOut(p), FlitSrc::DownOut(s, port)));
-        }
-        for l in 0..topo.n {
-            for w in 0..topo.per_level {
-                let s = topo.switch_index(l, w);
-                for u in 0..k {
-                    if l + 1 == topo.n {
-                        wires.push((FlitDst::UpIn(s, u), FlitSrc::Zero));
-                    } else {
-                        let PortRef::Down { s: s2, port } = topo.up_link(l, w, u) else {
-                            unreachable!()
-                        };
-                        wires.push((FlitDst::DownIn(s2, port), FlitSrc::UpOut(s, u)));
-                        wires.push((FlitDst::UpIn(s, u), FlitSrc::DownOut(s2, port)));
-                    }
-                }
-            }
-        }
+        let wires = wires(&topo).into_iter().map(|w| (w.dst, w.src)).collect();
         let switches = (0..topo.switches())
             .map(|s| {
                 let (l, w) = topo.switch_coords(s);

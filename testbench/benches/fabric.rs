@@ -70,12 +70,8 @@ fn main() {
 
     let n_lock = scaled(1_000_000);
     let opts = CosimOptions {
-        cycles: n_lock,
-        seed: SEED,
-        load: LOAD,
         vcd_dir: None,
-        verilog: None,
-        cache_dir: default_cache_dir(),
+        ..CosimOptions::new(n_lock, SEED, LOAD)
     };
     let report = cosim(&cfg, &opts, |_| {}).unwrap();
     assert!(report.passed(), "{report}");

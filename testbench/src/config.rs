@@ -24,6 +24,7 @@ use idemnet_model::block::ModelBlock;
 use idemnet_model::ni::peers::{PeerParams, Peers};
 use idemnet_model::ni::{Ni, NiConfig};
 use idemnet_model::ports::PortSpec;
+use idemnet_model::system::System;
 use idemnet_model::{FatTree, TrafficGen};
 
 /// Which block of the router a configuration is about.
@@ -35,6 +36,8 @@ pub enum Block {
     Fabric,
     /// One idempotent network interface (`ni` parameters; `k^n` nodes in the machine).
     Ni,
+    /// One NI per node on the k-ary n-tree, a fault injector on every link (§10).
+    System,
 }
 
 /// A block and its tree.
@@ -53,6 +56,7 @@ pub const NAMED: &[(&str, Config)] = &[
     ("fabric-4x3", Config::fabric(4, 3)),
     ("fabric-2x3", Config::fabric(2, 3)),
     ("switch-4x2", Config::switch(4, 2)),
+    ("system-4x2", Config::system(4, 2)),
     (
         "ni",
         Config::ni(NiConfig {
@@ -77,6 +81,16 @@ impl Config {
     pub const fn switch(k: usize, n: usize) -> Self {
         Config {
             block: Block::Switch,
+            k,
+            n,
+            ni: NiConfig::DEFAULT,
+        }
+    }
+
+    /// The system of the k-ary n-tree with default NIs.
+    pub const fn system(k: usize, n: usize) -> Self {
+        Config {
+            block: Block::System,
             k,
             n,
             ni: NiConfig::DEFAULT,
@@ -143,6 +157,7 @@ impl Config {
             Block::Fabric => t.nodes(),
             Block::Switch => 2 * t.k,
             Block::Ni => 1,
+            Block::System => t.nodes(),
         })
     }
 
@@ -154,6 +169,10 @@ impl Config {
             Block::Switch => idemnet_router::switch_verilog(self.k, self.n, 0, 0),
             Block::Ni => {
                 return idemnet_ni_core::ni_verilog(&self.ni).map_err(|e| anyhow!("{self}: {e}"))
+            }
+            Block::System => {
+                return idemnet_ni_core::system_verilog(self.k, self.n, &self.ni)
+                    .map_err(|e| anyhow!("{self}: {e}"))
             }
         };
         r.map_err(|e| anyhow!("{self}: {e}"))
@@ -167,14 +186,17 @@ impl Config {
             Block::Fabric => Model::Fabric(idemnet_model::Fabric::from_tree(t)),
             Block::Switch => Model::Switch(idemnet_model::Switch::new(t, 0, 0).map_err(e)?),
             Block::Ni => Model::Ni(Ni::new(self.ni).map_err(|e| anyhow!(e))?),
+            Block::System => {
+                Model::System(Box::new(System::new(t, self.ni).map_err(|e| anyhow!(e))?))
+            }
         })
     }
 
     /// The §6 traffic that drives every input of the block: the flat input words of a cycle are
     /// exactly one [`TrafficGen::step`].
     pub fn traffic(&self, load: f64, seed: u64) -> Result<TrafficGen> {
-        if self.block == Block::Ni {
-            bail!("the {self} is driven by its peers (`Config::peers`), not by worm traffic");
+        if matches!(self.block, Block::Ni | Block::System) {
+            bail!("the {self} is driven by hosts or peers, not by worm traffic");
         }
         TrafficGen::new(self.sources()?, load, seed).map_err(|e| anyhow!("{}", e.0))
     }
@@ -199,6 +221,7 @@ impl fmt::Display for Config {
         let b = match self.block {
             Block::Fabric => "fabric",
             Block::Switch => "switch",
+            Block::System => "system",
             Block::Ni => {
                 let c = &self.ni;
                 return write!(
@@ -218,6 +241,7 @@ pub enum Model {
     Switch(idemnet_model::Switch),
     Fabric(idemnet_model::Fabric),
     Ni(Ni),
+    System(Box<System>),
 }
 
 impl Model {
@@ -227,6 +251,7 @@ impl Model {
             Model::Switch(s) => s.counters().drops,
             Model::Fabric(f) => f.total_drops(),
             Model::Ni(n) => n.counters()[..8].iter().map(|&c| c as u64).sum(),
+            Model::System(s) => s.switch_drops(),
         }
     }
 }
@@ -237,6 +262,7 @@ impl ModelBlock for Model {
             Model::Switch(s) => s.ports(),
             Model::Fabric(f) => f.ports(),
             Model::Ni(n) => n.ports(),
+            Model::System(s) => s.ports(),
         }
     }
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
@@ -244,6 +270,7 @@ impl ModelBlock for Model {
             Model::Switch(s) => ModelBlock::step(s, inputs, outputs),
             Model::Fabric(f) => ModelBlock::step(f, inputs, outputs),
             Model::Ni(n) => n.step(inputs, outputs),
+            Model::System(s) => s.step(inputs, outputs),
         }
     }
 }
@@ -259,7 +286,7 @@ mod tests {
             c.tree().unwrap();
             // The model's port list is the RTL's, name for name (4x3 fabric skipped: its
             // rust-hdl elaboration is the slowest part and is covered by the router tests).
-            if c.block == Block::Ni || c.k.pow(c.n as u32) <= 16 {
+            if c.block == Block::Ni || (c.block != Block::System && c.k.pow(c.n as u32) <= 16) {
                 let (_, rtl) = c.verilog().unwrap();
                 assert_eq!(c.model().unwrap().ports(), rtl, "{name}");
             }

@@ -13,7 +13,9 @@ use idemnet_model::switch::{HEAD, VALID};
 use idemnet_model::{PortVcd, Scoreboard};
 
 use crate::config::{Block, Config, Model};
+use idemnet_model::fault::Faults;
 use idemnet_model::ni;
+use idemnet_model::system::{Hosts, Layout};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -28,6 +30,27 @@ pub struct CosimOptions {
     pub verilog: Option<PathBuf>,
     /// Where Verilator builds are cached.
     pub cache_dir: PathBuf,
+    /// Link faults (the system only).
+    pub faults: Faults,
+    /// The system only: after `cycles`, the hosts stop asking and the run goes on until every
+    /// datagram is delivered and completed, for at most this many cycles.
+    pub drain: u64,
+}
+
+impl CosimOptions {
+    /// `cycles` of seeded traffic at `load`, no faults, no waveforms, the default cache.
+    pub fn new(cycles: u64, seed: u64, load: f64) -> CosimOptions {
+        CosimOptions {
+            cycles,
+            seed,
+            load,
+            vcd_dir: None,
+            verilog: None,
+            cache_dir: idemnet_cosim::default_cache_dir(),
+            faults: Faults::default(),
+            drain: 200_000,
+        }
+    }
 }
 
 /// Outcome of [`cosim`].
@@ -57,10 +80,12 @@ pub struct CosimReport {
     pub extra: Vec<(String, u64)>,
 }
 
-/// The stimulus of a block: worms from every source, or the peers of an NI.
+/// The stimulus of a block: worms from every source, the peers of an NI, or the hosts of a
+/// system.
 enum Stimulus {
     Worms(Box<idemnet_model::TrafficGen>),
     Peers(Box<ni::peers::Peers>),
+    Hosts(Box<Hosts>),
 }
 
 impl CosimReport {
@@ -97,7 +122,7 @@ impl fmt::Display for CosimReport {
             None => writeln!(f, "  mismatches 0 ({} port comparisons)", l.comparisons)?,
             Some(m) => writeln!(f, "  mismatches 1, the first: {m}")?,
         }
-        if self.config.block == Block::Fabric {
+        if matches!(self.config.block, Block::Fabric | Block::System) {
             match &self.first_scoreboard_error {
                 None => writeln!(f, "  scoreboard 0 errors")?,
                 Some(e) => writeln!(
@@ -166,8 +191,21 @@ pub fn cosim(
     if model.ports() != ports {
         bail!("{cfg}: the golden model's port list differs from the RTL's");
     }
-    let mut stimulus = match cfg.block {
+    let tree = cfg.tree()?;
+    let lay = Layout::new(&tree);
+    for &j in &opts.faults.dead {
+        if j >= lay.links {
+            bail!(
+                "dead link {j}: the {cfg} has inter-switch links 0..{}",
+                lay.links
+            );
+        }
+    }
+    let stimulus = match cfg.block {
         Block::Ni => Stimulus::Peers(Box::new(cfg.peers(opts.load, opts.seed)?)),
+        Block::System => Stimulus::Hosts(Box::new(
+            Hosts::new(&tree, opts.load, opts.seed).map_err(|e| anyhow::anyhow!(e))?,
+        )),
         _ => Stimulus::Worms(Box::new(cfg.traffic(opts.load, opts.seed)?)),
     };
     let mut rtl = lib.instance();
@@ -191,21 +229,38 @@ pub fn cosim(
         Block::Fabric => sources,
         Block::Switch => 2 * cfg.k,
         Block::Ni => 1,
+        Block::System => 0,
     };
     let (mut flits_in, mut flits_out, mut heads_out) = (0u64, 0u64, 0u64);
     let (mut delivered, mut completed) = (0u64, 0u64);
+    let total_cycles = match cfg.block {
+        Block::System => opts.cycles + opts.drain,
+        _ => opts.cycles,
+    };
     let mut dlv_shown = false;
+    let mut last_outputs = vec![0u64; idemnet_model::block::output_words(&ports)];
     let mut vcd_error = None;
+    let stimulus = std::cell::RefCell::new(stimulus);
     let lockstep = run_lockstep_observed(
         &ports,
-        |t, prev, inputs| match &mut stimulus {
+        |t, prev, inputs| match &mut *stimulus.borrow_mut() {
             Stimulus::Worms(g) => g.step(inputs),
             Stimulus::Peers(p) => p.step(t, prev, inputs),
+            Stimulus::Hosts(h) => {
+                h.quiet = t >= opts.cycles;
+                h.step(t, prev, inputs);
+                inputs[Layout::LOSS] = opts.faults.loss as u64;
+                inputs[Layout::CORRUPT] = opts.faults.corrupt as u64;
+                for &j in &opts.faults.dead {
+                    inputs[lay.dead(j)] = 1;
+                }
+            }
         },
         &mut |i: &[u64], o: &mut [u64]| model.step(i, o),
         &mut rtl,
-        opts.cycles,
+        total_cycles,
         |v| {
+            last_outputs.copy_from_slice(v.rtl);
             if cfg.block == Block::Ni {
                 flits_in += (v.inputs[ni::inp::NET_IN] & VALID != 0) as u64;
                 delivered += (dlv_shown && v.inputs[ni::inp::DLV_READY] & 1 == 1) as u64;
@@ -228,9 +283,17 @@ pub fn cosim(
             if v.cycle & 0xffff == 0xffff {
                 progress(v.cycle + 1);
             }
+            match &mut *stimulus.borrow_mut() {
+                Stimulus::Hosts(h) => {
+                    h.observe(v.cycle, v.rtl);
+                    v.cycle < opts.cycles || h.in_flight() > 0
+                }
+                _ => true,
+            }
         },
     );
     progress(lockstep.cycles);
+    let stimulus = stimulus.into_inner();
     rtl.close_vcd()?;
     if let Some(w) = model_vcd {
         w.finish()?;
@@ -238,10 +301,16 @@ pub fn cosim(
     if let Some(e) = vcd_error {
         return Err(e).context("writing the model's waveform");
     }
-    let (worms_delivered, scoreboard_errors, first_scoreboard_error) = match &scoreboard {
+    let (worms_delivered, mut scoreboard_errors, mut first_scoreboard_error) = match &scoreboard {
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),
         None => (heads_out, 0, None),
     };
+    if let Stimulus::Hosts(h) = &stimulus {
+        scoreboard_errors = h.errors + h.lost() as u64;
+        first_scoreboard_error = h.first_error.clone().or_else(|| {
+            (h.lost() > 0).then(|| format!("{} datagrams lost after the drain", h.lost()))
+        });
+    }
     let (flits_sent, worms_sent, extra) = match (&stimulus, &model) {
         (Stimulus::Worms(g), _) => (g.flits_sent(), g.worms_sent(), vec![]),
         (Stimulus::Peers(p), Model::Ni(n)) => {
@@ -255,7 +324,32 @@ pub fn cosim(
             }
             (flits_in, 0, extra)
         }
-        (Stimulus::Peers(_), _) => (flits_in, 0, vec![]),
+        (Stimulus::Hosts(h), Model::System(s)) => {
+            let o = &last_outputs;
+            let sum = |c: usize| (0..lay.nodes).map(|p| o[lay.counter(c, p)]).sum::<u64>();
+            let mut extra = vec![
+                ("datagrams sent".to_string(), h.accepted),
+                ("datagrams delivered".to_string(), h.delivered),
+                ("datagrams completed".to_string(), h.completed),
+                ("datagrams lost".to_string(), h.lost() as u64),
+                ("duplicates suppressed".to_string(), sum(ni::cnt::DUPLICATE)),
+                ("retransmissions".to_string(), sum(ni::cnt::RETRANSMIT)),
+                (
+                    "worms discarded by the switches".to_string(),
+                    s.switch_drops(),
+                ),
+            ];
+            for (c, name) in ni::COUNTERS.iter().enumerate().take(8) {
+                extra.push((format!("worms discarded by the NIs: {name}"), sum(c)));
+            }
+            if let Some((lo, med, p99)) = h.latency() {
+                extra.push(("latency min (cycles)".to_string(), lo));
+                extra.push(("latency median (cycles)".to_string(), med));
+                extra.push(("latency p99 (cycles)".to_string(), p99));
+            }
+            (0, h.accepted, extra)
+        }
+        _ => (flits_in, 0, vec![]),
     };
     Ok(CosimReport {
         config: *cfg,

@@ -2,7 +2,6 @@
 //! every rule of docs/protocol.md §8 exercised (every counter moves, datagrams are delivered
 //! and sends complete), so a pass means something.
 
-use idemnet_cosim::default_cache_dir;
 use idemnet_testbench::{cosim, Config, CosimOptions};
 
 #[test]
@@ -10,12 +9,8 @@ fn ni_lockstep_with_every_rule_exercised() {
     let cfg = Config::named("ni").unwrap();
     for (seed, load) in [(1, 1.0), (2, 0.6)] {
         let opts = CosimOptions {
-            cycles: 150_000,
-            seed,
-            load,
             vcd_dir: None,
-            verilog: None,
-            cache_dir: default_cache_dir(),
+            ..CosimOptions::new(150_000, seed, load)
         };
         let r = cosim(&cfg, &opts, |_| {}).unwrap();
         assert!(r.passed(), "{r}");

@@ -26,12 +26,8 @@ fn verilated(cfg: &Config) -> Verilated {
 
 fn opts(cycles: u64, seed: u64, load: f64, vcd_dir: Option<PathBuf>) -> CosimOptions {
     CosimOptions {
-        cycles,
-        seed,
-        load,
         vcd_dir,
-        verilog: None,
-        cache_dir: default_cache_dir(),
+        ..CosimOptions::new(cycles, seed, load)
     }
 }
 
