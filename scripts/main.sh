@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main job: emit the Verilog, then co-simulate the 16-node fabric (Verilator RTL in lockstep
-# with the golden model) under seeded random traffic and print the summary.
+# The main job: emit the Verilog, then co-simulate the 16-node system (16 NIs on the fat tree,
+# a fault injector on every link: Verilator RTL in lockstep with the golden model) under seeded
+# random traffic with lost and corrupted flits, and print the summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo build --release --quiet --bin idemnet
 ./target/release/idemnet verilog --out build/verilog
-./target/release/idemnet cosim --block fabric --k 4 --n 2 --cycles "${IDEMNET_CYCLES:-1000000}" --seed "${IDEMNET_SEED:-1}" --load 0.5
+./target/release/idemnet cosim --block system --k 4 --n 2 --cycles "${IDEMNET_CYCLES:-1000000}" \
+  --seed "${IDEMNET_SEED:-1}" --load 0.3 --loss 0.001 --corrupt 0.0005

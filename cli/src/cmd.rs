@@ -45,15 +45,21 @@ fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
     pb
 }
 
-/// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v`, `ni.v` (the `ni` configuration)
-/// and the lint waivers.
+/// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v`, `ni.v` (the `ni` configuration),
+/// `system.v` and the lint waivers.
 pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     let fabric = Config::new(Block::Fabric, k, n)?;
     let switch = Config::new(Block::Switch, k, n)?;
     std::fs::create_dir_all(out)
         .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
     let ni = Config::named("ni")?;
-    for (file, cfg) in [("switch.v", switch), ("fabric.v", fabric), ("ni.v", ni)] {
+    let system = Config::new(Block::System, k, n)?;
+    for (file, cfg) in [
+        ("switch.v", switch),
+        ("fabric.v", fabric),
+        ("ni.v", ni),
+        ("system.v", system),
+    ] {
         let (v, ports) = cfg.verilog()?;
         let path = out.join(file);
         std::fs::write(&path, &v).with_context(|| format!("cannot write {}", path.display()))?;

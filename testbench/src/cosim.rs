@@ -104,17 +104,19 @@ impl fmt::Display for CosimReport {
             "{}: seed {}, load {}, {} cycles",
             self.config, self.seed, self.load, l.cycles
         )?;
-        writeln!(
-            f,
-            "  sent       {} flits in {} worms",
-            self.flits_sent, self.worms_sent
-        )?;
-        writeln!(
-            f,
-            "  delivered  {} flits in {} worms",
-            self.flits_delivered, self.worms_delivered
-        )?;
-        writeln!(f, "  discarded  {} worms", self.worms_discarded)?;
+        if matches!(self.config.block, Block::Fabric | Block::Switch) {
+            writeln!(
+                f,
+                "  sent       {} flits in {} worms",
+                self.flits_sent, self.worms_sent
+            )?;
+            writeln!(
+                f,
+                "  delivered  {} flits in {} worms",
+                self.flits_delivered, self.worms_delivered
+            )?;
+            writeln!(f, "  discarded  {} worms", self.worms_discarded)?;
+        }
         for (name, v) in &self.extra {
             writeln!(f, "  {name}: {v}")?;
         }
