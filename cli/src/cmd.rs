@@ -203,6 +203,51 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
     })
 }
 
+/// `idemnet model --block system`: the system's golden model alone under host traffic and
+/// faults, drained; exit 1 on a scoreboard error or a lost datagram.
+pub fn model_system(
+    k: usize,
+    n: usize,
+    cycles: u64,
+    seed: u64,
+    load: f64,
+    faults: FaultArgs,
+    drain: u64,
+) -> Result<ExitCode> {
+    let cfg = Config::new(Block::System, k, n)?;
+    check_load(load)?;
+    let f = faults.faults(&cfg)?;
+    println!(
+        "idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles, loss {} corrupt {}, dead links {:?}",
+        faults.loss, faults.corrupt, f.dead
+    );
+    let t0 = Instant::now();
+    let h =
+        idemnet_model::system::run_with_hosts(cfg.tree()?, cfg.ni, load, seed, cycles, &f, drain)
+            .map_err(|e| anyhow::anyhow!(e))?;
+    let secs = t0.elapsed().as_secs_f64();
+    println!("  datagrams sent: {}", h.accepted);
+    println!("  datagrams delivered: {}", h.delivered);
+    println!("  datagrams completed: {}", h.completed);
+    println!("  datagrams lost: {}", h.lost());
+    if let Some((lo, med, p99)) = h.latency() {
+        println!("  latency min / median / p99 (cycles): {lo} / {med} / {p99}");
+    }
+    match &h.first_error {
+        None => println!("  scoreboard 0 errors"),
+        Some(e) => println!("  scoreboard {} errors, the first: {e}", h.errors),
+    }
+    println!(
+        "  speed      {:.0} cycles/s ({secs:.2} s)",
+        cycles as f64 / secs.max(1e-9)
+    );
+    Ok(if h.errors == 0 && h.lost() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 /// `idemnet wavediff`: exit 1 when a compared signal differs.
 pub fn wavediff(
     a: &Path,

@@ -105,6 +105,9 @@ enum Command {
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     Model {
+        /// `fabric` (worms, scoreboard) or `system` (NIs, hosts, exactly-once scoreboard).
+        #[arg(long, value_enum, default_value = "fabric")]
+        block: BlockArg,
         #[arg(long, default_value_t = 4)]
         k: usize,
         #[arg(long, default_value_t = 2)]
@@ -115,6 +118,18 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 0.5)]
         load: f64,
+        /// System: probability that a link drops a flit.
+        #[arg(long, default_value_t = 0.0)]
+        loss: f64,
+        /// System: probability that a link flips a data bit.
+        #[arg(long, default_value_t = 0.0)]
+        corrupt: f64,
+        /// System: kill up port PORT of switch SWITCH, both directions; repeatable.
+        #[arg(long, value_name = "SWITCH:PORT")]
+        dead_link: Vec<String>,
+        /// System: cycles the drain may take at most.
+        #[arg(long, default_value_t = 200_000)]
+        drain: u64,
     },
     /// Drive one network-interface block from a packet trace (JSON Lines, shared/conformance
     /// format) and print what it does, one JSON line per action.
@@ -198,12 +213,36 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             quiet,
         ),
         Command::Model {
+            block,
             k,
             n,
             cycles,
             seed,
             load,
-        } => cmd::model(k, n, cycles, seed, load),
+            loss,
+            corrupt,
+            dead_link,
+            drain,
+        } => match block {
+            BlockArg::System => cmd::model_system(
+                k,
+                n,
+                cycles,
+                seed,
+                load,
+                cmd::FaultArgs {
+                    loss,
+                    corrupt,
+                    dead_link,
+                },
+                drain,
+            ),
+            BlockArg::Fabric => cmd::model(k, n, cycles, seed, load),
+            other => Err(anyhow::anyhow!(
+                "--block {}: `idemnet model` runs the fabric or the system",
+                format!("{other:?}").to_lowercase()
+            )),
+        },
         Command::Replay {
             block,
             engine,

@@ -269,6 +269,8 @@ pub struct Hosts {
     pub errors: u64,
     pub first_error: Option<String>,
     pub latencies: Vec<u64>,
+    /// Payload words delivered while the hosts were asking (before the drain).
+    pub payload_words: u64,
 }
 
 impl Hosts {
@@ -296,6 +298,7 @@ impl Hosts {
             errors: 0,
             first_error: None,
             latencies: vec![],
+            payload_words: 0,
         })
     }
 
@@ -387,6 +390,9 @@ impl Hosts {
                         e.3 = true;
                         let (dst, want, at) = (e.0, e.1.clone(), e.2);
                         self.delivered += 1;
+                        if !self.quiet {
+                            self.payload_words += len.div_ceil(4) as u64;
+                        }
                         self.latencies.push(t - at);
                         if dst as usize != q || src as u32 != uid >> 16 || want != data {
                             self.error(format!(
@@ -425,34 +431,60 @@ impl Hosts {
     }
 }
 
+/// The golden model of the system alone under [`Hosts`] at `load`: `cycles` of traffic, then a
+/// drain of at most `drain` cycles. The fast way to run large experiments.
+pub fn run_with_hosts(
+    tree: FatTree,
+    ni: NiConfig,
+    load: f64,
+    seed: u64,
+    cycles: u64,
+    faults: &crate::fault::Faults,
+    drain: u64,
+) -> Result<Hosts, String> {
+    let mut sys = System::new(tree, ni)?;
+    let lay = sys.layout();
+    let mut hosts = Hosts::new(&tree, load, seed)?;
+    let mut i = vec![0u64; lay.input_words()];
+    let mut o = vec![0u64; lay.output_words()];
+    let mut prev = o.clone();
+    i[Layout::LOSS] = faults.loss as u64;
+    i[Layout::CORRUPT] = faults.corrupt as u64;
+    for &j in &faults.dead {
+        if j >= lay.links {
+            return Err(format!("dead link {j}: the links are 0..{}", lay.links));
+        }
+        i[lay.dead(j)] = 1;
+    }
+    let mut t = 0;
+    while t < cycles || (hosts.in_flight() > 0 && t < cycles + drain) {
+        hosts.quiet = t >= cycles;
+        hosts.step(t, &prev, &mut i);
+        sys.step(&i, &mut o);
+        hosts.observe(t, &o);
+        prev.copy_from_slice(&o);
+        t += 1;
+    }
+    Ok(hosts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::Faults;
 
     fn run(load: f64, loss: u16, corrupt: u16, dead: Option<usize>, cycles: u64) -> Hosts {
         let tree = FatTree::new(4, 2).unwrap();
-        let mut sys = System::new(tree, NiConfig::DEFAULT).unwrap();
+        let sys = System::new(tree, NiConfig::DEFAULT).unwrap();
         let lay = sys.layout();
-        let mut hosts = Hosts::new(&tree, load, 1).unwrap();
-        let mut i = vec![0u64; lay.input_words()];
-        let mut o = vec![0u64; lay.output_words()];
-        assert_eq!(crate::block::input_words(&sys.ports()), i.len());
-        assert_eq!(crate::block::output_words(&sys.ports()), o.len());
-        i[Layout::LOSS] = loss as u64;
-        i[Layout::CORRUPT] = corrupt as u64;
-        if let Some(j) = dead {
-            i[lay.dead(j)] = 1;
-        }
-        let mut t = 0;
-        while t < cycles || (hosts.in_flight() > 0 && t < cycles + 100_000) {
-            hosts.quiet = t >= cycles;
-            let prev = o.clone();
-            hosts.step(t, &prev, &mut i);
-            sys.step(&i, &mut o);
-            hosts.observe(t, &o);
-            t += 1;
-        }
-        hosts
+        assert_eq!(crate::block::input_words(&sys.ports()), lay.input_words());
+        assert_eq!(crate::block::output_words(&sys.ports()), lay.output_words());
+        let faults = Faults {
+            loss,
+            corrupt,
+            dead: dead.into_iter().collect(),
+        };
+        run_with_hosts(tree, NiConfig::DEFAULT, load, 1, cycles, &faults, 100_000).unwrap()
     }
 
     #[test]

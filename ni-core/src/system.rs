@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use idemnet_model::ni::NiConfig;
-use idemnet_router::{wires, FlitDst, FlitSrc, Switch, Topology, Wire};
+use idemnet_router::{drops_hdl, wires, FlitDst, FlitSrc, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
@@ -330,20 +330,7 @@ impl Logic for System {
                 let _ = writeln!(v, "    {name}${p} = nis${p}${name};");
             }
         }
-        for s in 0..self.switches.len() {
-            for i in 0..k {
-                let _ = writeln!(
-                    v,
-                    "    drops${} = switches${s}$drops_down${i};",
-                    s * 2 * k + i
-                );
-                let _ = writeln!(
-                    v,
-                    "    drops${} = switches${s}$drops_up${i};",
-                    s * 2 * k + k + i
-                );
-            }
-        }
+        v.push_str(&drops_hdl(self.switches.len(), k));
         v.push_str("end\n");
         Verilog::Custom(v)
     }

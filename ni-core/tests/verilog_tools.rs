@@ -51,3 +51,15 @@ fn bad_parameters_are_errors() {
         assert!(ni_verilog(&cfg).is_err(), "{cfg:?}");
     }
 }
+
+/// The whole 16-node system (16 NIs, 8 switches, 64 link-fault injectors) lints and compiles.
+#[test]
+fn system_lints_and_compiles() {
+    let (v, ports) = idemnet_ni_core::system_verilog(4, 2, &NiConfig::DEFAULT).unwrap();
+    assert_eq!(
+        ports.iter().filter(|p| p.name.starts_with("dead$")).count(),
+        16
+    );
+    verilator_lint(&v, idemnet_rtl::LINT_WAIVERS).unwrap();
+    iverilog_compile(&v).unwrap();
+}

@@ -40,6 +40,27 @@ pub struct Wire {
     pub link: Option<usize>,
 }
 
+/// The Verilog assignments of the drop-counter ports `drops$x` (`x = s*2k + i`, §5) from the
+/// child switches `switches$s`, for a parent that holds the switches.
+pub fn drops_hdl(switches: usize, k: usize) -> String {
+    let mut v = String::new();
+    for s in 0..switches {
+        for i in 0..k {
+            let _ = writeln!(
+                v,
+                "    drops${} = switches${s}$drops_down${i};",
+                s * 2 * k + i
+            );
+            let _ = writeln!(
+                v,
+                "    drops${} = switches${s}$drops_up${i};",
+                s * 2 * k + k + i
+            );
+        }
+    }
+    v
+}
+
 /// Every directed link of the k-ary n-tree (§3, §5), numbered for faults as §9 says.
 pub fn wires(topo: &Topology) -> Vec<Wire> {
     let k = topo.k;
@@ -223,20 +244,7 @@ impl Logic for Fabric {
             };
             let _ = writeln!(v, "    {d} = {r};");
         }
-        for s in 0..self.switches.len() {
-            for i in 0..k {
-                let _ = writeln!(
-                    v,
-                    "    drops${} = switches${s}$drops_down${i};",
-                    s * 2 * k + i
-                );
-                let _ = writeln!(
-                    v,
-                    "    drops${} = switches${s}$drops_up${i};",
-                    s * 2 * k + k + i
-                );
-            }
-        }
+        v.push_str(&drops_hdl(self.switches.len(), k));
         v.push_str("end\n");
         Verilog::Custom(v)
     }

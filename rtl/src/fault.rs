@@ -96,7 +96,7 @@ mod tests {
             let f = if t % 3 == 0 {
                 0
             } else {
-                (1 << 34) | (t * 0x9E37_79B9 & 0x3_FFFF_FFFF)
+                (1 << 34) | ((t * 0x9E37_79B9) & 0x3_FFFF_FFFF)
             };
             uut.clock.next = false.into();
             uut.flit_in.next = Bits::from(f);

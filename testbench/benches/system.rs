@@ -15,10 +15,9 @@
 use std::time::Instant;
 
 use idemnet_cosim::default_cache_dir;
-use idemnet_model::block::ModelBlock;
 use idemnet_model::fault::Faults;
 use idemnet_model::ni::{self, NiConfig};
-use idemnet_model::system::{Hosts, Layout, System};
+use idemnet_model::system::{run_with_hosts, Hosts, Layout, System};
 use idemnet_model::FatTree;
 use idemnet_testbench::{cosim, verilate, ClockedDut, Config, CosimOptions, ModelDut, Verilated};
 
@@ -54,29 +53,19 @@ fn zero_load_latency(dut: &mut dyn ClockedDut, lay: Layout, src: usize, dst: usi
 
 /// Model-only run: (goodput payload flits/node/cycle, median, p99, lost).
 fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) {
-    let mut sys = System::new(tree, NiConfig::DEFAULT).unwrap();
-    let lay = sys.layout();
-    let mut hosts = Hosts::new(&tree, load, 1).unwrap();
-    let mut i = vec![0u64; lay.input_words()];
-    let mut o = vec![0u64; lay.output_words()];
-    let mut payload_words = 0u64;
-    let mut t = 0;
-    while t < cycles || (hosts.in_flight() > 0 && t < cycles + 200_000) {
-        hosts.quiet = t >= cycles;
-        let prev = o.clone();
-        hosts.step(t, &prev, &mut i);
-        sys.step(&i, &mut o);
-        for q in 0..lay.nodes {
-            if t < cycles && o[lay.dlv_valid(q)] & 1 == 1 {
-                payload_words += (o[lay.dlv_len(q)] & 0x3F).div_ceil(4);
-            }
-        }
-        hosts.observe(t, &o);
-        t += 1;
-    }
-    let (_, med, p99) = hosts.latency().unwrap_or((0, 0, 0));
-    let goodput = payload_words as f64 / (cycles as f64 * lay.nodes as f64);
-    (goodput, med, p99, hosts.lost())
+    let h = run_with_hosts(
+        tree,
+        NiConfig::DEFAULT,
+        load,
+        1,
+        cycles,
+        &Faults::default(),
+        200_000,
+    )
+    .unwrap();
+    let (_, med, p99) = h.latency().unwrap_or((0, 0, 0));
+    let goodput = h.payload_words as f64 / (cycles as f64 * tree.nodes() as f64);
+    (goodput, med, p99, h.lost())
 }
 
 fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
