@@ -80,11 +80,22 @@ pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The fault options of `idemnet cosim`, as given.
+/// The fault options of `idemnet cosim` and `idemnet model`, as given (system only).
+#[derive(clap::Args)]
 pub struct FaultArgs {
+    /// System: probability that a link drops a flit (every link).
+    #[arg(long, default_value_t = 0.0)]
     pub loss: f64,
+    /// System: probability that a link flips a data bit of a flit.
+    #[arg(long, default_value_t = 0.0)]
     pub corrupt: f64,
+    /// System: kill up port PORT of switch SWITCH (global switch index), both directions;
+    /// may be given more than once.
+    #[arg(long, value_name = "SWITCH:PORT")]
     pub dead_link: Vec<String>,
+    /// System: cycles the drain may take at most after the traffic stops.
+    #[arg(long, default_value_t = 200_000)]
+    pub drain: u64,
 }
 
 impl FaultArgs {
@@ -212,7 +223,6 @@ pub fn model_system(
     seed: u64,
     load: f64,
     faults: FaultArgs,
-    drain: u64,
 ) -> Result<ExitCode> {
     let cfg = Config::new(Block::System, k, n)?;
     check_load(load)?;
@@ -222,9 +232,16 @@ pub fn model_system(
         faults.loss, faults.corrupt, f.dead
     );
     let t0 = Instant::now();
-    let h =
-        idemnet_model::system::run_with_hosts(cfg.tree()?, cfg.ni, load, seed, cycles, &f, drain)
-            .map_err(|e| anyhow::anyhow!(e))?;
+    let h = idemnet_model::system::run_with_hosts(
+        cfg.tree()?,
+        cfg.ni,
+        load,
+        seed,
+        cycles,
+        &f,
+        faults.drain,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let secs = t0.elapsed().as_secs_f64();
     println!("  datagrams sent: {}", h.accepted);
     println!("  datagrams delivered: {}", h.delivered);

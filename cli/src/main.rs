@@ -89,19 +89,8 @@ enum Command {
         /// Do not draw a progress bar.
         #[arg(long)]
         quiet: bool,
-        /// System: probability that a link drops a flit (every link).
-        #[arg(long, default_value_t = 0.0)]
-        loss: f64,
-        /// System: probability that a link flips a data bit of a flit.
-        #[arg(long, default_value_t = 0.0)]
-        corrupt: f64,
-        /// System: kill up port PORT of switch SWITCH (global switch index), both directions;
-        /// may be given more than once.
-        #[arg(long, value_name = "SWITCH:PORT")]
-        dead_link: Vec<String>,
-        /// System: cycles the drain may take at most after the traffic stops.
-        #[arg(long, default_value_t = 200_000)]
-        drain: u64,
+        #[command(flatten)]
+        faults: cmd::FaultArgs,
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     Model {
@@ -118,18 +107,8 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 0.5)]
         load: f64,
-        /// System: probability that a link drops a flit.
-        #[arg(long, default_value_t = 0.0)]
-        loss: f64,
-        /// System: probability that a link flips a data bit.
-        #[arg(long, default_value_t = 0.0)]
-        corrupt: f64,
-        /// System: kill up port PORT of switch SWITCH, both directions; repeatable.
-        #[arg(long, value_name = "SWITCH:PORT")]
-        dead_link: Vec<String>,
-        /// System: cycles the drain may take at most.
-        #[arg(long, default_value_t = 200_000)]
-        drain: u64,
+        #[command(flatten)]
+        faults: cmd::FaultArgs,
     },
     /// Drive one network-interface block from a packet trace (JSON Lines, shared/conformance
     /// format) and print what it does, one JSON line per action.
@@ -191,10 +170,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             vcd,
             verilog,
             quiet,
-            loss,
-            corrupt,
-            dead_link,
-            drain,
+            faults,
         } => cmd::cosim(
             block,
             k,
@@ -202,14 +178,10 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             idemnet_testbench::CosimOptions {
                 vcd_dir: vcd,
                 verilog,
-                drain,
+                drain: faults.drain,
                 ..idemnet_testbench::CosimOptions::new(cycles, seed, load)
             },
-            cmd::FaultArgs {
-                loss,
-                corrupt,
-                dead_link,
-            },
+            faults,
             quiet,
         ),
         Command::Model {
@@ -219,24 +191,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             cycles,
             seed,
             load,
-            loss,
-            corrupt,
-            dead_link,
-            drain,
+            faults,
         } => match block {
-            BlockArg::System => cmd::model_system(
-                k,
-                n,
-                cycles,
-                seed,
-                load,
-                cmd::FaultArgs {
-                    loss,
-                    corrupt,
-                    dead_link,
-                },
-                drain,
-            ),
+            BlockArg::System => cmd::model_system(k, n, cycles, seed, load, faults),
             BlockArg::Fabric => cmd::model(k, n, cycles, seed, load),
             other => Err(anyhow::anyhow!(
                 "--block {}: `idemnet model` runs the fabric or the system",
