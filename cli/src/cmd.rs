@@ -181,6 +181,18 @@ pub fn cosim(
     })
 }
 
+/// The last lines of a model-only run.
+fn print_scoreboard_and_speed(errors: u64, first: Option<&str>, cycles: u64, secs: f64) {
+    match first {
+        None => println!("  scoreboard 0 errors"),
+        Some(e) => println!("  scoreboard {errors} errors, the first: {e}"),
+    }
+    println!(
+        "  speed      {:.0} cycles/s ({secs:.2} s)",
+        cycles as f64 / secs.max(1e-9)
+    );
+}
+
 /// `idemnet model`: the golden model alone; exit 1 on a scoreboard error.
 pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<ExitCode> {
     let cfg = Config::new(Block::Fabric, k, n)?;
@@ -199,14 +211,7 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
         s.flits_delivered, s.worms_delivered
     );
     println!("  discarded  {} worms", s.drops);
-    match &s.first_error {
-        None => println!("  scoreboard 0 errors"),
-        Some(e) => println!("  scoreboard {} errors, the first: {e}", s.errors),
-    }
-    println!(
-        "  speed      {:.0} cycles/s ({secs:.2} s)",
-        cycles as f64 / secs.max(1e-9)
-    );
+    print_scoreboard_and_speed(s.errors, s.first_error.as_deref(), cycles, secs);
     Ok(if s.errors == 0 {
         ExitCode::SUCCESS
     } else {
@@ -250,14 +255,7 @@ pub fn model_system(
     if let Some((lo, med, p99)) = h.latency() {
         println!("  latency min / median / p99 (cycles): {lo} / {med} / {p99}");
     }
-    match &h.first_error {
-        None => println!("  scoreboard 0 errors"),
-        Some(e) => println!("  scoreboard {} errors, the first: {e}", h.errors),
-    }
-    println!(
-        "  speed      {:.0} cycles/s ({secs:.2} s)",
-        cycles as f64 / secs.max(1e-9)
-    );
+    print_scoreboard_and_speed(h.errors, h.first_error.as_deref(), cycles, secs);
     Ok(if h.errors == 0 && h.lost() == 0 {
         ExitCode::SUCCESS
     } else {

@@ -5,12 +5,7 @@ use crate::switch::VALID;
 
 /// Power-on value of the LFSR of injector `i`.
 pub fn seed(i: usize) -> u16 {
-    let v = 0x1D2Bu16 ^ (i as u16).wrapping_mul(0x6F4B);
-    if v == 0 {
-        1
-    } else {
-        v
-    }
+    lfsr::seed_in_family(0x1D2B, 0x6F4B, i)
 }
 
 /// What the injectors of a fabric do: thresholds shared by all, and the dead inter-switch links.

@@ -10,11 +10,15 @@ pub const TAPS: u16 = 0xB400;
 
 /// Power-on value of switch `s`: `0xACE1 ^ ((s * 0x9E37) mod 2^16)`, or `0x0001` if that is 0.
 pub fn seed(s: usize) -> u16 {
-    let v = 0xACE1u16 ^ ((s as u64).wrapping_mul(0x9E37) & 0xFFFF) as u16;
-    if v == 0 {
-        1
-    } else {
-        v
+    seed_in_family(0xACE1, 0x9E37, s)
+}
+
+/// Power-on value `i` of a family of LFSRs (§4 switches, §9 injectors):
+/// `base ^ ((i * mul) mod 2^16)`, or `0x0001` if that is 0 (an all-zero LFSR never leaves 0).
+pub fn seed_in_family(base: u16, mul: u16, i: usize) -> u16 {
+    match base ^ (i as u16).wrapping_mul(mul) {
+        0 => 1,
+        v => v,
     }
 }
 

@@ -6,12 +6,7 @@ use rust_hdl::prelude::*;
 
 /// Power-on value of the LFSR of injector `i` (§9).
 pub fn fault_seed(i: usize) -> u16 {
-    let v = 0x1D2Bu16 ^ (i as u16).wrapping_mul(0x6F4B);
-    if v == 0 {
-        1
-    } else {
-        v
-    }
+    crate::lfsr::seed_in_family(0x1D2B, 0x6F4B, i)
 }
 
 /// Drops or corrupts the flits of one link (docs/protocol.md §9).

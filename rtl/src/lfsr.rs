@@ -17,11 +17,15 @@ pub fn lfsr_next(v: u16) -> u16 {
 
 /// Power-on value of the LFSR of switch `s` (global switch index).
 pub fn lfsr_seed(s: usize) -> u16 {
-    let v = 0xACE1u16 ^ (s as u16).wrapping_mul(0x9E37);
-    if v == 0 {
-        1
-    } else {
-        v
+    seed_in_family(0xACE1, 0x9E37, s)
+}
+
+/// Power-on value `i` of a family of LFSRs (switches, fault injectors):
+/// `base ^ ((i * mul) mod 2^16)`, or `0x0001` if that is 0.
+pub fn seed_in_family(base: u16, mul: u16, i: usize) -> u16 {
+    match base ^ (i as u16).wrapping_mul(mul) {
+        0 => 1,
+        v => v,
     }
 }
 
