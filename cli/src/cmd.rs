@@ -295,10 +295,12 @@ pub fn wavediff(
 /// `idemnet replay`: one JSON line per action of the block, summary last.
 pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCode> {
     use idemnet_testbench::replay::{read_ni_trace, replay_ni_model, replay_ni_rtl};
+    use idemnet_testbench::replay_rmpp::{read_rmpp_trace, replay_rmpp_model};
     use std::io::Write;
     let lines = match (block, engine) {
-        (ReplayBlock::RmppRx, _) => {
-            bail!("--block rmpp-rx: the RMPP receive path is not built yet (issue 4)")
+        (ReplayBlock::RmppRx, Engine::Model) => replay_rmpp_model(&read_rmpp_trace(trace)?)?,
+        (ReplayBlock::RmppRx, Engine::Rtl) => {
+            bail!("--block rmpp-rx --engine rtl: the receive path's RTL is not wired in yet")
         }
         (ReplayBlock::Ni, Engine::Model) => replay_ni_model(&read_ni_trace(trace)?)?,
         (ReplayBlock::Ni, Engine::Rtl) => {

@@ -15,6 +15,7 @@ pub mod fault;
 pub mod lfsr;
 pub mod ni;
 pub mod ports;
+pub mod rmpp;
 pub mod switch;
 pub mod system;
 pub mod topology;

@@ -58,7 +58,7 @@ pub enum Event {
     Send { cycle: u64, dst: u16, data: Vec<u8> },
 }
 
-fn field_u64(obj: &Map<String, Value>, key: &str, max: u64, what: &str) -> Result<u64> {
+pub(crate) fn field_u64(obj: &Map<String, Value>, key: &str, max: u64, what: &str) -> Result<u64> {
     match obj.get(key) {
         None => Ok(0),
         Some(v) => {
@@ -73,7 +73,7 @@ fn field_u64(obj: &Map<String, Value>, key: &str, max: u64, what: &str) -> Resul
     }
 }
 
-fn hex_bytes(obj: &Map<String, Value>, what: &str) -> Result<Vec<u8>> {
+pub(crate) fn hex_bytes(obj: &Map<String, Value>, what: &str) -> Result<Vec<u8>> {
     match obj.get("data") {
         None => Ok(vec![]),
         Some(Value::String(s)) => {
@@ -83,7 +83,7 @@ fn hex_bytes(obj: &Map<String, Value>, what: &str) -> Result<Vec<u8>> {
     }
 }
 
-fn only_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<()> {
+pub(crate) fn only_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<()> {
     for k in obj.keys() {
         if !allowed.contains(&k.as_str()) {
             bail!(
@@ -95,7 +95,7 @@ fn only_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<(
     Ok(())
 }
 
-fn parse_packet(v: &Value, what: &str) -> Result<Packet> {
+pub(crate) fn parse_packet(v: &Value, what: &str) -> Result<Packet> {
     let obj = v
         .as_object()
         .ok_or_else(|| anyhow!("{what}: `packet` must be an object"))?;

@@ -1,0 +1,742 @@
+//! The RMPP receive path of docs/protocol.md §11, cycle-accurate at its ports.
+//!
+//! Block ports (as [`ModelBlock`], `clock` excluded), in this order: in `net_in` (35),
+//! `tx_gnt` (1), `up_ready` (1), `up_accept` (32), `dlv_ready` (1), `rd_slot` (4), `rd_word`
+//! (10); out `net_out` (35), `tx_req` (1), `up_valid` (1), `up_slot` (4), `up_src` (16),
+//! `up_msg_id`, `up_msg_num`, `up_len` (32), `dlv_valid` (1), `dlv_slot` (4), `dlv_src` (16),
+//! `dlv_msg_id`, `dlv_msg_num`, `dlv_len` (32), `rd_data` (32), `snd_valid` (1), `snd_type`
+//! (4), `snd_peer` (16), `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` (32),
+//! and the thirteen 16-bit counters of [`COUNTERS`].
+//!
+//! One `step` applies `I_t`, reads the state as it was before edge `t`, and shows `O_t`.
+
+use std::collections::VecDeque;
+
+use super::{cnt, Packet, RmppConfig, Type, COUNTERS, HEADER_WORDS, MARKER, VERSION};
+use crate::block::ModelBlock;
+use crate::ni::crc32_step;
+use crate::ports::PortSpec;
+use crate::switch::{FLIT_BITS, HEAD, TAIL, VALID};
+
+/// Flat input words of the In ports.
+pub mod inp {
+    pub const NET_IN: usize = 0;
+    pub const TX_GNT: usize = 1;
+    pub const UP_READY: usize = 2;
+    pub const UP_ACCEPT: usize = 3;
+    pub const DLV_READY: usize = 4;
+    pub const RD_SLOT: usize = 5;
+    pub const RD_WORD: usize = 6;
+    pub const WORDS: usize = 7;
+}
+
+/// Flat output words of the Out ports.
+pub mod out {
+    pub const NET_OUT: usize = 0;
+    pub const TX_REQ: usize = 1;
+    pub const UP_VALID: usize = 2;
+    pub const UP_SLOT: usize = 3;
+    pub const UP_SRC: usize = 4;
+    pub const UP_MSG_ID: usize = 5;
+    pub const UP_MSG_NUM: usize = 6;
+    pub const UP_LEN: usize = 7;
+    pub const DLV_VALID: usize = 8;
+    pub const DLV_SLOT: usize = 9;
+    pub const DLV_SRC: usize = 10;
+    pub const DLV_MSG_ID: usize = 11;
+    pub const DLV_MSG_NUM: usize = 12;
+    pub const DLV_LEN: usize = 13;
+    pub const RD_DATA: usize = 14;
+    pub const SND_VALID: usize = 15;
+    pub const SND_TYPE: usize = 16;
+    pub const SND_PEER: usize = 17;
+    pub const SND_MSG_ID: usize = 18;
+    pub const SND_LEN: usize = 19;
+    pub const SND_SEQ: usize = 20;
+    pub const SND_INFO: usize = 21;
+    pub const SND_MSG_NUM: usize = 22;
+    pub const COUNTERS: usize = 23;
+    pub const WORDS: usize = 36;
+}
+
+/// Where a message is (§11.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum State {
+    #[default]
+    Upcall,
+    Receiving,
+    Complete,
+    Ended,
+    Dropped,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    busy: bool,
+    src: u16,
+    msg_id: u32,
+    msg_num: u32,
+    len: u32,
+    limit: u32,
+    state: State,
+    next_seq: u32,
+    grant: u32,
+    cts_n: u16,
+    reply_due: bool,
+    timer: u32,
+}
+
+impl Slot {
+    fn done(&self) -> bool {
+        matches!(self.state, State::Ended | State::Dropped)
+    }
+}
+
+/// What a worm will do, decided when its word 6 is consumed (§11.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Drop(usize),
+    /// Drop, counted as the reason, and send the slot's reply again.
+    DropReply(usize, usize),
+    New(usize),
+    InSeq { slot: usize, restart: bool },
+    Free(usize),
+    AbortNew(usize),
+    Abort(usize),
+    ToSender,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rx {
+    Idle,
+    Header,
+    Payload,
+    Crc,
+    Discard,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RxRegs {
+    state: Rx,
+    src: u16,
+    dst: u16,
+    hdr: [u32; HEADER_WORDS],
+    /// Header words or payload words taken so far.
+    count: usize,
+    /// Payload words the worm must carry.
+    words: usize,
+    crc: u32,
+    verdict: Verdict,
+}
+
+/// The CTS / MSGEND / MSGDROP shown on the `snd_*` ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SndPulse {
+    pub ty: u32,
+    pub peer: u16,
+    pub msg_id: u32,
+    pub len: u32,
+    pub seq: u32,
+    pub info: u32,
+    pub msg_num: u32,
+}
+
+/// The receive path.
+#[derive(Clone, Debug)]
+pub struct RmppRx {
+    cfg: RmppConfig,
+    slots: Vec<Slot>,
+    /// `expected - 1` per source (the RAM's contents).
+    expected: Vec<u32>,
+    outstanding: u32,
+    up_fifo: VecDeque<usize>,
+    dlv_fifo: VecDeque<usize>,
+    answer: Option<(usize, u32)>,
+    delivered: Option<usize>,
+    buf: Vec<u32>,
+    rx: RxRegs,
+    tx: Vec<u64>,
+    tx_next: usize,
+    // Output registers.
+    net_out: u64,
+    rd_data: u32,
+    snd: Option<SndPulse>,
+    counters: [u16; 13],
+    /// The slot whose reply an action owed at this edge.
+    due_set: Option<usize>,
+}
+
+/// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
+/// `4w .. 4w+3`.
+fn mask_word(word: u32, w: u64, limit: u32) -> u32 {
+    let bytes = (limit as u64).saturating_sub(4 * w).min(4);
+    match bytes {
+        4 => word,
+        0 => 0,
+        b => word & !(u32::MAX >> (8 * b)),
+    }
+}
+
+impl RmppRx {
+    /// A receive path at power-on.
+    pub fn new(cfg: RmppConfig) -> Result<RmppRx, String> {
+        cfg.validate()?;
+        Ok(RmppRx {
+            cfg,
+            slots: vec![Slot::default(); cfg.rx_slots],
+            expected: vec![0; cfg.nodes],
+            outstanding: 0,
+            up_fifo: VecDeque::new(),
+            dlv_fifo: VecDeque::new(),
+            answer: None,
+            delivered: None,
+            buf: vec![0; cfg.rx_slots * cfg.slot_words()],
+            rx: RxRegs {
+                state: Rx::Idle,
+                src: 0,
+                dst: 0,
+                hdr: [0; HEADER_WORDS],
+                count: 0,
+                words: 0,
+                crc: 0,
+                verdict: Verdict::Drop(cnt::MALFORMED),
+            },
+            tx: Vec::new(),
+            tx_next: 0,
+            net_out: 0,
+            rd_data: 0,
+            snd: None,
+            counters: [0; 13],
+            due_set: None,
+        })
+    }
+
+    pub fn config(&self) -> RmppConfig {
+        self.cfg
+    }
+
+    /// The counters of [`COUNTERS`] as shown in the last `O_t`.
+    pub fn counters(&self) -> &[u16; 13] {
+        &self.counters
+    }
+
+    /// Figure 8's `outstanding` now.
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// Busy slots now.
+    pub fn busy_slots(&self) -> usize {
+        self.slots.iter().filter(|s| s.busy).count()
+    }
+
+    fn count(&mut self, c: usize) {
+        self.counters[c] = self.counters[c].wrapping_add(1);
+    }
+
+    /// Slot `k` owes its reply (set at this edge).
+    fn owe(&mut self, k: usize) {
+        self.slots[k].reply_due = true;
+        self.due_set = Some(k);
+    }
+
+    /// The well-formedness checks of §11.1 on a complete header: the failing reason, or the
+    /// payload words the worm carries.
+    fn check_header(&self, h: &[u32; HEADER_WORDS]) -> Result<usize, usize> {
+        let cfg = self.cfg;
+        let ty = Type::from_code((h[0] >> 16) & 0x3FFF);
+        let ty = match ty {
+            Some(t) if h[0] >> 30 == MARKER && h[1] >> 16 == 0 => t,
+            _ => return Err(cnt::MALFORMED),
+        };
+        if h[1] as usize >= cfg.nodes {
+            return Err(cnt::MALFORMED);
+        }
+        if h[0] & 0xFFFF != VERSION as u32 {
+            return Err(cnt::VERSION);
+        }
+        let (len, seq) = (h[3] as u64, h[4] as u64);
+        let mtu = cfg.mtu as u64;
+        let ok = match ty {
+            Type::Rts => len > mtu && seq == 0,
+            Type::RtsLast => len <= mtu && seq == 0,
+            Type::Data | Type::StopData => seq >= 1 && (seq + 1) * mtu < len,
+            Type::LastData => seq >= 1 && seq * mtu < len,
+            _ => true,
+        };
+        if !ok {
+            return Err(cnt::MALFORMED);
+        }
+        let bytes = match ty {
+            Type::Rts | Type::RtsLast => len.min(mtu),
+            t if t.is_data() => (len - seq * mtu).min(mtu),
+            _ => 0,
+        };
+        Ok(bytes.div_ceil(4) as usize)
+    }
+
+    /// The verdict of a well-formed header (§11.5), from the state before this edge.
+    fn verdict(&self, route_src: u16, h: &[u32; HEADER_WORDS]) -> Verdict {
+        use State::*;
+        let ty = Type::from_code((h[0] >> 16) & 0x3FFF).expect("checked");
+        let (nid, msg_id, seq, num) = (h[1] as u16, h[2], h[4], h[6]);
+        if ty.to_sender() {
+            return if nid == self.cfg.node {
+                Verdict::ToSender
+            } else {
+                Verdict::Drop(cnt::NOT_SOURCE)
+            };
+        }
+        if nid != route_src {
+            return Verdict::Drop(cnt::NOT_SOURCE);
+        }
+        let m = self
+            .slots
+            .iter()
+            .position(|s| s.busy && s.src == nid && s.msg_id == msg_id);
+        let free = self.slots.iter().position(|s| !s.busy);
+        let in_order = num == self.expected[nid as usize].wrapping_add(1);
+        let dup = cnt::DUPLICATE;
+        match (ty, m) {
+            (Type::Rts | Type::RtsLast | Type::Null, None) => match free {
+                _ if !in_order => Verdict::Drop(cnt::ORDER),
+                None => Verdict::Drop(cnt::TABLE_FULL),
+                Some(f) if ty == Type::Null => Verdict::AbortNew(f),
+                Some(f) => Verdict::New(f),
+            },
+            (Type::Rts | Type::RtsLast, Some(m)) => match self.slots[m].state {
+                Upcall | Complete => Verdict::Drop(dup),
+                Receiving | Ended | Dropped => Verdict::DropReply(dup, m),
+            },
+            (Type::Null, Some(m)) => match self.slots[m].state {
+                Upcall | Complete => Verdict::Drop(cnt::BUSY),
+                Receiving => Verdict::Abort(m),
+                Ended | Dropped => Verdict::DropReply(dup, m),
+            },
+            (Type::Gch, None) => Verdict::Drop(cnt::UNKNOWN),
+            (Type::Gch, Some(m)) if self.slots[m].done() => Verdict::Free(m),
+            (Type::Gch, Some(_)) => Verdict::Drop(cnt::SEQUENCE),
+            (_, None) => Verdict::Drop(cnt::UNKNOWN),
+            (_, Some(m)) => {
+                let s = &self.slots[m];
+                match s.state {
+                    Receiving if seq == s.next_seq => Verdict::InSeq {
+                        slot: m,
+                        restart: false,
+                    },
+                    Receiving if seq == 1 => Verdict::InSeq {
+                        slot: m,
+                        restart: true,
+                    },
+                    Receiving | Upcall => Verdict::Drop(cnt::SEQUENCE),
+                    Complete => Verdict::Drop(dup),
+                    Ended | Dropped => Verdict::DropReply(dup, m),
+                }
+            }
+        }
+    }
+
+    /// Payload word `i` of the worm in progress, written where its verdict says (§11.5).
+    fn write_payload(&mut self, i: usize, d: u32) {
+        let sw = self.cfg.slot_words();
+        match self.rx.verdict {
+            Verdict::New(f) => self.buf[f * sw + i] = d,
+            Verdict::InSeq { slot, .. } => {
+                let limit = self.slots[slot].limit;
+                let w = self.rx.hdr[4] as u64 * self.cfg.mtu as u64 / 4 + i as u64;
+                if 4 * w < limit as u64 {
+                    self.buf[slot * sw + w as usize] = mask_word(d, w, limit);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The receive FSM for one flit (§8.3 with a seven-word header); returns the verdict of a
+    /// worm whose CRC flit passed.
+    fn receive(&mut self, f: u64) -> Option<Verdict> {
+        if f & VALID == 0 {
+            return None;
+        }
+        let head = f & HEAD != 0;
+        let tail = f & TAIL != 0;
+        let d = f as u32;
+        if head {
+            let cut = matches!(self.rx.state, Rx::Header | Rx::Payload | Rx::Crc);
+            let r = &mut self.rx;
+            r.src = (d >> 16) as u16;
+            r.dst = d as u16;
+            r.crc = crc32_step(u32::MAX, d);
+            r.count = 0;
+            r.state = if tail { Rx::Idle } else { Rx::Header };
+            if cut {
+                self.count(cnt::TRUNCATED);
+            }
+            if tail {
+                self.count(cnt::TRUNCATED);
+            }
+            return None;
+        }
+        match self.rx.state {
+            Rx::Idle => {
+                self.rx.state = if tail { Rx::Idle } else { Rx::Discard };
+                self.count(cnt::TRUNCATED);
+            }
+            Rx::Discard => {
+                if tail {
+                    self.rx.state = Rx::Idle;
+                }
+            }
+            Rx::Header | Rx::Payload if tail => {
+                self.rx.state = Rx::Idle;
+                self.count(cnt::TRUNCATED);
+            }
+            Rx::Header => {
+                let r = &mut self.rx;
+                r.hdr[r.count] = d;
+                r.count += 1;
+                r.crc = crc32_step(r.crc, d);
+                if r.count == HEADER_WORDS {
+                    let hdr = r.hdr;
+                    match self.check_header(&hdr) {
+                        Err(reason) => {
+                            self.rx.state = Rx::Discard;
+                            self.count(reason);
+                        }
+                        Ok(words) => {
+                            let v = self.verdict(self.rx.src, &hdr);
+                            let r = &mut self.rx;
+                            r.verdict = v;
+                            r.words = words;
+                            r.count = 0;
+                            r.state = if words == 0 { Rx::Crc } else { Rx::Payload };
+                        }
+                    }
+                }
+            }
+            Rx::Payload => {
+                let i = self.rx.count;
+                self.write_payload(i, d);
+                let r = &mut self.rx;
+                r.count += 1;
+                r.crc = crc32_step(r.crc, d);
+                if r.count == r.words {
+                    r.state = Rx::Crc;
+                }
+            }
+            Rx::Crc => {
+                if !tail {
+                    self.rx.state = Rx::Discard;
+                    self.count(cnt::MALFORMED);
+                } else {
+                    self.rx.state = Rx::Idle;
+                    if d != self.rx.crc {
+                        self.count(cnt::CRC);
+                    } else if self.rx.dst != self.cfg.node {
+                        self.count(cnt::MISROUTED);
+                    } else {
+                        return Some(self.rx.verdict);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Figure 8 on slot `m`: its grant goes back to the pool and a fresh one is taken.
+    fn new_cts(&mut self, m: usize) {
+        self.outstanding -= self.slots[m].grant;
+        let n = self.cfg.allowance(self.outstanding.min(u16::MAX as u32) as u16);
+        let s = &mut self.slots[m];
+        s.grant = n as u32;
+        s.cts_n = n;
+        self.outstanding += n as u32;
+        self.owe(m);
+    }
+
+    fn return_grant(&mut self, m: usize) {
+        self.outstanding -= self.slots[m].grant;
+        self.slots[m].grant = 0;
+    }
+
+    /// A packet's action at the edge its CRC flit is consumed; returns the slot it targets.
+    fn act(&mut self, v: Verdict) -> Option<usize> {
+        let h = self.rx.hdr;
+        let (src, msg_id, len, seq, num) = (h[1] as u16, h[2], h[3], h[4], h[6]);
+        let ty = Type::from_code((h[0] >> 16) & 0x3FFF);
+        match v {
+            Verdict::Drop(r) => {
+                self.count(r);
+                None
+            }
+            Verdict::DropReply(r, m) => {
+                if self.slots[m].busy {
+                    self.count(r);
+                    self.owe(m);
+                    Some(m)
+                } else {
+                    self.count(cnt::UNKNOWN);
+                    None
+                }
+            }
+            Verdict::New(f) | Verdict::AbortNew(f) => {
+                let abort = matches!(v, Verdict::AbortNew(_));
+                self.slots[f] = Slot {
+                    busy: true,
+                    src,
+                    msg_id,
+                    msg_num: num,
+                    len,
+                    limit: if abort { 0 } else { len.min(self.cfg.mtu as u32) },
+                    state: if abort { State::Dropped } else { State::Upcall },
+                    ..Slot::default()
+                };
+                if abort {
+                    self.owe(f);
+                }
+                self.expected[src as usize] = num;
+                if !abort {
+                    self.up_fifo.push_back(f);
+                }
+                Some(f)
+            }
+            Verdict::Abort(m) => {
+                self.return_grant(m);
+                self.slots[m].state = State::Dropped;
+                self.owe(m);
+                Some(m)
+            }
+            Verdict::Free(m) => {
+                self.slots[m].busy = false;
+                self.slots[m].limit = 0;
+                Some(m)
+            }
+            Verdict::InSeq { slot: m, restart } => {
+                if restart {
+                    self.return_grant(m);
+                    self.count(cnt::RESTART);
+                }
+                let s = &mut self.slots[m];
+                s.next_seq = seq.wrapping_add(1);
+                if s.grant > 0 {
+                    s.grant -= 1;
+                    self.outstanding -= 1;
+                }
+                let end = (seq as u64 + 1) * self.cfg.mtu as u64;
+                if end >= self.slots[m].limit as u64 {
+                    self.return_grant(m);
+                    self.slots[m].state = State::Complete;
+                    self.dlv_fifo.push_back(m);
+                } else if restart || matches!(ty, Some(Type::StopData | Type::LastData)) {
+                    self.new_cts(m);
+                }
+                Some(m)
+            }
+            Verdict::ToSender => {
+                self.snd = Some(SndPulse {
+                    ty: (h[0] >> 16) & 0xF,
+                    peer: self.rx.src,
+                    msg_id,
+                    len,
+                    seq,
+                    info: h[5],
+                    msg_num: num,
+                });
+                None
+            }
+        }
+    }
+
+    /// The upper layer's answer for slot `a` (§11.5).
+    fn answer(&mut self, a: usize, x: u32) {
+        let accepted = x.min(self.slots[a].len).min(self.cfg.max_msg as u32);
+        let s = &mut self.slots[a];
+        s.limit = accepted;
+        if accepted == 0 {
+            s.state = State::Dropped;
+            self.owe(a);
+        } else if accepted as usize <= self.cfg.mtu {
+            s.state = State::Complete;
+            self.dlv_fifo.push_back(a);
+        } else {
+            s.state = State::Receiving;
+            s.next_seq = 1;
+            self.new_cts(a);
+        }
+    }
+
+}
+
+/// The reply a slot owes, as a packet (§11.5, the transmitter).
+fn reply(cfg: &RmppConfig, s: &Slot) -> Packet {
+    let ty = match s.state {
+        State::Receiving => Type::Cts,
+        State::Ended => Type::MsgEnd,
+        _ => Type::MsgDrop,
+    };
+    let mut p = Packet::new(ty, cfg.node, s.src, s.src);
+    p.msg_id = s.msg_id;
+    p.len = s.limit;
+    p.msg_num = s.msg_num;
+    if ty == Type::Cts {
+        p.seq = s.next_seq;
+        p.info1 = s.cts_n;
+    }
+    p
+}
+
+impl ModelBlock for RmppRx {
+    fn ports(&self) -> Vec<PortSpec> {
+        let mut v = vec![
+            PortSpec::input("net_in", FLIT_BITS),
+            PortSpec::input("tx_gnt", 1),
+            PortSpec::input("up_ready", 1),
+            PortSpec::input("up_accept", 32),
+            PortSpec::input("dlv_ready", 1),
+            PortSpec::input("rd_slot", 4),
+            PortSpec::input("rd_word", 10),
+            PortSpec::output("net_out", FLIT_BITS),
+            PortSpec::output("tx_req", 1),
+        ];
+        for p in ["up", "dlv"] {
+            v.push(PortSpec::output(format!("{p}_valid"), 1));
+            v.push(PortSpec::output(format!("{p}_slot"), 4));
+            v.push(PortSpec::output(format!("{p}_src"), 16));
+            v.push(PortSpec::output(format!("{p}_msg_id"), 32));
+            v.push(PortSpec::output(format!("{p}_msg_num"), 32));
+            v.push(PortSpec::output(format!("{p}_len"), 32));
+        }
+        v.push(PortSpec::output("rd_data", 32));
+        v.push(PortSpec::output("snd_valid", 1));
+        v.push(PortSpec::output("snd_type", 4));
+        v.push(PortSpec::output("snd_peer", 16));
+        for f in ["msg_id", "len", "seq", "info", "msg_num"] {
+            v.push(PortSpec::output(format!("snd_{f}"), 32));
+        }
+        for c in COUNTERS {
+            v.push(PortSpec::output(format!("cnt_{c}"), 16));
+        }
+        v
+    }
+
+    fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        let cfg = self.cfg;
+        let sw = cfg.slot_words();
+        // The read port sees the buffer and the limits before this edge.
+        let (rs, rw) = (i[inp::RD_SLOT] as usize & 0xF, i[inp::RD_WORD] & 0x3FF);
+        self.rd_data = match self.slots.get(rs) {
+            Some(s) if (rw as usize) < sw => mask_word(self.buf[rs * sw + rw as usize], rw, s.limit),
+            _ => 0,
+        };
+        let before = self.slots.clone();
+        let answer_before = self.answer;
+        let delivered_before = self.delivered;
+        let tx_idle = self.tx_next >= self.tx.len();
+        let up_shown = self.up_fifo.front().is_some() && self.answer.is_none();
+        let dlv_shown = self.dlv_fifo.front().is_some() && self.delivered.is_none();
+
+        // Handshakes fill the one-entry registers at this edge.
+        if up_shown && i[inp::UP_READY] & 1 == 1 {
+            let a = self.up_fifo.pop_front().expect("shown");
+            self.answer = Some((a, i[inp::UP_ACCEPT] as u32));
+        }
+        if dlv_shown && i[inp::DLV_READY] & 1 == 1 {
+            self.delivered = Some(self.dlv_fifo.pop_front().expect("shown"));
+        }
+
+        // One action per edge: the packet, else the answer, else the delivery taken.
+        self.snd = None;
+        self.due_set = None;
+        let target = match self.receive(i[inp::NET_IN]) {
+            Some(v) => self.act(v),
+            None => {
+                if let Some((a, x)) = answer_before {
+                    self.answer = None;
+                    self.answer(a, x);
+                    Some(a)
+                } else if let Some(d) = delivered_before {
+                    self.delivered = None;
+                    self.slots[d].state = State::Ended;
+                    self.owe(d);
+                    Some(d)
+                } else {
+                    None
+                }
+            }
+        };
+
+        // The transmitter.
+        let mut picked = None;
+        if tx_idle {
+            self.tx.clear();
+            self.tx_next = 0;
+            if i[inp::TX_GNT] & 1 == 1 {
+                if let Some(k) = before.iter().position(|s| s.reply_due) {
+                    self.tx = reply(&cfg, &before[k]).flits();
+                    picked = Some(k);
+                }
+            }
+        }
+        self.net_out = match self.tx.get(self.tx_next) {
+            Some(&f) => {
+                self.tx_next += 1;
+                f
+            }
+            None => 0,
+        };
+
+        // Reply flags and the clean-up timers.
+        for (k, b) in before.iter().enumerate() {
+            let s = &mut self.slots[k];
+            if picked == Some(k) {
+                if self.due_set != Some(k) {
+                    s.reply_due = false;
+                }
+                if b.done() {
+                    s.timer = cfg.gch_timeout;
+                }
+            } else if b.busy && b.done() && !b.reply_due && target != Some(k) {
+                if b.timer == 0 {
+                    s.busy = false;
+                    s.limit = 0;
+                } else {
+                    s.timer = b.timer - 1;
+                }
+            }
+        }
+
+        // Outputs.
+        let tx_idle_next = self.tx_next >= self.tx.len();
+        o[out::NET_OUT] = self.net_out;
+        o[out::TX_REQ] = (tx_idle_next && self.slots.iter().any(|s| s.reply_due)) as u64;
+        // The upcall shows the message's length, the delivery the accepted bytes.
+        let up = self.up_fifo.front().copied().filter(|_| self.answer.is_none());
+        let dlv = self.dlv_fifo.front().copied().filter(|_| self.delivered.is_none());
+        for (base, k, is_up) in [(out::UP_VALID, up, true), (out::DLV_VALID, dlv, false)] {
+            let s = k.map(|k| self.slots[k]).unwrap_or_default();
+            let len = if is_up { s.len } else { s.limit };
+            o[base] = k.is_some() as u64;
+            o[base + 1] = k.unwrap_or(0) as u64;
+            o[base + 2] = s.src as u64;
+            o[base + 3] = s.msg_id as u64;
+            o[base + 4] = s.msg_num as u64;
+            o[base + 5] = len as u64;
+        }
+        o[out::RD_DATA] = self.rd_data as u64;
+        let s = self.snd.unwrap_or_default();
+        o[out::SND_VALID] = self.snd.is_some() as u64;
+        o[out::SND_TYPE] = s.ty as u64;
+        o[out::SND_PEER] = s.peer as u64;
+        o[out::SND_MSG_ID] = s.msg_id as u64;
+        o[out::SND_LEN] = s.len as u64;
+        o[out::SND_SEQ] = s.seq as u64;
+        o[out::SND_INFO] = s.info as u64;
+        o[out::SND_MSG_NUM] = s.msg_num as u64;
+        for (k, &c) in self.counters.iter().enumerate() {
+            o[out::COUNTERS + k] = c as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,374 @@
+//! Replay traces of the RMPP receive path (shared/conformance format), one or more per rule of
+//! docs/protocol.md §11.5, plus the shared example. Every trace runs on the golden model and on
+//! the Verilated RTL, and their outputs must be identical line for line. A trace cannot make a
+//! damaged worm or a `srcNID` other than the route's source; the model's unit tests and the
+//! co-simulation cover those.
+
+use std::path::PathBuf;
+
+use idemnet_testbench::replay_rmpp::{replay_rmpp_model, replay_rmpp_rtl, RmppTrace};
+use serde_json::{json, Value};
+
+/// Replays `trace` on both engines; they must print the same lines. Returns them.
+fn run(trace: &str) -> Vec<Value> {
+    let t = RmppTrace::parse(trace).unwrap();
+    let model = replay_rmpp_model(&t).unwrap();
+    let rtl = replay_rmpp_rtl(&t, &idemnet_cosim::default_cache_dir()).unwrap();
+    for (k, (m, r)) in model.iter().zip(&rtl).enumerate() {
+        assert_eq!(m, r, "line {k}: model and RTL differ on\n{trace}");
+    }
+    assert_eq!(model.len(), rtl.len(), "model and RTL differ on\n{trace}");
+    model
+}
+
+/// A trace: config, then `(cycle, packet)` events, then `end` at `end`.
+fn trace(config: Value, events: &[(u64, Value)], end: u64) -> String {
+    let mut s = json!({ "config": config }).to_string();
+    for (c, p) in events {
+        s.push('\n');
+        s.push_str(&json!({ "cycle": c, "packet": p }).to_string());
+    }
+    s.push('\n');
+    s.push_str(&json!({ "cycle": end, "end": true }).to_string());
+    s
+}
+
+/// Byte `i` of message `id`.
+fn byte(id: u64, i: u64) -> u8 {
+    (i * 7 + id * 13 + 1) as u8
+}
+
+/// The bytes `from..to` of message `id`, hex.
+fn bytes(id: u64, from: u64, to: u64) -> String {
+    hex::encode((from..to).map(|i| byte(id, i)).collect::<Vec<_>>())
+}
+
+/// Packet `seq` of message `id` (`num`, `len` bytes) from `src` to node 0, mtu 32; `ty` names
+/// its type.
+fn pkt(ty: &str, src: u64, id: u64, num: u64, len: u64, seq: u64) -> Value {
+    let from = (seq * 32).min(len);
+    let to = ((seq + 1) * 32).min(len);
+    json!({ "type": ty, "src": src, "dst": 0, "msg_id": id, "msg_num": num, "len": len,
+            "seq": seq, "data": bytes(id, from, to) })
+}
+
+fn ctl(ty: &str, src: u64, id: u64, num: u64) -> Value {
+    json!({ "type": ty, "src": src, "dst": 0, "msg_id": id, "msg_num": num })
+}
+
+fn kind<'a>(lines: &'a [Value], k: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l.get(k).is_some()).collect()
+}
+
+/// The packets the block sent, as (type, msg_id, info1).
+fn sent(lines: &[Value]) -> Vec<(String, u64, u64)> {
+    kind(lines, "packet")
+        .into_iter()
+        .map(|l| {
+            let p = &l["packet"];
+            (
+                p["type"].as_str().unwrap().to_string(),
+                p["msg_id"].as_u64().unwrap_or(0),
+                p["info1"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn drops(lines: &[Value]) -> Vec<String> {
+    kind(lines, "drop")
+        .into_iter()
+        .map(|l| l["drop"]["reason"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn delivered(lines: &[Value]) -> Vec<(u64, String)> {
+    kind(lines, "deliver")
+        .into_iter()
+        .map(|l| {
+            let d = &l["deliver"];
+            (
+                d["msg_id"].as_u64().unwrap(),
+                d["data"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+fn shared() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
+    assert!(
+        d.is_dir(),
+        "shared/conformance must sit beside the repository: {}",
+        d.display()
+    );
+    d
+}
+
+#[test]
+fn shared_example_upcall_delivery_msgend_and_gch() {
+    let text = std::fs::read_to_string(shared().join("rmpp-short.jsonl")).unwrap();
+    let l = run(&text);
+    assert_eq!(kind(&l, "upcall").len(), 1);
+    assert_eq!(
+        delivered(&l),
+        vec![(7, "0001020304050607".to_string())],
+        "{l:#?}"
+    );
+    assert_eq!(sent(&l), vec![("MSGEND".to_string(), 7, 0)]);
+    assert!(drops(&l).is_empty());
+    assert_eq!(l, run(&text), "deterministic");
+}
+
+#[test]
+fn a_long_message_is_granted_written_and_delivered_in_blocks() {
+    // 200 bytes: RTS (0..32) and packets 1..6; allowance 4 per CTS.
+    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8 });
+    let mut ev = vec![(0, pkt("RTS", 2, 5, 1, 200, 0))];
+    for (c, ty, seq) in [
+        (100, "DATA", 1),
+        (120, "DATA", 2),
+        (140, "DATA", 3),
+        (160, "STOP_DATA", 4),
+        (300, "DATA", 5),
+        (320, "LAST_DATA", 6),
+    ] {
+        ev.push((c, pkt(ty, 2, 5, 1, 200, seq)));
+    }
+    let l = run(&trace(cfg, &ev, 600));
+    assert_eq!(
+        sent(&l),
+        vec![
+            ("CTS".to_string(), 5, 4),
+            ("CTS".to_string(), 5, 4),
+            ("MSGEND".to_string(), 5, 0)
+        ]
+    );
+    assert_eq!(delivered(&l), vec![(5, bytes(5, 0, 200))]);
+    assert!(drops(&l).is_empty(), "{:?}", drops(&l));
+}
+
+#[test]
+fn figure8_allowance_shrinks_under_growing_load_and_recovers() {
+    // Pool 40 - 8 = 32, at most 16 per CTS: 16, 16, then the minimum 1 while all is granted.
+    let cfg = json!({ "max_rcv_buf": 40, "reserved": 8, "max_data_pkts": 16 });
+    let mut ev: Vec<(u64, Value)> = (0..4)
+        .map(|k| (k * 20, pkt("RTS", k + 1, 10 + k, 1, 1024, 0)))
+        .collect();
+    // Message 10 sends its 16 granted packets: outstanding falls by 16 and its next CTS gets
+    // 32 - (16 + 1 + 1) = 14.
+    for seq in 1..=16 {
+        let ty = if seq == 16 { "STOP_DATA" } else { "DATA" };
+        ev.push((200 + 20 * seq, pkt(ty, 1, 10, 1, 1024, seq)));
+    }
+    let l = run(&trace(cfg, &ev, 800));
+    let cts: Vec<(u64, u64)> = sent(&l)
+        .into_iter()
+        .filter(|(t, _, _)| t == "CTS")
+        .map(|(_, id, n)| (id, n))
+        .collect();
+    assert_eq!(cts, vec![(10, 16), (11, 16), (12, 1), (13, 1), (10, 14)]);
+}
+
+#[test]
+fn out_of_order_msg_num_is_dropped_and_numbering_starts_at_1() {
+    let ev = [
+        (0, pkt("RTS_LAST", 4, 1, 2, 8, 0)),
+        (50, pkt("RTS_LAST", 4, 2, 1, 8, 0)),
+        (100, pkt("RTS_LAST", 4, 1, 2, 8, 0)),
+        (150, pkt("RTS_LAST", 4, 3, 1, 8, 0)),
+    ];
+    let l = run(&trace(json!({}), &ev, 400));
+    assert_eq!(drops(&l), s(&["order", "order"]));
+    let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(ids, vec![2, 1]);
+    let nums: Vec<u64> = kind(&l, "upcall")
+        .iter()
+        .map(|u| u["upcall"]["msg_num"].as_u64().unwrap())
+        .collect();
+    assert_eq!(nums, vec![1, 2]);
+}
+
+#[test]
+fn duplicate_rts_last_after_msgend_gets_msgend_again_and_no_second_delivery() {
+    let ev = [
+        (0, pkt("RTS_LAST", 3, 9, 1, 20, 0)),
+        (100, pkt("RTS_LAST", 3, 9, 1, 20, 0)),
+        (200, pkt("RTS_LAST", 3, 9, 1, 20, 0)),
+    ];
+    let l = run(&trace(json!({}), &ev, 400));
+    assert_eq!(delivered(&l).len(), 1);
+    assert_eq!(drops(&l), s(&["duplicate", "duplicate"]));
+    let ends = sent(&l);
+    assert_eq!(ends.len(), 3);
+    assert!(ends.iter().all(|(t, id, _)| t == "MSGEND" && *id == 9));
+}
+
+#[test]
+fn a_restart_resynchronises_with_a_new_cts() {
+    // 128 bytes = packets 0..3. Packet 2 is lost; 3 is out of sequence; the sender restarts at 1.
+    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8 });
+    let ev = [
+        (0, pkt("RTS", 6, 4, 1, 128, 0)),
+        (100, pkt("DATA", 6, 4, 1, 128, 1)),
+        (140, pkt("LAST_DATA", 6, 4, 1, 128, 3)),
+        (300, pkt("STOP_DATA", 6, 4, 1, 128, 1)),
+        (400, pkt("DATA", 6, 4, 1, 128, 2)),
+        (440, pkt("LAST_DATA", 6, 4, 1, 128, 3)),
+    ];
+    let l = run(&trace(cfg, &ev, 700));
+    assert_eq!(drops(&l), s(&["sequence"]));
+    assert_eq!(l.last().unwrap()["summary"]["restart"], 1);
+    let cts: Vec<u64> = kind(&l, "packet")
+        .iter()
+        .filter(|p| p["packet"]["type"] == "CTS")
+        .map(|p| p["packet"]["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(cts, vec![1, 2], "the restart's CTS asks for packet 2");
+    assert_eq!(delivered(&l), vec![(4, bytes(4, 0, 128))]);
+}
+
+#[test]
+fn msgdrop_when_the_upper_layer_accepts_nothing() {
+    let ev = [
+        (0, pkt("RTS", 1, 3, 1, 100, 0)),
+        (100, pkt("RTS_LAST", 1, 4, 2, 10, 0)),
+        (200, pkt("DATA", 1, 3, 1, 100, 1)),
+    ];
+    let l = run(&trace(json!({ "accept": "none" }), &ev, 400));
+    assert_eq!(kind(&l, "upcall").len(), 2);
+    assert!(delivered(&l).is_empty());
+    let types: Vec<String> = sent(&l).into_iter().map(|x| x.0).collect();
+    assert_eq!(types, s(&["MSGDROP", "MSGDROP", "MSGDROP"]));
+    assert_eq!(drops(&l), s(&["duplicate"]), "late data answered again");
+}
+
+#[test]
+fn data_is_truncated_to_the_accepted_length() {
+    // 100 bytes offered, 40 accepted: the CTS says 40, and the one data packet (bytes 32..64)
+    // is written only up to byte 40.
+    let ev = [
+        (0, pkt("RTS", 2, 8, 1, 100, 0)),
+        (100, pkt("LAST_DATA", 2, 8, 1, 100, 1)),
+    ];
+    let l = run(&trace(json!({ "accept": { "max_len": 40 } }), &ev, 400));
+    let cts = kind(&l, "packet")[0]["packet"].clone();
+    assert_eq!((cts["type"].clone(), cts["len"].clone()), (json!("CTS"), json!(40)));
+    assert_eq!(delivered(&l), vec![(8, bytes(8, 0, 40))]);
+}
+
+#[test]
+fn a_full_table_drops_new_rts_until_gch_frees_a_slot() {
+    let ev = [
+        (0, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+        (100, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+        (150, ctl("GCH", 1, 1, 1)),
+        (200, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+    ];
+    let l = run(&trace(json!({ "rx_slots": 1 }), &ev, 400));
+    assert_eq!(drops(&l), s(&["table_full"]));
+    let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(ids, vec![1, 2]);
+}
+
+#[test]
+fn without_gch_the_timeout_frees_the_slot() {
+    let cfg = json!({ "rx_slots": 1, "gch_timeout": 100 });
+    let ev = [
+        (0, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+        (60, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+        (200, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+        (300, ctl("GCH", 1, 1, 1)),
+    ];
+    let l = run(&trace(cfg, &ev, 500));
+    assert_eq!(drops(&l), s(&["table_full", "unknown_message"]));
+    let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(ids, vec![1, 2]);
+}
+
+#[test]
+fn null_keeps_numbering_in_step_and_is_answered_with_msgdrop() {
+    let ev = [
+        (0, ctl("NULL", 5, 1, 1)),
+        (100, ctl("NULL", 5, 1, 1)),
+        (200, pkt("RTS_LAST", 5, 2, 2, 12, 0)),
+        (300, ctl("GCH", 5, 1, 1)),
+    ];
+    let l = run(&trace(json!({}), &ev, 500));
+    let types: Vec<(String, u64)> = sent(&l).into_iter().map(|x| (x.0, x.1)).collect();
+    assert_eq!(
+        types,
+        vec![
+            ("MSGDROP".to_string(), 1),
+            ("MSGDROP".to_string(), 1),
+            ("MSGEND".to_string(), 2)
+        ]
+    );
+    assert_eq!(drops(&l), s(&["duplicate"]));
+    assert_eq!(delivered(&l), vec![(2, bytes(2, 0, 12))]);
+    assert_eq!(kind(&l, "upcall").len(), 1, "NULL makes no upcall");
+}
+
+#[test]
+fn null_aborts_a_message_being_received() {
+    let ev = [
+        (0, pkt("RTS", 5, 1, 1, 300, 0)),
+        (100, pkt("DATA", 5, 1, 1, 300, 1)),
+        (200, ctl("NULL", 5, 1, 1)),
+        (300, pkt("DATA", 5, 1, 1, 300, 2)),
+    ];
+    let l = run(&trace(json!({}), &ev, 500));
+    let types: Vec<String> = sent(&l).into_iter().map(|x| x.0).collect();
+    assert_eq!(types, s(&["CTS", "MSGDROP", "MSGDROP"]));
+    assert!(delivered(&l).is_empty());
+}
+
+#[test]
+fn version_mismatch_and_malformed_headers_are_dropped_by_reason() {
+    let mut bad_version = pkt("RTS_LAST", 1, 1, 1, 4, 0);
+    bad_version["version"] = json!(2);
+    let rts_too_short = pkt("RTS", 1, 2, 1, 4, 0);
+    let mut wrong_payload = pkt("RTS_LAST", 1, 3, 1, 8, 0);
+    wrong_payload["data"] = json!("00");
+    let ev = [
+        (0, bad_version),
+        (50, rts_too_short),
+        (100, wrong_payload),
+        (150, pkt("DATA", 1, 99, 1, 100, 1)),
+        (200, pkt("RTS_LAST", 1, 5, 1, 4, 0)),
+        (250, ctl("GCH", 1, 5, 1)),
+        (350, json!({ "type": "SEND", "src": 1, "dst": 0, "uid": 65536, "data": "ab".repeat(32) })),
+        (400, json!({ "type": "RTS_LAST", "src": 1, "dst": 7, "msg_id": 6, "msg_num": 2 })),
+    ];
+    let l = run(&trace(json!({}), &ev, 600));
+    assert_eq!(
+        drops(&l),
+        s(&[
+            "version",
+            "malformed",
+            "truncated",
+            "unknown_message",
+            "malformed",
+            "misrouted"
+        ])
+    );
+    assert_eq!(delivered(&l).len(), 1);
+}
+
+#[test]
+fn replies_for_the_send_side_are_passed_on() {
+    let ev = [
+        (0, json!({ "type": "CTS", "src": 4, "dst": 0, "msg_id": 77, "len": 64, "seq": 1,
+                    "info1": 3, "msg_num": 2 })),
+        (50, json!({ "type": "MSGEND", "src": 4, "dst": 0, "msg_id": 77, "len": 64 })),
+    ];
+    let l = run(&trace(json!({}), &ev, 200));
+    let n = kind(&l, "to_sender");
+    assert_eq!(n.len(), 2);
+    assert_eq!(n[0]["to_sender"]["info1"], 3);
+    assert_eq!(n[1]["to_sender"]["type"], "MSGEND");
+}
