@@ -384,6 +384,15 @@ impl Ni {
         self.counters[c] = self.counters[c].wrapping_add(1);
     }
 
+    /// Some worm is due: what the transmitter would pick if it were idle and granted.
+    fn due(&self) -> bool {
+        self.late_forget.is_some()
+            || self.send.iter().any(|s| {
+                s.state == SendState::ForgetPending || (s.state == SendState::Wait && s.timer == 0)
+            })
+            || self.recv.iter().any(|r| r.active && r.timer == 0)
+    }
+
     /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
     fn receive(&mut self, f: u64) -> Option<Arrived> {
         if f & VALID == 0 {
@@ -503,7 +512,8 @@ pub mod inp {
     pub const REQ_LEN: usize = 3;
     pub const REQ_DATA: usize = 4;
     pub const DLV_READY: usize = 8;
-    pub const WORDS: usize = 9;
+    pub const TX_GNT: usize = 9;
+    pub const WORDS: usize = 10;
 }
 
 /// Flat output words of the NI's Out ports.
@@ -517,8 +527,9 @@ pub mod out {
     pub const DLV_DATA: usize = 6;
     pub const DONE_VALID: usize = 10;
     pub const DONE_UID: usize = 11;
-    pub const COUNTERS: usize = 12;
-    pub const WORDS: usize = 22;
+    pub const TX_REQ: usize = 12;
+    pub const COUNTERS: usize = 13;
+    pub const WORDS: usize = 23;
 }
 
 impl ModelBlock for Ni {
@@ -530,6 +541,7 @@ impl ModelBlock for Ni {
             PortSpec::input("req_len", 6),
             PortSpec::input("req_data", DATA_BITS),
             PortSpec::input("dlv_ready", 1),
+            PortSpec::input("tx_gnt", 1),
             PortSpec::output("net_out", FLIT_BITS),
             PortSpec::output("req_ready", 1),
             PortSpec::output("dlv_valid", 1),
@@ -539,6 +551,7 @@ impl ModelBlock for Ni {
             PortSpec::output("dlv_data", DATA_BITS),
             PortSpec::output("done_valid", 1),
             PortSpec::output("done_uid", 32),
+            PortSpec::output("tx_req", 1),
         ];
         for c in COUNTERS {
             v.push(PortSpec::output(format!("cnt_{c}"), 16));
@@ -627,6 +640,10 @@ impl ModelBlock for Ni {
         // Transmitter (§8.5).
         self.done = None;
         if tx_idle {
+            self.tx.clear();
+            self.tx_next = 0;
+        }
+        if tx_idle && i[inp::TX_GNT] & 1 == 1 {
             let me = cfg.node;
             let packet = |kind, dst, uid, data: Vec<u8>| Packet {
                 kind,
@@ -704,6 +721,7 @@ impl ModelBlock for Ni {
         o[out::DLV_DATA..out::DLV_DATA + 4].copy_from_slice(&bus_from_words(&dd));
         o[out::DONE_VALID] = self.done.is_some() as u64;
         o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
+        o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.due()) as u64;
         for (k, &c) in self.counters.iter().enumerate() {
             o[out::COUNTERS + k] = c as u64;
         }

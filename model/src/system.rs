@@ -219,6 +219,7 @@ impl ModelBlock for System {
             ni_in[ni::inp::REQ_DATA..ni::inp::REQ_DATA + 4]
                 .copy_from_slice(&i[lay.req_data(p)..lay.req_data(p) + 4]);
             ni_in[ni::inp::DLV_READY] = i[lay.dlv_ready(p)];
+            ni_in[ni::inp::TX_GNT] = 1;
             self.nis[p].step(&self.ni_in, &mut self.ni_out);
             let no = &self.ni_out;
             self.ni_net_out[p] = no[ni::out::NET_OUT];

@@ -15,10 +15,12 @@ use rust_hdl::prelude::*;
 /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
 /// | `req_valid`, `req_dst`, `req_len`, `req_data` | in | 1, 16, 6, 256 | host request |
 /// | `dlv_ready` | in | 1 | host takes the delivery |
+/// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
 /// | `net_out` | out | 35 | flits into the fabric |
 /// | `req_ready` | out | 1 | a send slot is free (0 before the first edge) |
 /// | `dlv_valid`, `dlv_src`, `dlv_uid`, `dlv_len`, `dlv_data` | out | 1, 16, 32, 6, 256 | the delivery register |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
+/// | `tx_req` | out | 1 | idle with a worm due (combinational from registers, §13.2) |
 /// | `cnt_crc` ... `cnt_retransmit` | out | 16 each | wrapping event counters (§8.2) |
 ///
 /// Timing: every output is a register. A request is accepted in cycle `t` when `req_valid` and
@@ -43,6 +45,7 @@ pub struct Ni {
     pub req_len: Signal<In, Bits<6>>,
     pub req_data: Signal<In, Bits<256>>,
     pub dlv_ready: Signal<In, Bit>,
+    pub tx_gnt: Signal<In, Bit>,
     pub net_out: Signal<Out, Flit>,
     pub req_ready: Signal<Out, Bit>,
     pub dlv_valid: Signal<Out, Bit>,
@@ -52,6 +55,7 @@ pub struct Ni {
     pub dlv_data: Signal<Out, Bits<256>>,
     pub done_valid: Signal<Out, Bit>,
     pub done_uid: Signal<Out, Bits<32>>,
+    pub tx_req: Signal<Out, Bit>,
     pub cnt_crc: Signal<Out, Bits<16>>,
     pub cnt_truncated: Signal<Out, Bits<16>>,
     pub cnt_malformed: Signal<Out, Bits<16>>,
@@ -215,6 +219,7 @@ impl Ni {
             req_len: Default::default(),
             req_data: Default::default(),
             dlv_ready: Default::default(),
+            tx_gnt: Default::default(),
             net_out: Default::default(),
             req_ready: Default::default(),
             dlv_valid: Default::default(),
@@ -224,6 +229,7 @@ impl Ni {
             dlv_data: Default::default(),
             done_valid: Default::default(),
             done_uid: Default::default(),
+            tx_req: Default::default(),
             cnt_crc: Default::default(),
             cnt_truncated: Default::default(),
             cnt_malformed: Default::default(),
@@ -698,71 +704,73 @@ impl Logic for Ni {
         self.tx_crc_unit.crc_in.next = self.tx_crc.q.val();
         self.tx_word.next = self.z32.val();
         if !self.tx_phase.q.val().any() {
-            if self.lf_valid.q.val() {
-                self.pick.next = self.p1.val();
-                self.lf_valid.d.next = false;
-                self.pick_dst.next = self.lf_dst.q.val();
-                self.pick_uid.next = self.lf_uid.q.val();
-            } else if self.s_fp.val().any() {
-                self.pick.next = self.p1.val();
-                self.s_freed.next = self.s_fp.val();
-                for s in 0..self._ns {
-                    if self.s_fp.val().get_bit(s) {
-                        self.s_state[s].d.next = self.z2.val();
-                        self.pick_dst.next = self.s_dst[s].q.val();
-                        self.pick_cnt.next = self.s_cnt[s].q.val();
-                    }
-                }
-                self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
-                self.o_done_valid.d.next = true;
-                self.o_done_uid.d.next = self.pick_uid.val();
-            } else if self.r_due.val().any() {
-                self.pick.next = self.p2.val();
-                for r in 0..self._nr {
-                    if self.r_due.val().get_bit(r) {
-                        self.r_timer[r].d.next = self.ack_reload.val();
-                        self.pick_uid.next = self.r_uid[r].q.val();
-                        self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
-                    }
-                }
-            } else if self.s_due.val().any() {
-                self.pick.next = self.p3.val();
-                for s in 0..self._ns {
-                    if self.s_due.val().get_bit(s) {
-                        self.s_timer[s].d.next = self.retry_reload.val();
-                        if self.s_sent[s].q.val() {
-                            self.c_retransmit.d.next = self.c_retransmit.q.val() + self.one16.val();
+            if self.tx_gnt.val() {
+                if self.lf_valid.q.val() {
+                    self.pick.next = self.p1.val();
+                    self.lf_valid.d.next = false;
+                    self.pick_dst.next = self.lf_dst.q.val();
+                    self.pick_uid.next = self.lf_uid.q.val();
+                } else if self.s_fp.val().any() {
+                    self.pick.next = self.p1.val();
+                    self.s_freed.next = self.s_fp.val();
+                    for s in 0..self._ns {
+                        if self.s_fp.val().get_bit(s) {
+                            self.s_state[s].d.next = self.z2.val();
+                            self.pick_dst.next = self.s_dst[s].q.val();
+                            self.pick_cnt.next = self.s_cnt[s].q.val();
                         }
-                        self.s_sent[s].d.next = true;
-                        self.pick_dst.next = self.s_dst[s].q.val();
-                        self.pick_cnt.next = self.s_cnt[s].q.val();
-                        self.pick_len.next = self.s_len[s].q.val();
-                        self.pick_data.next = self.s_data[s].q.val();
                     }
+                    self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                    self.o_done_valid.d.next = true;
+                    self.o_done_uid.d.next = self.pick_uid.val();
+                } else if self.r_due.val().any() {
+                    self.pick.next = self.p2.val();
+                    for r in 0..self._nr {
+                        if self.r_due.val().get_bit(r) {
+                            self.r_timer[r].d.next = self.ack_reload.val();
+                            self.pick_uid.next = self.r_uid[r].q.val();
+                            self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
+                        }
+                    }
+                } else if self.s_due.val().any() {
+                    self.pick.next = self.p3.val();
+                    for s in 0..self._ns {
+                        if self.s_due.val().get_bit(s) {
+                            self.s_timer[s].d.next = self.retry_reload.val();
+                            if self.s_sent[s].q.val() {
+                                self.c_retransmit.d.next = self.c_retransmit.q.val() + self.one16.val();
+                            }
+                            self.s_sent[s].d.next = true;
+                            self.pick_dst.next = self.s_dst[s].q.val();
+                            self.pick_cnt.next = self.s_cnt[s].q.val();
+                            self.pick_len.next = self.s_len[s].q.val();
+                            self.pick_data.next = self.s_data[s].q.val();
+                        }
+                    }
+                    self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
                 }
-                self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
-            }
-            if self.pick.val().any() {
-                // The head flit now; the rest of the worm from the tx registers.
-                self.tx_word.next = (bit_cast::<32, 16>(self.node.val()) << self.s16.val())
-                    | bit_cast::<32, 16>(self.pick_dst.val());
-                self.tx_crc_unit.crc_in.next = self.ones32.val();
-                self.o_net.d.next = self.flit_valid.val()
-                    | self.flit_head.val()
-                    | bit_cast::<35, 32>(self.tx_word.val());
-                self.tx_phase.d.next = self.p1.val();
-                // pick: 1 FORGET, 2 ACK, 3 SEND -> kind 2, 1, 0.
-                self.tx_kind.d.next = self.z2.val();
-                if self.pick.val() == self.p1.val() {
-                    self.tx_kind.d.next = self.k_forget.val();
+                if self.pick.val().any() {
+                    // The head flit now; the rest of the worm from the tx registers.
+                    self.tx_word.next = (bit_cast::<32, 16>(self.node.val()) << self.s16.val())
+                        | bit_cast::<32, 16>(self.pick_dst.val());
+                    self.tx_crc_unit.crc_in.next = self.ones32.val();
+                    self.o_net.d.next = self.flit_valid.val()
+                        | self.flit_head.val()
+                        | bit_cast::<35, 32>(self.tx_word.val());
+                    self.tx_phase.d.next = self.p1.val();
+                    // pick: 1 FORGET, 2 ACK, 3 SEND -> kind 2, 1, 0.
+                    self.tx_kind.d.next = self.z2.val();
+                    if self.pick.val() == self.p1.val() {
+                        self.tx_kind.d.next = self.k_forget.val();
+                    }
+                    if self.pick.val() == self.p2.val() {
+                        self.tx_kind.d.next = self.k_ack.val();
+                    }
+                    self.tx_len.d.next = self.pick_len.val();
+                    self.tx_uid.d.next = self.pick_uid.val();
+                    self.tx_data.d.next = self.pick_data.val();
+                    self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
                 }
-                if self.pick.val() == self.p2.val() {
-                    self.tx_kind.d.next = self.k_ack.val();
-                }
-                self.tx_len.d.next = self.pick_len.val();
-                self.tx_uid.d.next = self.pick_uid.val();
-                self.tx_data.d.next = self.pick_data.val();
-                self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
             }
         } else if self.tx_phase.q.val() == self.p1.val() {
             self.tx_word.next = (bit_cast::<32, 2>(self.tx_kind.q.val()) << self.s30.val())
@@ -811,6 +819,9 @@ impl Logic for Ni {
         self.dlv_data.next = self.o_dlv_data.q.val();
         self.done_valid.next = self.o_done_valid.q.val();
         self.done_uid.next = self.o_done_uid.q.val();
+        // What the transmitter would pick if granted now (§13.2), from the registers alone.
+        self.tx_req.next = !self.tx_phase.q.val().any()
+            & (self.lf_valid.q.val() | self.s_fp.val().any() | self.r_due.val().any() | self.s_due.val().any());
         self.cnt_crc.next = self.c_crc.q.val();
         self.cnt_truncated.next = self.c_truncated.q.val();
         self.cnt_malformed.next = self.c_malformed.q.val();

@@ -216,6 +216,7 @@ impl Logic for System {
             ni.req_len.next = self.req_len[p].val();
             ni.req_data.next = self.req_data[p].val();
             ni.dlv_ready.next = self.dlv_ready[p].val();
+            ni.tx_gnt.next = true;
             self.req_ready[p].next = ni.req_ready.val();
             self.dlv_valid[p].next = ni.dlv_valid.val();
             self.dlv_src[p].next = ni.dlv_src.val();
@@ -291,6 +292,7 @@ impl Logic for System {
             ni.req_len.connect();
             ni.req_data.connect();
             ni.dlv_ready.connect();
+            ni.tx_gnt.connect();
         }
     }
 
@@ -323,6 +325,7 @@ impl Logic for System {
         }
         for p in 0..self.nis.len() {
             let _ = writeln!(v, "    nis${p}$clock = clock;");
+            let _ = writeln!(v, "    nis${p}$tx_gnt = 1'b1;");
             for name in NI_IN {
                 let _ = writeln!(v, "    nis${p}${name} = {name}${p};");
             }

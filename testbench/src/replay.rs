@@ -335,6 +335,7 @@ pub fn replay_ni<D: ClockedDut>(dut: &mut D, trace: &NiTrace) -> Result<Vec<Valu
             cur_req = None;
         }
         i[inp::DLV_READY] = 1;
+        i[inp::TX_GNT] = 1;
         dut.set_inputs(&i);
         dut.tick();
         dut.outputs(&mut o);

@@ -280,5 +280,7 @@ impl Peers {
             None => inputs[inp::REQ_VALID..inp::REQ_DATA + 4].fill(0),
         }
         inputs[inp::DLV_READY] = self.rng.gen_bool(self.p.dlv_ready_prob) as u64;
+        // The grant of a shared link (§13.2), withheld now and then.
+        inputs[inp::TX_GNT] = self.rng.gen_bool(0.75) as u64;
     }
 }

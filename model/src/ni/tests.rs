@@ -15,7 +15,11 @@ impl Bench {
     fn new(cfg: NiConfig) -> Bench {
         Bench {
             ni: Ni::new(cfg).unwrap(),
-            i: vec![0; inp::WORDS],
+            i: {
+                let mut i = vec![0; inp::WORDS];
+                i[inp::TX_GNT] = 1;
+                i
+            },
             o: vec![0; out::WORDS],
             sent: vec![],
             t: 0,

@@ -552,7 +552,7 @@ impl RmppRx {
         let accepted = x.min(self.slots[a].len).min(self.cfg.max_msg as u32);
         let s = &mut self.slots[a];
         s.limit = accepted;
-        if accepted == 0 {
+        if x == 0 {
             s.state = State::Dropped;
             self.owe(a);
         } else if accepted as usize <= self.cfg.mtu {

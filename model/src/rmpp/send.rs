@@ -490,9 +490,7 @@ impl Sender {
     pub fn on_reply_packet(&mut self, now: u64, p: &Packet) -> bool {
         match p.kind() {
             Some(ty) if ty.to_sender() && p.src_nid == self.cfg.node as u32 => {
-                self.on_reply(
-                    now, p.src, ty, p.msg_id, p.len, p.seq, p.info1, p.msg_num,
-                );
+                self.on_reply(now, p.src, ty, p.msg_id, p.len, p.seq, p.info1, p.msg_num);
                 true
             }
             _ => false,
@@ -610,16 +608,13 @@ impl Sender {
 
     /// A message of this node that has been issued (held or not).
     fn issued(&self, msg_id: u32) -> bool {
-        msg_id >> 16 == self.cfg.node as u32 && (self.wrapped || (msg_id & 0xFFFF) < self.counter as u32)
+        msg_id >> 16 == self.cfg.node as u32
+            && (self.wrapped || (msg_id & 0xFFFF) < self.counter as u32)
     }
 
     /// Brings the timers and the periodic check up to `now`.
     fn advance(&mut self, now: u64) {
-        assert!(
-            now >= self.now,
-            "time went back: {now} after {}",
-            self.now
-        );
+        assert!(now >= self.now, "time went back: {now} after {}", self.now);
         self.now = now;
         let cfg = self.cfg;
         // The periodic check: the first instant in (previous calls, now] at which each
