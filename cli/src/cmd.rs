@@ -9,6 +9,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
 use idemnet_model::fault::Faults;
+use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
+use idemnet_model::rmpp::send::SendConfig;
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -131,6 +133,74 @@ impl FaultArgs {
     }
 }
 
+/// Which protocols carry the system's traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    Idempotent,
+    Rmpp,
+    Both,
+}
+
+/// The traffic options of the system (`idemnet cosim` and `idemnet model`).
+#[derive(clap::Args)]
+pub struct TrafficArgs {
+    /// System: which protocols carry traffic (datagrams at --load, messages at --rmpp-load).
+    #[arg(long, value_enum, default_value = "idempotent")]
+    pub protocol: Protocol,
+    /// System: offered RMPP load, flits of data worms per sending node per cycle. RMPP restarts
+    /// whole blocks on a loss, so it saturates far below the idempotent protocol.
+    #[arg(long, default_value_t = 0.05)]
+    pub rmpp_load: f64,
+    /// System: RMPP message lengths are uniform in 0..=MAX_LEN bytes (at most 1024, the
+    /// receive path's buffer per message).
+    #[arg(long, default_value_t = 1024)]
+    pub max_len: usize,
+    /// System: every other node sends its RMPP messages to node N (many to one).
+    #[arg(long, value_name = "N")]
+    pub to_one: Option<u16>,
+}
+
+impl TrafficArgs {
+    /// Applies the options to `opts` (the system only; rejected elsewhere).
+    fn apply(&self, cfg: &Config, opts: &mut CosimOptions) -> Result<()> {
+        let given = self.protocol != Protocol::Idempotent || self.to_one.is_some();
+        if given && cfg.block != Block::System {
+            bail!("--protocol rmpp|both and --to-one apply to --block system only");
+        }
+        if !(0.0..=1.0).contains(&self.rmpp_load) {
+            bail!("--rmpp-load {}: must be between 0 and 1", self.rmpp_load);
+        }
+        if self.max_len > cfg.rmpp.max_msg {
+            bail!(
+                "--max-len {}: the receive path keeps at most {} bytes per message",
+                self.max_len,
+                cfg.rmpp.max_msg
+            );
+        }
+        let nodes = cfg.tree()?.nodes();
+        if let Some(d) = self.to_one {
+            if d as usize >= nodes {
+                bail!("--to-one {d}: the nodes are 0..{nodes}");
+            }
+        }
+        opts.idempotent = self.protocol != Protocol::Rmpp;
+        opts.rmpp = MsgTraffic {
+            load: if self.protocol == Protocol::Idempotent {
+                0.0
+            } else {
+                self.rmpp_load
+            },
+            max_len: self.max_len,
+            pattern: self.to_one.map(Pattern::ToOne).unwrap_or(Pattern::Uniform),
+            send: SendConfig {
+                mtu: cfg.rmpp.mtu,
+                ..SendConfig::DEFAULT
+            },
+        };
+        Ok(())
+    }
+}
+
 /// `idemnet cosim`: exit 1 on a mismatch, a scoreboard error or a lost datagram.
 pub fn cosim(
     block: BlockArg,
@@ -138,11 +208,13 @@ pub fn cosim(
     n: usize,
     mut opts: CosimOptions,
     faults: FaultArgs,
+    traffic: TrafficArgs,
     quiet: bool,
 ) -> Result<ExitCode> {
     let cfg = config(block, k, n)?;
     check_load(opts.load)?;
     opts.faults = faults.faults(&cfg)?;
+    traffic.apply(&cfg, &mut opts)?;
     if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
@@ -155,7 +227,11 @@ pub fn cosim(
         opts.cycles,
         if cfg.block == Block::System {
             format!(
-                ", loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+                ", protocol {:?} (RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+                traffic.protocol,
+                opts.rmpp.load,
+                opts.rmpp.max_len,
+                traffic.to_one.map(|d| format!(", all to node {d}")).unwrap_or_default(),
                 faults.loss,
                 faults.corrupt,
                 opts.faults.loss,
@@ -220,7 +296,7 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
 }
 
 /// `idemnet model --block system`: the system's golden model alone under host traffic and
-/// faults, drained; exit 1 on a scoreboard error or a lost datagram.
+/// faults, drained; exit 1 on a scoreboard error or anything lost.
 pub fn model_system(
     k: usize,
     n: usize,
@@ -228,35 +304,33 @@ pub fn model_system(
     seed: u64,
     load: f64,
     faults: FaultArgs,
+    traffic: TrafficArgs,
 ) -> Result<ExitCode> {
     let cfg = Config::new(Block::System, k, n)?;
     check_load(load)?;
     let f = faults.faults(&cfg)?;
+    let mut opts = CosimOptions::new(cycles, seed, load);
+    traffic.apply(&cfg, &mut opts)?;
     println!(
-        "idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles, loss {} corrupt {}, dead links {:?}",
-        faults.loss, faults.corrupt, f.dead
+        "idemnet model: {cfg}, seed {seed}, protocol {:?}, load {load} / RMPP {}, {cycles} cycles, loss {} corrupt {}, dead links {:?}",
+        traffic.protocol, opts.rmpp.load, faults.loss, faults.corrupt, f.dead
     );
+    let tree = cfg.tree()?;
+    let idem_load = if opts.idempotent { load } else { 0.0 };
+    let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
+        .map_err(|e| anyhow::anyhow!(e))?;
     let t0 = Instant::now();
-    let h = idemnet_model::system::run_with_hosts(
-        cfg.tree()?,
-        cfg.ni,
-        load,
-        seed,
-        cycles,
-        &f,
-        faults.drain,
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let h = idemnet_model::system::run_with_hosts(tree, cfg.ni, cfg.rmpp, hosts, cycles, &f, faults.drain)
+        .map_err(|e| anyhow::anyhow!(e))?;
     let secs = t0.elapsed().as_secs_f64();
-    println!("  datagrams sent: {}", h.accepted);
-    println!("  datagrams delivered: {}", h.delivered);
-    println!("  datagrams completed: {}", h.completed);
-    println!("  datagrams lost: {}", h.lost());
-    if let Some((lo, med, p99)) = h.latency() {
-        println!("  latency min / median / p99 (cycles): {lo} / {med} / {p99}");
-    }
-    print_scoreboard_and_speed(h.errors, h.first_error.as_deref(), cycles, secs);
-    Ok(if h.errors == 0 && h.lost() == 0 {
+    print!("{}", idemnet_testbench::cosim::side_by_side(&h.figures(cycles)));
+    let first = h.first_error().cloned().or_else(|| {
+        (h.failures() > 0).then(|| {
+            format!("{} datagrams and {} messages lost after the drain", h.idem.lost(), h.rmpp.lost())
+        })
+    });
+    print_scoreboard_and_speed(h.failures(), first.as_deref(), cycles, secs);
+    Ok(if h.failures() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

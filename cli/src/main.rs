@@ -91,6 +91,8 @@ enum Command {
         quiet: bool,
         #[command(flatten)]
         faults: cmd::FaultArgs,
+        #[command(flatten)]
+        traffic: cmd::TrafficArgs,
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     Model {
@@ -109,6 +111,8 @@ enum Command {
         load: f64,
         #[command(flatten)]
         faults: cmd::FaultArgs,
+        #[command(flatten)]
+        traffic: cmd::TrafficArgs,
     },
     /// Drive one network-interface block from a packet trace (JSON Lines, shared/conformance
     /// format) and print what it does, one JSON line per action.
@@ -171,6 +175,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             verilog,
             quiet,
             faults,
+            traffic,
         } => cmd::cosim(
             block,
             k,
@@ -182,6 +187,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 ..idemnet_testbench::CosimOptions::new(cycles, seed, load)
             },
             faults,
+            traffic,
             quiet,
         ),
         Command::Model {
@@ -192,8 +198,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             seed,
             load,
             faults,
+            traffic,
         } => match block {
-            BlockArg::System => cmd::model_system(k, n, cycles, seed, load, faults),
+            BlockArg::System => cmd::model_system(k, n, cycles, seed, load, faults, traffic),
             BlockArg::Fabric => cmd::model(k, n, cycles, seed, load),
             other => Err(anyhow::anyhow!(
                 "--block {}: `idemnet model` runs the fabric or the system",

@@ -14,6 +14,7 @@ pub mod fabric;
 pub mod fault;
 pub mod lfsr;
 pub mod ni;
+pub mod node;
 pub mod ports;
 pub mod rmpp;
 pub mod switch;

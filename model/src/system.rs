@@ -14,7 +14,11 @@
 use crate::block::ModelBlock;
 use crate::fabric::Fabric;
 use crate::fault::LinkFault;
-use crate::ni::{self, Ni, NiConfig, COUNTERS, DATA_BITS};
+use crate::ni::{self, NiConfig, COUNTERS, DATA_BITS};
+use crate::node::{framer_packet, Node, NodeInputs};
+use crate::rmpp::rx::{self, RmppRx};
+use crate::rmpp::host::{MsgHosts, MsgTraffic};
+use crate::rmpp::RmppConfig;
 use crate::ports::PortSpec;
 use crate::switch::DROP_BITS;
 use crate::topology::FatTree;
@@ -59,8 +63,16 @@ impl Layout {
     pub fn dlv_ready(&self, p: usize) -> usize {
         self.host0() + 7 * self.nodes + p
     }
+    /// Input word of node `p`'s RMPP host input group `g` (one of the `rin` constants).
+    pub fn rin(&self, g: usize, p: usize) -> usize {
+        self.host0() + (8 + g) * self.nodes + p
+    }
+    /// First input word of node `p`'s `tx_data` (4 words).
+    pub fn tx_data(&self, p: usize) -> usize {
+        self.host0() + (8 + rin::GROUPS) * self.nodes + 4 * p
+    }
     pub fn input_words(&self) -> usize {
-        self.host0() + 8 * self.nodes
+        self.tx_data(self.nodes)
     }
     // Outputs.
     pub fn req_ready(&self, p: usize) -> usize {
@@ -93,9 +105,63 @@ impl Layout {
     pub fn drop(&self, x: usize) -> usize {
         (11 + COUNTERS.len()) * self.nodes + x
     }
-    pub fn output_words(&self) -> usize {
-        self.drop(self.drops)
+    /// Output word of node `p`'s RMPP output group `g` (one of the `rout` constants).
+    pub fn rout(&self, g: usize, p: usize) -> usize {
+        self.drop(self.drops) + g * self.nodes + p
     }
+    pub fn output_words(&self) -> usize {
+        self.rout(rout::GROUPS, 0)
+    }
+}
+
+/// The RMPP host input groups of the system, in port order (`name$p` over all nodes each):
+/// the receive path's `up_ready`, `up_accept`, `dlv_ready`, `rd_slot`, `rd_word` (as
+/// `rx_<name>`), then the framer's `tx_valid` .. `tx_bytes`; `tx_data` (256 bits) follows.
+pub mod rin {
+    pub const UP_READY: usize = 0;
+    pub const UP_ACCEPT: usize = 1;
+    pub const DLV_READY: usize = 2;
+    pub const RD_SLOT: usize = 3;
+    pub const RD_WORD: usize = 4;
+    pub const TX_VALID: usize = 5;
+    pub const TX_DST: usize = 6;
+    pub const TX_TYPE: usize = 7;
+    pub const TX_MSG_ID: usize = 8;
+    pub const TX_LEN: usize = 9;
+    pub const TX_SEQ: usize = 10;
+    pub const TX_INFO: usize = 11;
+    pub const TX_MSG_NUM: usize = 12;
+    pub const TX_BYTES: usize = 13;
+    pub const GROUPS: usize = 14;
+    /// Names and widths, in order.
+    pub const PORTS: [(&str, u32); GROUPS] = [
+        ("rx_up_ready", 1),
+        ("rx_up_accept", 32),
+        ("rx_dlv_ready", 1),
+        ("rx_rd_slot", 4),
+        ("rx_rd_word", 10),
+        ("tx_valid", 1),
+        ("tx_dst", 16),
+        ("tx_type", 4),
+        ("tx_msg_id", 32),
+        ("tx_len", 32),
+        ("tx_seq", 32),
+        ("tx_info", 32),
+        ("tx_msg_num", 32),
+        ("tx_bytes", 6),
+    ];
+}
+
+/// The RMPP output groups of the system, in port order: every output of the receive path but
+/// `net_out` and `tx_req`, as `rx_<name>` (group `g` is `rmpp::rx::out` index `g + 2`), then
+/// the framer's `tx_ready`.
+pub mod rout {
+    /// Group of the receive path's output `rmpp::rx::out::X`.
+    pub const fn of_rx(x: usize) -> usize {
+        x - 2
+    }
+    pub const TX_READY: usize = 34;
+    pub const GROUPS: usize = 35;
 }
 
 /// The whole system.
@@ -104,7 +170,7 @@ pub struct System {
     tree: FatTree,
     lay: Layout,
     fabric: Fabric,
-    nis: Vec<Ni>,
+    nodes: Vec<Node>,
     /// Injectors `2p` (node to fabric) and `2p + 1` (fabric to node).
     node_inj: Vec<LinkFault>,
     ni_net_out: Vec<u64>,
@@ -112,34 +178,44 @@ pub struct System {
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
     ni_in: Vec<u64>,
-    ni_out: Vec<u64>,
+    rx_in: Vec<u64>,
 }
 
 impl System {
-    /// Node `p`'s NI has `ni` with `node = p`.
-    pub fn new(tree: FatTree, ni: NiConfig) -> Result<System, String> {
+    /// Node `p` has `ni` and `rmpp` with `node = p`.
+    pub fn new(tree: FatTree, ni: NiConfig, rmpp: RmppConfig) -> Result<System, String> {
         let lay = Layout::new(&tree);
-        let nis = (0..lay.nodes)
+        let nodes = (0..lay.nodes)
             .map(|p| {
-                Ni::new(NiConfig {
-                    node: p as u16,
-                    ..ni
-                })
+                let node = p as u16;
+                Node::new(
+                    NiConfig { node, ..ni },
+                    RmppConfig {
+                        node,
+                        nodes: lay.nodes,
+                        ..rmpp
+                    },
+                )
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(System {
             tree,
             lay,
             fabric: Fabric::with_faults(tree),
-            nis,
+            nodes,
             node_inj: (0..2 * lay.nodes).map(LinkFault::new).collect(),
             ni_net_out: vec![0; lay.nodes],
             fabric_out: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
             ni_in: vec![0; ni::inp::WORDS],
-            ni_out: vec![0; ni::out::WORDS],
+            rx_in: vec![0; rx::inp::WORDS],
         })
+    }
+
+    /// Node `p`.
+    pub fn node(&self, p: usize) -> &Node {
+        &self.nodes[p]
     }
 
     pub fn layout(&self) -> Layout {
@@ -191,6 +267,15 @@ impl ModelBlock for System {
         for x in 0..self.lay.drops {
             v.push(PortSpec::output(format!("drops${x}"), DROP_BITS));
         }
+        for (name, w) in rin::PORTS {
+            each(&mut v, name, w, true);
+        }
+        each(&mut v, "tx_data", DATA_BITS, true);
+        let probe = RmppRx::new(RmppConfig::default()).expect("defaults are valid");
+        for port in ModelBlock::ports(&probe).into_iter().skip(rx::inp::WORDS + 2) {
+            each(&mut v, &format!("rx_{}", port.name), port.width, false);
+        }
+        each(&mut v, "tx_ready", 1, false);
         v
     }
 
@@ -212,17 +297,42 @@ impl ModelBlock for System {
         for p in 0..lay.nodes {
             let net_in = self.node_inj[2 * p + 1].pass(fabric_out_before[p], loss, corrupt, false);
             let ni_in = &mut self.ni_in;
-            ni_in[ni::inp::NET_IN] = net_in;
             ni_in[ni::inp::REQ_VALID] = i[lay.req_valid(p)];
             ni_in[ni::inp::REQ_DST] = i[lay.req_dst(p)];
             ni_in[ni::inp::REQ_LEN] = i[lay.req_len(p)];
             ni_in[ni::inp::REQ_DATA..ni::inp::REQ_DATA + 4]
                 .copy_from_slice(&i[lay.req_data(p)..lay.req_data(p) + 4]);
             ni_in[ni::inp::DLV_READY] = i[lay.dlv_ready(p)];
-            ni_in[ni::inp::TX_GNT] = 1;
-            self.nis[p].step(&self.ni_in, &mut self.ni_out);
-            let no = &self.ni_out;
-            self.ni_net_out[p] = no[ni::out::NET_OUT];
+            for g in rin::UP_READY..=rin::RD_WORD {
+                self.rx_in[g + 2] = i[lay.rin(g, p)];
+            }
+            let tx = (i[lay.rin(rin::TX_VALID, p)] & 1 == 1).then(|| {
+                let w: Vec<u32> = ni::words_from_bus(&i[lay.tx_data(p)..lay.tx_data(p) + 4]).to_vec();
+                let bytes = (i[lay.rin(rin::TX_BYTES, p)] & 0x3F) as usize;
+                let g = |k: usize| i[lay.rin(k, p)] as u32;
+                let mut pk = framer_packet(
+                    p as u16,
+                    g(rin::TX_DST) as u16,
+                    g(rin::TX_TYPE),
+                    g(rin::TX_MSG_ID),
+                    g(rin::TX_LEN),
+                    g(rin::TX_SEQ),
+                    g(rin::TX_INFO),
+                    g(rin::TX_MSG_NUM),
+                    vec![],
+                );
+                // The framer sends the words as given, unused bytes included.
+                pk.data = ni::words_to_bytes(&w, 4 * bytes.div_ceil(4));
+                pk
+            });
+            let host = NodeInputs {
+                ni: &self.ni_in,
+                rx: &self.rx_in,
+                tx: tx.as_ref(),
+            };
+            let node = &mut self.nodes[p];
+            self.ni_net_out[p] = node.step(net_in, &host);
+            let no = &node.ni_out;
             o[lay.req_ready(p)] = no[ni::out::REQ_READY];
             o[lay.dlv_valid(p)] = no[ni::out::DLV_VALID];
             o[lay.dlv_src(p)] = no[ni::out::DLV_SRC];
@@ -235,6 +345,10 @@ impl ModelBlock for System {
             for c in 0..COUNTERS.len() {
                 o[lay.counter(c, p)] = no[ni::out::COUNTERS + c];
             }
+            for x in rx::out::UP_VALID..rx::out::WORDS {
+                o[lay.rout(rout::of_rx(x), p)] = node.rx_out[x];
+            }
+            o[lay.rout(rout::TX_READY, p)] = node.framer.ready as u64;
         }
         for (x, &d) in self.fabric.drops().iter().enumerate() {
             o[lay.drop(x)] = d as u64;
@@ -432,20 +546,143 @@ impl Hosts {
     }
 }
 
-/// The golden model of the system alone under [`Hosts`] at `load`: `cycles` of traffic, then a
+/// Both protocols' hosts of every node: the idempotent [`Hosts`] and the RMPP [`MsgHosts`].
+pub struct SystemHosts {
+    pub idem: Hosts,
+    pub rmpp: MsgHosts,
+    lay: Layout,
+    /// Increments of every node's NI counters (`ni::COUNTERS`) and receive-path counters
+    /// (`rmpp::COUNTERS`), summed over the nodes: the 16-bit counters wrap.
+    pub ni_totals: [u64; COUNTERS.len()],
+    pub rx_totals: [u64; crate::rmpp::COUNTERS.len()],
+    last: Vec<u64>,
+}
+
+impl SystemHosts {
+    /// Idempotent datagrams at `idem_load` and RMPP messages as `rmpp`, from one `seed`.
+    pub fn new(
+        tree: &FatTree,
+        idem_load: f64,
+        rmpp: MsgTraffic,
+        seed: u64,
+    ) -> Result<SystemHosts, String> {
+        let lay = Layout::new(tree);
+        Ok(SystemHosts {
+            idem: Hosts::new(tree, idem_load, seed)?,
+            rmpp: MsgHosts::new(lay, rmpp, seed)?,
+            lay,
+            ni_totals: [0; COUNTERS.len()],
+            rx_totals: [0; crate::rmpp::COUNTERS.len()],
+            last: vec![0; lay.output_words()],
+        })
+    }
+
+    /// Cycle `t`: `prev` is `O_(t-1)`; writes every host input of `I_t`.
+    pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
+        self.idem.step(t, prev, inputs);
+        self.rmpp.step(t, prev, inputs);
+    }
+
+    /// Checks what `O_t` shows.
+    pub fn observe(&mut self, t: u64, o: &[u64]) {
+        self.idem.observe(t, o);
+        self.rmpp.observe(t, o);
+        let lay = self.lay;
+        for p in 0..lay.nodes {
+            for (c, total) in self.ni_totals.iter_mut().enumerate() {
+                let x = lay.counter(c, p);
+                *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
+                self.last[x] = o[x];
+            }
+            for (c, total) in self.rx_totals.iter_mut().enumerate() {
+                let x = lay.rout(rout::of_rx(rx::out::COUNTERS + c), p);
+                *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
+                self.last[x] = o[x];
+            }
+        }
+    }
+
+    /// Scoreboard errors plus datagrams and messages lost.
+    pub fn failures(&self) -> u64 {
+        self.errors() + self.idem.lost() as u64 + self.rmpp.lost() as u64
+    }
+
+    /// The figures of a run of `cycles` cycles (before the drain), one row per measure:
+    /// name, idempotent, RMPP ("-" where a protocol has no such figure).
+    pub fn figures(&self, cycles: u64) -> Vec<[String; 3]> {
+        let (h, m) = (&self.idem, &self.rmpp);
+        let per = |bytes: u64| format!("{:.4}", bytes as f64 / (cycles.max(1) * self.lay.nodes as u64) as f64);
+        let lat = |l: Option<(u64, u64, u64)>| match l {
+            Some((a, b, c)) => format!("{a} / {b} / {c}"),
+            None => "-".into(),
+        };
+        let stats = m.senders.iter().map(|s| s.stats()).fold((0, 0), |a, s| {
+            (a.0 + s.rts_resends, a.1 + s.restarts)
+        });
+        let ni_drops: u64 = self.ni_totals[..ni::cnt::DUPLICATE].iter().sum();
+        let rx_drops: u64 = self.rx_totals[..crate::rmpp::cnt::DUPLICATE].iter().sum::<u64>()
+            + self.rx_totals[crate::rmpp::cnt::BUSY];
+        let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
+        let n = |x: u64| x.to_string();
+        vec![
+            row("sent (datagrams / messages)", n(h.accepted), n(m.sent)),
+            row("delivered", n(h.delivered), n(m.delivered)),
+            row("completed at the sender", n(h.completed), n(m.completed)),
+            row("lost", n(h.lost() as u64), n(m.lost() as u64)),
+            row("duplicated", "0".into(), n(m.duplicated)),
+            row("out of order (per pair)", "-".into(), n(m.out_of_order)),
+            row("scoreboard errors", n(h.errors), n(m.errors)),
+            row(
+                "duplicates suppressed",
+                n(self.ni_totals[ni::cnt::DUPLICATE]),
+                n(self.rx_totals[crate::rmpp::cnt::DUPLICATE]),
+            ),
+            row("retransmissions (SEND / RTS)", n(self.ni_totals[ni::cnt::RETRANSMIT]), n(stats.0)),
+            row("whole-message restarts", "-".into(), n(stats.1)),
+            row("worms discarded by the receivers", n(ni_drops), n(rx_drops)),
+            row(
+                "payload bytes delivered / node / cycle",
+                per(4 * h.payload_words),
+                per(m.payload_bytes),
+            ),
+            row("latency min / median / p99 (cycles)", lat(h.latency()), lat(m.latency(0, usize::MAX))),
+        ]
+    }
+
+    /// Stop offering new traffic (the drain).
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.idem.quiet = quiet;
+        self.rmpp.quiet = quiet;
+    }
+
+    /// Datagrams and messages not yet completed.
+    pub fn in_flight(&self) -> usize {
+        self.idem.in_flight() + self.rmpp.in_flight()
+    }
+
+    pub fn errors(&self) -> u64 {
+        self.idem.errors + self.rmpp.errors
+    }
+
+    pub fn first_error(&self) -> Option<&String> {
+        self.idem.first_error.as_ref().or(self.rmpp.first_error.as_ref())
+    }
+}
+
+/// The golden model of the system alone under [`SystemHosts`]: `cycles` of traffic, then a
 /// drain of at most `drain` cycles. The fast way to run large experiments.
+#[allow(clippy::too_many_arguments)]
 pub fn run_with_hosts(
     tree: FatTree,
     ni: NiConfig,
-    load: f64,
-    seed: u64,
+    rmpp: RmppConfig,
+    mut hosts: SystemHosts,
     cycles: u64,
     faults: &crate::fault::Faults,
     drain: u64,
-) -> Result<Hosts, String> {
-    let mut sys = System::new(tree, ni)?;
+) -> Result<SystemHosts, String> {
+    let mut sys = System::new(tree, ni, rmpp)?;
     let lay = sys.layout();
-    let mut hosts = Hosts::new(&tree, load, seed)?;
     let mut i = vec![0u64; lay.input_words()];
     let mut o = vec![0u64; lay.output_words()];
     let mut prev = o.clone();
@@ -459,7 +696,7 @@ pub fn run_with_hosts(
     }
     let mut t = 0;
     while t < cycles || (hosts.in_flight() > 0 && t < cycles + drain) {
-        hosts.quiet = t >= cycles;
+        hosts.set_quiet(t >= cycles);
         hosts.step(t, &prev, &mut i);
         sys.step(&i, &mut o);
         hosts.observe(t, &o);
@@ -473,10 +710,28 @@ pub fn run_with_hosts(
 mod tests {
     use super::*;
     use crate::fault::Faults;
+    use crate::rmpp::host::Pattern;
+    use crate::rmpp::send::SendConfig;
 
-    fn run(load: f64, loss: u16, corrupt: u16, dead: Option<usize>, cycles: u64) -> Hosts {
+    fn traffic(load: f64, pattern: Pattern) -> MsgTraffic {
+        MsgTraffic {
+            load,
+            max_len: 1024,
+            pattern,
+            send: SendConfig::DEFAULT,
+        }
+    }
+
+    fn run(
+        idem: f64,
+        rmpp: MsgTraffic,
+        loss: u16,
+        corrupt: u16,
+        dead: Option<usize>,
+        cycles: u64,
+    ) -> SystemHosts {
         let tree = FatTree::new(4, 2).unwrap();
-        let sys = System::new(tree, NiConfig::DEFAULT).unwrap();
+        let sys = System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
         let lay = sys.layout();
         assert_eq!(crate::block::input_words(&sys.ports()), lay.input_words());
         assert_eq!(crate::block::output_words(&sys.ports()), lay.output_words());
@@ -485,18 +740,34 @@ mod tests {
             corrupt,
             dead: dead.into_iter().collect(),
         };
-        run_with_hosts(tree, NiConfig::DEFAULT, load, 1, cycles, &faults, 100_000).unwrap()
+        let hosts = SystemHosts::new(&tree, idem, rmpp, 1).unwrap();
+        let (ni, rm) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
+        run_with_hosts(tree, ni, rm, hosts, cycles, &faults, 200_000).unwrap()
     }
 
     #[test]
     fn exactly_once_over_a_lossy_fabric_and_a_dead_link() {
         for (loss, corrupt, dead) in [(0, 0, None), (66, 33, None), (66, 33, Some(5))] {
-            let h = run(0.3, loss, corrupt, dead, 20_000);
+            let h = run(0.3, traffic(0.0, Pattern::Uniform), loss, corrupt, dead, 20_000);
+            let h = h.idem;
             assert_eq!(h.errors, 0, "{:?}", h.first_error);
             assert_eq!(h.lost(), 0);
             assert_eq!(h.in_flight(), 0);
             assert!(h.accepted > 1000, "{}", h.accepted);
             assert_eq!((h.delivered, h.completed), (h.accepted, h.accepted));
+        }
+    }
+
+    #[test]
+    fn rmpp_messages_arrive_once_complete_and_in_order_beside_datagrams() {
+        for (pattern, idem, load) in [(Pattern::Uniform, 0.1, 0.05), (Pattern::ToOne(5), 0.0, 0.02)] {
+            let h = run(idem, traffic(load, pattern), 66, 33, None, 30_000);
+            assert_eq!(h.errors(), 0, "{:?}", h.first_error());
+            let m = &h.rmpp;
+            assert_eq!((m.lost(), m.in_flight()), (0, 0));
+            assert!(m.sent > 20, "{}", m.sent);
+            assert_eq!((m.delivered, m.completed, m.upcalls), (m.sent, m.sent, m.sent));
+            assert_eq!(h.idem.lost(), 0);
         }
     }
 }

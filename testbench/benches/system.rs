@@ -17,7 +17,20 @@ use std::time::Instant;
 use idemnet_cosim::default_cache_dir;
 use idemnet_model::fault::Faults;
 use idemnet_model::ni::{self, NiConfig};
-use idemnet_model::system::{run_with_hosts, Hosts, Layout, System};
+use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
+use idemnet_model::rmpp::send::SendConfig;
+use idemnet_model::rmpp::RmppConfig;
+use idemnet_model::system::{run_with_hosts, Layout, System, SystemHosts};
+
+/// No RMPP traffic.
+fn no_rmpp() -> MsgTraffic {
+    MsgTraffic {
+        load: 0.0,
+        max_len: 1024,
+        pattern: Pattern::Uniform,
+        send: SendConfig::DEFAULT,
+    }
+}
 use idemnet_model::FatTree;
 use idemnet_testbench::{cosim, verilate, ClockedDut, Config, CosimOptions, ModelDut, Verilated};
 
@@ -53,16 +66,11 @@ fn zero_load_latency(dut: &mut dyn ClockedDut, lay: Layout, src: usize, dst: usi
 
 /// Model-only run: (goodput payload flits/node/cycle, median, p99, lost).
 fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) {
-    let h = run_with_hosts(
-        tree,
-        NiConfig::DEFAULT,
-        load,
-        1,
-        cycles,
-        &Faults::default(),
-        200_000,
-    )
-    .unwrap();
+    let hosts = SystemHosts::new(&tree, load, no_rmpp(), 1).unwrap();
+    let (ni, rmpp) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
+    let h = run_with_hosts(tree, ni, rmpp, hosts, cycles, &Faults::default(), 200_000)
+        .unwrap()
+        .idem;
     let (_, med, p99) = h.latency().unwrap_or((0, 0, 0));
     let goodput = h.payload_words as f64 / (cycles as f64 * tree.nodes() as f64);
     (goodput, med, p99, h.lost())
@@ -70,7 +78,7 @@ fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) 
 
 fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
     let lay = Layout::new(&tree);
-    let mut hosts = Hosts::new(&tree, 0.3, 1).unwrap();
+    let mut hosts = SystemHosts::new(&tree, 0.3, no_rmpp(), 1).unwrap();
     let f = Faults::from_probabilities(0.001, 0.0005).unwrap();
     let mut i = vec![0u64; lay.input_words()];
     let mut o = vec![0u64; lay.output_words()];
@@ -85,7 +93,7 @@ fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
         dut.outputs(&mut o);
         hosts.observe(t, &o);
     }
-    assert_eq!(hosts.errors, 0);
+    assert_eq!(hosts.errors(), 0);
     cycles as f64 / t0.elapsed().as_secs_f64()
 }
 
@@ -102,7 +110,9 @@ fn main() {
         ports: lib.ports().to_vec(),
         instance: lib.instance(),
     };
-    let model = || ModelDut::new(System::new(tree, NiConfig::DEFAULT).unwrap());
+    let model = || {
+        ModelDut::new(System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap())
+    };
     println!("zero-load latency, one datagram of 8 payload flits, request to delivery:");
     for (hops, src, dst) in [(2, 0, 3), (4, 0, 12)] {
         let m = zero_load_latency(&mut model(), lay, src, dst);

@@ -8,7 +8,9 @@
 //! | `fabric-4x3` | the whole fabric | 4-ary 3-tree, 64 nodes, 48 switches |
 //! | `fabric-2x3` | the whole fabric | 2-ary 3-tree, 8 nodes, 12 switches |
 //! | `switch-4x2` | leaf switch 0 alone | of the 4-ary 2-tree |
+//! | `system-4x2` | 16 nodes (NI, RMPP receive path, framer: §13) on the 4-ary 2-tree, faults (§10) | 4-ary 2-tree |
 //! | `ni` | one idempotent NI alone, node 5 of 16, default parameters (§8.2) | |
+//! | `rmpp-rx` | one RMPP receive path alone, node 5 of 16, default parameters (§11.2) | |
 //!
 //! Any other `k`, `n` is a [`Config`] built with [`Config::new`].
 //!
@@ -24,6 +26,8 @@ use idemnet_model::block::ModelBlock;
 use idemnet_model::ni::peers::{PeerParams, Peers};
 use idemnet_model::ni::{Ni, NiConfig};
 use idemnet_model::ports::PortSpec;
+use idemnet_model::rmpp::rx::RmppRx;
+use idemnet_model::rmpp::RmppConfig;
 use idemnet_model::system::System;
 use idemnet_model::{FatTree, TrafficGen};
 
@@ -36,8 +40,11 @@ pub enum Block {
     Fabric,
     /// One idempotent network interface (`ni` parameters; `k^n` nodes in the machine).
     Ni,
-    /// One NI per node on the k-ary n-tree, a fault injector on every link (§10).
+    /// One node (NI, RMPP receive path, framer, merge, split: §13) per node of the k-ary
+    /// n-tree, a fault injector on every link (§10).
     System,
+    /// One RMPP receive path alone (`rmpp` parameters).
+    RmppRx,
 }
 
 /// A block and its tree.
@@ -46,8 +53,10 @@ pub struct Config {
     pub block: Block,
     pub k: usize,
     pub n: usize,
-    /// The NI's parameters (used by [`Block::Ni`]).
+    /// The NI's parameters (used by [`Block::Ni`] and, with `node` set per node, the system).
     pub ni: NiConfig,
+    /// The RMPP receive path's parameters (used by [`Block::RmppRx`] and the system).
+    pub rmpp: RmppConfig,
 }
 
 /// The named configurations, in the order of the table above.
@@ -64,6 +73,13 @@ pub const NAMED: &[(&str, Config)] = &[
             ..NiConfig::DEFAULT
         }),
     ),
+    (
+        "rmpp-rx",
+        Config::rmpp_rx(RmppConfig {
+            node: 5,
+            ..RmppConfig::DEFAULT
+        }),
+    ),
 ];
 
 impl Config {
@@ -74,6 +90,7 @@ impl Config {
             k,
             n,
             ni: NiConfig::DEFAULT,
+            rmpp: RmppConfig::DEFAULT,
         }
     }
 
@@ -84,6 +101,7 @@ impl Config {
             k,
             n,
             ni: NiConfig::DEFAULT,
+            rmpp: RmppConfig::DEFAULT,
         }
     }
 
@@ -94,6 +112,7 @@ impl Config {
             k,
             n,
             ni: NiConfig::DEFAULT,
+            rmpp: RmppConfig::DEFAULT,
         }
     }
 
@@ -104,6 +123,18 @@ impl Config {
             k: 4,
             n: 2,
             ni,
+            rmpp: RmppConfig::DEFAULT,
+        }
+    }
+
+    /// One RMPP receive path with parameters `rmpp` in a 16-node machine.
+    pub const fn rmpp_rx(rmpp: RmppConfig) -> Self {
+        Config {
+            block: Block::RmppRx,
+            k: 4,
+            n: 2,
+            ni: NiConfig::DEFAULT,
+            rmpp,
         }
     }
 
@@ -114,6 +145,7 @@ impl Config {
             k,
             n,
             ni: NiConfig::DEFAULT,
+            rmpp: RmppConfig::DEFAULT,
         };
         c.tree()?;
         Ok(c)
@@ -137,6 +169,9 @@ impl Config {
     /// The tree, validated.
     pub fn tree(&self) -> Result<FatTree> {
         let t = FatTree::new(self.k, self.n).map_err(|e| anyhow!("{}", e.0))?;
+        if self.block == Block::RmppRx {
+            self.rmpp.validate().map_err(|e| anyhow!("RMPP receive path: {e}"))?;
+        }
         if self.block == Block::Ni {
             self.ni.validate().map_err(|e| anyhow!("NI: {e}"))?;
             if self.ni.node as usize >= t.nodes() {
@@ -156,7 +191,7 @@ impl Config {
         Ok(match self.block {
             Block::Fabric => t.nodes(),
             Block::Switch => 2 * t.k,
-            Block::Ni => 1,
+            Block::Ni | Block::RmppRx => 1,
             Block::System => t.nodes(),
         })
     }
@@ -171,7 +206,11 @@ impl Config {
                 return idemnet_ni_core::ni_verilog(&self.ni).map_err(|e| anyhow!("{self}: {e}"))
             }
             Block::System => {
-                return idemnet_ni_core::system_verilog(self.k, self.n, &self.ni)
+                return idemnet_ni_core::system_verilog(self.k, self.n, &self.ni, &self.rmpp)
+                    .map_err(|e| anyhow!("{self}: {e}"))
+            }
+            Block::RmppRx => {
+                return idemnet_ni_core::rmpp_rx_verilog(&self.rmpp)
                     .map_err(|e| anyhow!("{self}: {e}"))
             }
         };
@@ -186,16 +225,17 @@ impl Config {
             Block::Fabric => Model::Fabric(idemnet_model::Fabric::from_tree(t)),
             Block::Switch => Model::Switch(idemnet_model::Switch::new(t, 0, 0).map_err(e)?),
             Block::Ni => Model::Ni(Ni::new(self.ni).map_err(|e| anyhow!(e))?),
-            Block::System => {
-                Model::System(Box::new(System::new(t, self.ni).map_err(|e| anyhow!(e))?))
-            }
+            Block::System => Model::System(Box::new(
+                System::new(t, self.ni, self.rmpp).map_err(|e| anyhow!(e))?,
+            )),
+            Block::RmppRx => Model::RmppRx(RmppRx::new(self.rmpp).map_err(|e| anyhow!(e))?),
         })
     }
 
     /// The §6 traffic that drives every input of the block: the flat input words of a cycle are
     /// exactly one [`TrafficGen::step`].
     pub fn traffic(&self, load: f64, seed: u64) -> Result<TrafficGen> {
-        if matches!(self.block, Block::Ni | Block::System) {
+        if matches!(self.block, Block::Ni | Block::System | Block::RmppRx) {
             bail!("the {self} is driven by hosts or peers, not by worm traffic");
         }
         TrafficGen::new(self.sources()?, load, seed).map_err(|e| anyhow!("{}", e.0))
@@ -222,6 +262,14 @@ impl fmt::Display for Config {
             Block::Fabric => "fabric",
             Block::Switch => "switch",
             Block::System => "system",
+            Block::RmppRx => {
+                let c = &self.rmpp;
+                return write!(
+                    f,
+                    "RMPP receive path of node {} ({} slots, mtu {}, {} bytes per message)",
+                    c.node, c.rx_slots, c.mtu, c.max_msg
+                );
+            }
             Block::Ni => {
                 let c = &self.ni;
                 return write!(
@@ -242,6 +290,7 @@ pub enum Model {
     Fabric(idemnet_model::Fabric),
     Ni(Ni),
     System(Box<System>),
+    RmppRx(RmppRx),
 }
 
 impl Model {
@@ -252,6 +301,7 @@ impl Model {
             Model::Fabric(f) => f.total_drops(),
             Model::Ni(n) => n.counters()[..8].iter().map(|&c| c as u64).sum(),
             Model::System(s) => s.switch_drops(),
+            Model::RmppRx(r) => r.counters()[..12].iter().map(|&c| c as u64).sum(),
         }
     }
 }
@@ -263,6 +313,7 @@ impl ModelBlock for Model {
             Model::Fabric(f) => f.ports(),
             Model::Ni(n) => n.ports(),
             Model::System(s) => s.ports(),
+            Model::RmppRx(r) => r.ports(),
         }
     }
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
@@ -271,6 +322,7 @@ impl ModelBlock for Model {
             Model::Fabric(f) => ModelBlock::step(f, inputs, outputs),
             Model::Ni(n) => n.step(inputs, outputs),
             Model::System(s) => s.step(inputs, outputs),
+            Model::RmppRx(r) => r.step(inputs, outputs),
         }
     }
 }
@@ -286,7 +338,9 @@ mod tests {
             c.tree().unwrap();
             // The model's port list is the RTL's, name for name (4x3 fabric skipped: its
             // rust-hdl elaboration is the slowest part and is covered by the router tests).
-            if c.block == Block::Ni || (c.block != Block::System && c.k.pow(c.n as u32) <= 16) {
+            if matches!(c.block, Block::Ni | Block::RmppRx)
+                || (c.block != Block::System && c.k.pow(c.n as u32) <= 16)
+            {
                 let (_, rtl) = c.verilog().unwrap();
                 assert_eq!(c.model().unwrap().ports(), rtl, "{name}");
             }

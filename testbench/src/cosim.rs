@@ -15,7 +15,20 @@ use idemnet_model::{PortVcd, Scoreboard};
 use crate::config::{Block, Config, Model};
 use idemnet_model::fault::Faults;
 use idemnet_model::ni;
-use idemnet_model::system::{Hosts, Layout};
+use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
+use idemnet_model::rmpp::send::SendConfig;
+use idemnet_model::system::{Layout, SystemHosts};
+
+/// Rows of (measure, idempotent, RMPP) as an aligned table with a header.
+pub fn side_by_side(rows: &[[String; 3]]) -> String {
+    let w0 = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r[1].len()).max().unwrap_or(0).max(10);
+    let mut s = format!("  {:w0$}  {:>w1$}  {}\n", "", "idempotent", "RMPP");
+    for r in rows {
+        s.push_str(&format!("  {:w0$}  {:>w1$}  {}\n", r[0], r[1], r[2]));
+    }
+    s
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -35,6 +48,10 @@ pub struct CosimOptions {
     /// The system only: after `cycles`, the hosts stop asking and the run goes on until every
     /// datagram is delivered and completed, for at most this many cycles.
     pub drain: u64,
+    /// The system only: the RMPP traffic (its load 0 by default: datagrams only, at `load`).
+    pub rmpp: MsgTraffic,
+    /// The system only: run the idempotent datagrams (at `load`).
+    pub idempotent: bool,
 }
 
 impl CosimOptions {
@@ -49,6 +66,13 @@ impl CosimOptions {
             cache_dir: idemnet_cosim::default_cache_dir(),
             faults: Faults::default(),
             drain: 200_000,
+            rmpp: MsgTraffic {
+                load: 0.0,
+                max_len: 1024,
+                pattern: Pattern::Uniform,
+                send: SendConfig::DEFAULT,
+            },
+            idempotent: true,
         }
     }
 }
@@ -78,6 +102,8 @@ pub struct CosimReport {
     pub vcd: Option<(PathBuf, PathBuf)>,
     /// Figures particular to the block (the NI: requests, deliveries, completions, counters).
     pub extra: Vec<(String, u64)>,
+    /// The system: both protocols' figures side by side (measure, idempotent, RMPP).
+    pub table: Vec<[String; 3]>,
 }
 
 /// The stimulus of a block: worms from every source, the peers of an NI, or the hosts of a
@@ -85,7 +111,7 @@ pub struct CosimReport {
 enum Stimulus {
     Worms(Box<idemnet_model::TrafficGen>),
     Peers(Box<ni::peers::Peers>),
-    Hosts(Box<Hosts>),
+    Hosts(Box<SystemHosts>),
 }
 
 impl CosimReport {
@@ -119,6 +145,9 @@ impl fmt::Display for CosimReport {
         }
         for (name, v) in &self.extra {
             writeln!(f, "  {name}: {v}")?;
+        }
+        if !self.table.is_empty() {
+            write!(f, "{}", side_by_side(&self.table))?;
         }
         match &l.mismatch {
             None => writeln!(f, "  mismatches 0 ({} port comparisons)", l.comparisons)?,
@@ -206,8 +235,15 @@ pub fn cosim(
     let stimulus = match cfg.block {
         Block::Ni => Stimulus::Peers(Box::new(cfg.peers(opts.load, opts.seed)?)),
         Block::System => Stimulus::Hosts(Box::new(
-            Hosts::new(&tree, opts.load, opts.seed).map_err(|e| anyhow::anyhow!(e))?,
+            SystemHosts::new(
+                &tree,
+                if opts.idempotent { opts.load } else { 0.0 },
+                opts.rmpp,
+                opts.seed,
+            )
+            .map_err(|e| anyhow::anyhow!(e))?,
         )),
+        Block::RmppRx => bail!("{cfg}: its lockstep stimulus is not built yet; replay traces drive it"),
         _ => Stimulus::Worms(Box::new(cfg.traffic(opts.load, opts.seed)?)),
     };
     let mut rtl = lib.instance();
@@ -230,7 +266,7 @@ pub fn cosim(
     let flit_outputs = match cfg.block {
         Block::Fabric => sources,
         Block::Switch => 2 * cfg.k,
-        Block::Ni => 1,
+        Block::Ni | Block::RmppRx => 1,
         Block::System => 0,
     };
     let (mut flits_in, mut flits_out, mut heads_out) = (0u64, 0u64, 0u64);
@@ -240,8 +276,6 @@ pub fn cosim(
         _ => opts.cycles,
     };
     let mut dlv_shown = false;
-    let mut last_outputs = vec![0u64; idemnet_model::block::output_words(&ports)];
-    let mut ni_totals = [0u64; ni::COUNTERS.len()];
     let mut vcd_error = None;
     let stimulus = std::cell::RefCell::new(stimulus);
     let lockstep = run_lockstep_observed(
@@ -250,7 +284,7 @@ pub fn cosim(
             Stimulus::Worms(g) => g.step(inputs),
             Stimulus::Peers(p) => p.step(t, prev, inputs),
             Stimulus::Hosts(h) => {
-                h.quiet = t >= opts.cycles;
+                h.set_quiet(t >= opts.cycles);
                 h.step(t, prev, inputs);
                 inputs[Layout::LOSS] = opts.faults.loss as u64;
                 inputs[Layout::CORRUPT] = opts.faults.corrupt as u64;
@@ -263,16 +297,6 @@ pub fn cosim(
         &mut rtl,
         total_cycles,
         |v| {
-            if cfg.block == Block::System {
-                // The NIs' 16-bit counters wrap: add up their increments.
-                for (c, total) in ni_totals.iter_mut().enumerate() {
-                    for p in 0..lay.nodes {
-                        let x = lay.counter(c, p);
-                        *total += v.rtl[x].wrapping_sub(last_outputs[x]) & 0xFFFF;
-                    }
-                }
-            }
-            last_outputs.copy_from_slice(v.rtl);
             if cfg.block == Block::Ni {
                 flits_in += (v.inputs[ni::inp::NET_IN] & VALID != 0) as u64;
                 delivered += (dlv_shown && v.inputs[ni::inp::DLV_READY] & 1 == 1) as u64;
@@ -317,11 +341,19 @@ pub fn cosim(
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),
         None => (heads_out, 0, None),
     };
+    let mut table = vec![];
     if let Stimulus::Hosts(h) = &stimulus {
-        scoreboard_errors = h.errors + h.lost() as u64;
-        first_scoreboard_error = h.first_error.clone().or_else(|| {
-            (h.lost() > 0).then(|| format!("{} datagrams lost after the drain", h.lost()))
+        scoreboard_errors = h.failures();
+        first_scoreboard_error = h.first_error().cloned().or_else(|| {
+            (h.failures() > 0).then(|| {
+                format!(
+                    "{} datagrams and {} messages lost after the drain",
+                    h.idem.lost(),
+                    h.rmpp.lost()
+                )
+            })
         });
+        table = h.figures(opts.cycles);
     }
     let (flits_sent, worms_sent, extra) = match (&stimulus, &model) {
         (Stimulus::Worms(g), _) => (g.flits_sent(), g.worms_sent(), vec![]),
@@ -337,28 +369,17 @@ pub fn cosim(
             (flits_in, 0, extra)
         }
         (Stimulus::Hosts(h), Model::System(s)) => {
-            let sum = |c: usize| ni_totals[c];
-            let mut extra = vec![
-                ("datagrams sent".to_string(), h.accepted),
-                ("datagrams delivered".to_string(), h.delivered),
-                ("datagrams completed".to_string(), h.completed),
-                ("datagrams lost".to_string(), h.lost() as u64),
-                ("duplicates suppressed".to_string(), sum(ni::cnt::DUPLICATE)),
-                ("retransmissions".to_string(), sum(ni::cnt::RETRANSMIT)),
-                (
-                    "worms discarded by the switches".to_string(),
-                    s.switch_drops(),
-                ),
-            ];
+            let mut extra = vec![(
+                "worms discarded by the switches (both protocols)".to_string(),
+                s.switch_drops(),
+            )];
             for (c, name) in ni::COUNTERS.iter().enumerate().take(8) {
-                extra.push((format!("worms discarded by the NIs: {name}"), sum(c)));
+                extra.push((format!("idempotent worms discarded by the NIs: {name}"), h.ni_totals[c]));
             }
-            if let Some((lo, med, p99)) = h.latency() {
-                extra.push(("latency min (cycles)".to_string(), lo));
-                extra.push(("latency median (cycles)".to_string(), med));
-                extra.push(("latency p99 (cycles)".to_string(), p99));
+            for (c, name) in idemnet_model::rmpp::COUNTERS.iter().enumerate() {
+                extra.push((format!("RMPP receive paths: {name}"), h.rx_totals[c]));
             }
-            (0, h.accepted, extra)
+            (0, h.idem.accepted + h.rmpp.sent, extra)
         }
         _ => (flits_in, 0, vec![]),
     };
@@ -378,5 +399,6 @@ pub fn cosim(
         build_time,
         from_cache: lib.from_cache(),
         vcd,
+        table,
     })
 }

@@ -1,6 +1,8 @@
 //! RMPP (docs/protocol.md §11-§12): the wire format, the parameters, the receive path's golden
 //! model ([`rx`]) and the send side ([`send`]).
 
+pub mod host;
+pub mod peers;
 pub mod rx;
 pub mod send;
 

@@ -225,6 +225,16 @@ impl RmppRx {
         self.outstanding
     }
 
+    /// The busy slots, for debugging: (slot, src, msg_id, state, next_seq, grant, timer).
+    pub fn slot_states(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.busy)
+            .map(|(k, s)| format!("{k}: {s:?}"))
+            .collect()
+    }
+
     /// Busy slots now.
     pub fn busy_slots(&self) -> usize {
         self.slots.iter().filter(|s| s.busy).count()

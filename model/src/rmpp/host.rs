@@ -1,0 +1,429 @@
+//! The RMPP side of every node's host in the system (docs/protocol.md §10, §12), and the
+//! end-to-end message scoreboard.
+//!
+//! Per node: a [`Sender`] (the send side of §12) fed by a seeded random message source, whose
+//! packets go to the node's framer whenever `tx_ready` shows; the receive path's `snd_*`
+//! pulses go back to the sender. The upper layer accepts every message whole (`up_accept` =
+//! 2^32 - 1, the upcall taken as soon as it shows) and takes a delivery after reading its
+//! `ceil(len / 4)` words through the read port, one per cycle.
+//!
+//! The scoreboard checks every upcall (a message some host sent, to this node, once, and per
+//! pair of nodes in send order: §3.8's ordering by arrival), every delivery (once, after its
+//! upcall, exactly the bytes sent) and every completion at the sender (MSGEND with the whole
+//! length). After a drain, a message sent but not delivered is lost.
+
+use std::collections::HashMap;
+
+use rand::{Rng, SeedableRng};
+
+use super::send::{Completion, Outcome, SendConfig, Sender};
+use super::{rx::out as rxo, Packet, Type};
+use crate::ni;
+use crate::system::{rin, rout, Layout};
+
+/// Where messages go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Uniformly to the other nodes.
+    Uniform,
+    /// Every other node sends to this one.
+    ToOne(u16),
+}
+
+/// The RMPP traffic of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct MsgTraffic {
+    /// Offered RMPP traffic in flits per sending node per cycle (data worms only).
+    pub load: f64,
+    /// Message lengths are uniform in `0..=max_len` bytes.
+    pub max_len: usize,
+    pub pattern: Pattern,
+    /// The send side's timers and limits (`node` is set per node).
+    pub send: SendConfig,
+}
+
+impl MsgTraffic {
+    /// Mean flits of a message's data worms (RTS / RTS_LAST and DATA packets).
+    pub fn mean_flits(&self) -> f64 {
+        let mtu = self.send.mtu;
+        let flits = |len: usize| -> usize {
+            let packets = 1 + len.saturating_sub(mtu).div_ceil(mtu);
+            (0..packets)
+                .map(|s| 9 + (len.saturating_sub(s * mtu).min(mtu)).div_ceil(4))
+                .sum()
+        };
+        (0..=self.max_len).map(flits).sum::<usize>() as f64 / (self.max_len + 1) as f64
+    }
+}
+
+struct Rec {
+    dst: u16,
+    data: Vec<u8>,
+    msg_num: u32,
+    sent_at: u64,
+    upcalled: bool,
+    delivered: bool,
+}
+
+/// A delivery being read.
+struct Reading {
+    slot: u64,
+    src: u16,
+    msg_id: u32,
+    len: usize,
+    issued: u64,
+    words: Vec<u32>,
+}
+
+/// The RMPP hosts of all nodes and the message scoreboard.
+pub struct MsgHosts {
+    rng: rand_chacha::ChaCha8Rng,
+    lay: Layout,
+    traffic: MsgTraffic,
+    q: f64,
+    pub senders: Vec<Sender>,
+    reading: Vec<Option<Reading>>,
+    recs: HashMap<(u16, u32), Rec>,
+    next_upcall: HashMap<(u16, u16), u32>,
+    sent_num: HashMap<(u16, u16), u32>,
+    /// Stop sending new messages (the drain).
+    pub quiet: bool,
+    pub sent: u64,
+    pub upcalls: u64,
+    pub delivered: u64,
+    pub completed: u64,
+    pub duplicated: u64,
+    pub out_of_order: u64,
+    pub errors: u64,
+    pub first_error: Option<String>,
+    /// (message length, latency from the host's send to the delivery showing).
+    pub latencies: Vec<(usize, u64)>,
+    /// Payload bytes delivered while the hosts were sending (before the drain).
+    pub payload_bytes: u64,
+}
+
+impl MsgHosts {
+    pub fn new(lay: Layout, traffic: MsgTraffic, seed: u64) -> Result<MsgHosts, String> {
+        if !(0.0..=1.0).contains(&traffic.load) {
+            return Err(format!("RMPP load {}: must be in 0..=1", traffic.load));
+        }
+        if let Pattern::ToOne(d) = traffic.pattern {
+            if d as usize >= lay.nodes {
+                return Err(format!("to-one node {d}: the nodes are 0..{}", lay.nodes));
+            }
+        }
+        let senders = (0..lay.nodes)
+            .map(|p| {
+                Sender::new(SendConfig {
+                    node: p as u16,
+                    nodes: lay.nodes,
+                    ..traffic.send
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(MsgHosts {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x524d_5050),
+            lay,
+            q: (traffic.load / traffic.mean_flits()).min(1.0),
+            traffic,
+            senders,
+            reading: (0..lay.nodes).map(|_| None).collect(),
+            recs: HashMap::new(),
+            next_upcall: HashMap::new(),
+            sent_num: HashMap::new(),
+            quiet: false,
+            sent: 0,
+            upcalls: 0,
+            delivered: 0,
+            completed: 0,
+            duplicated: 0,
+            out_of_order: 0,
+            errors: 0,
+            first_error: None,
+            latencies: vec![],
+            payload_bytes: 0,
+        })
+    }
+
+    fn error(&mut self, e: String) {
+        self.errors += 1;
+        self.first_error.get_or_insert(e);
+    }
+
+    /// Messages sent and not yet completed at their sender.
+    pub fn in_flight(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// The messages in flight, for debugging.
+    pub fn debug_inflight(&self) -> String {
+        let mut v: Vec<String> = self
+            .recs
+            .iter()
+            .map(|((s, id), r)| format!("{s}->{} id {id:#x} num {} len {} up {} dlv {} at {}", r.dst, r.msg_num, r.data.len(), r.upcalled, r.delivered, r.sent_at))
+            .collect();
+        v.sort();
+        v.join("\n")
+    }
+
+    /// Messages sent but never delivered.
+    pub fn lost(&self) -> usize {
+        self.recs.values().filter(|r| !r.delivered).count()
+    }
+
+    /// Host `p` sends `data` to `dst` now (for scripted runs; the random source does the same).
+    pub fn send(&mut self, t: u64, p: usize, dst: u16, data: Vec<u8>) -> u32 {
+        let msg_id = self.senders[p].send(t, dst, data.clone());
+        self.sent += 1;
+        // Numbered per pair in send order (§3.8), counted here independently of the sender.
+        let num = self.sent_num.entry((p as u16, dst)).or_insert(0);
+        *num += 1;
+        let msg_num = *num;
+        self.recs.insert(
+            (p as u16, msg_id),
+            Rec {
+                dst,
+                data,
+                msg_num,
+                sent_at: t,
+                upcalled: false,
+                delivered: false,
+            },
+        );
+        msg_id
+    }
+
+    fn sending(&self, p: usize) -> bool {
+        match self.traffic.pattern {
+            Pattern::Uniform => true,
+            Pattern::ToOne(d) => d as usize != p,
+        }
+    }
+
+    /// Cycle `t`: `prev` is `O_(t-1)` (all zero for `t = 0`); writes the RMPP host inputs of
+    /// `I_t`.
+    pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
+        let lay = self.lay;
+        let n = lay.nodes;
+        let ro = |x: usize, p: usize| prev[lay.rout(rout::of_rx(x), p)];
+        for p in 0..n {
+            // New messages from the random source.
+            if !self.quiet && self.sending(p) && self.senders[p].queued() < 64 && self.rng.gen_bool(self.q) {
+                let dst = match self.traffic.pattern {
+                    Pattern::ToOne(d) => d,
+                    Pattern::Uniform => {
+                        let mut d = self.rng.gen_range(0..n - 1);
+                        if d >= p {
+                            d += 1;
+                        }
+                        d as u16
+                    }
+                };
+                let len = self.rng.gen_range(0..=self.traffic.max_len);
+                let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
+                self.send(t, p, dst, data);
+            }
+            // Replies for the send side.
+            if ro(rxo::SND_VALID, p) & 1 == 1 {
+                if let Some(ty) = Type::from_code(ro(rxo::SND_TYPE, p) as u32) {
+                    self.senders[p].on_reply(
+                        t,
+                        ro(rxo::SND_PEER, p) as u16,
+                        ty,
+                        ro(rxo::SND_MSG_ID, p) as u32,
+                        ro(rxo::SND_LEN, p) as u32,
+                        ro(rxo::SND_SEQ, p) as u32,
+                        ro(rxo::SND_INFO, p) as u16,
+                        ro(rxo::SND_MSG_NUM, p) as u32,
+                    );
+                }
+            }
+            for c in self.senders[p].take_completions() {
+                self.completion(t, p, c);
+            }
+            // The framer.
+            let pkt = if prev[lay.rout(rout::TX_READY, p)] & 1 == 1 {
+                self.senders[p].next_packet(t)
+            } else {
+                None
+            };
+            self.present(inputs, p, pkt.as_ref());
+            // The upcall: accept everything, at once.
+            let up = ro(rxo::UP_VALID, p) & 1 == 1;
+            inputs[lay.rin(rin::UP_READY, p)] = up as u64;
+            inputs[lay.rin(rin::UP_ACCEPT, p)] = u32::MAX as u64;
+            if up {
+                self.upcall(t, p, prev);
+            }
+            // Deliveries: read, then take.
+            inputs[lay.rin(rin::DLV_READY, p)] = 0;
+            if self.reading[p].is_none() && ro(rxo::DLV_VALID, p) & 1 == 1 {
+                let len = ro(rxo::DLV_LEN, p) as usize;
+                self.reading[p] = Some(Reading {
+                    slot: ro(rxo::DLV_SLOT, p),
+                    src: ro(rxo::DLV_SRC, p) as u16,
+                    msg_id: ro(rxo::DLV_MSG_ID, p) as u32,
+                    len,
+                    issued: 0,
+                    words: vec![],
+                });
+                self.shown(t - 1, p, ro(rxo::DLV_SRC, p) as u16, ro(rxo::DLV_MSG_ID, p) as u32);
+            }
+            let mut take = None;
+            if let Some(r) = self.reading[p].as_mut() {
+                inputs[lay.rin(rin::RD_SLOT, p)] = r.slot;
+                if (r.issued as usize) < r.len.div_ceil(4) {
+                    inputs[lay.rin(rin::RD_WORD, p)] = r.issued;
+                    r.issued += 1;
+                } else {
+                    inputs[lay.rin(rin::DLV_READY, p)] = 1;
+                    take = self.reading[p].take();
+                }
+            }
+            if let Some(r) = take {
+                self.delivery(t, p, r);
+            }
+        }
+    }
+
+    /// Collects the words read in cycle `t` (shown in `O_t`).
+    pub fn observe(&mut self, _t: u64, o: &[u64]) {
+        let lay = self.lay;
+        for (p, r) in self.reading.iter_mut().enumerate() {
+            if let Some(r) = r {
+                if r.words.len() < r.issued as usize {
+                    r.words.push(o[lay.rout(rout::of_rx(rxo::RD_DATA), p)] as u32);
+                }
+            }
+        }
+    }
+
+    fn present(&mut self, inputs: &mut [u64], p: usize, pkt: Option<&Packet>) {
+        let lay = self.lay;
+        let mut set = |g: usize, v: u64| inputs[lay.rin(g, p)] = v;
+        match pkt {
+            Some(k) => {
+                set(rin::TX_VALID, 1);
+                set(rin::TX_DST, k.dst as u64);
+                set(rin::TX_TYPE, k.ty as u64);
+                set(rin::TX_MSG_ID, k.msg_id as u64);
+                set(rin::TX_LEN, k.len as u64);
+                set(rin::TX_SEQ, k.seq as u64);
+                set(rin::TX_INFO, ((k.info2 as u64) << 16) | k.info1 as u64);
+                set(rin::TX_MSG_NUM, k.msg_num as u64);
+                set(rin::TX_BYTES, k.data.len() as u64);
+                let mut w = [0u32; ni::PAYLOAD_WORDS];
+                for (j, x) in ni::bytes_to_words(&k.data).into_iter().enumerate() {
+                    w[j] = x;
+                }
+                inputs[lay.tx_data(p)..lay.tx_data(p) + 4].copy_from_slice(&ni::bus_from_words(&w));
+            }
+            None => {
+                for g in rin::TX_VALID..rin::GROUPS {
+                    set(g, 0);
+                }
+                inputs[lay.tx_data(p)..lay.tx_data(p) + 4].fill(0);
+            }
+        }
+    }
+
+    fn upcall(&mut self, t: u64, q: usize, prev: &[u64]) {
+        let lay = self.lay;
+        let ro = |x: usize| prev[lay.rout(rout::of_rx(x), q)];
+        let (src, msg_id, num) = (ro(rxo::UP_SRC) as u16, ro(rxo::UP_MSG_ID) as u32, ro(rxo::UP_MSG_NUM) as u32);
+        self.upcalls += 1;
+        let expected = self.next_upcall.entry((src, q as u16)).or_insert(1);
+        let want = *expected;
+        let Some(r) = self.recs.get_mut(&(src, msg_id)) else {
+            return self.error(format!(
+                "cycle {t}: node {q} upcalled message {msg_id:#x} from {src}, which no host sent or which completed"
+            ));
+        };
+        if r.upcalled {
+            self.duplicated += 1;
+            return self.error(format!("cycle {t}: node {q}: message {msg_id:#x} from {src} upcalled twice"));
+        }
+        r.upcalled = true;
+        if r.dst as usize != q || r.msg_num != num {
+            let e = format!("cycle {t}: message {msg_id:#x} from {src} (msgNum {}) upcalled at node {q} with msgNum {num}", r.msg_num);
+            return self.error(e);
+        }
+        if num != want {
+            self.out_of_order += 1;
+            return self.error(format!(
+                "cycle {t}: node {q} upcalled msgNum {num} from {src} while {want} was next"
+            ));
+        }
+        *self.next_upcall.get_mut(&(src, q as u16)).expect("inserted") = want + 1;
+    }
+
+    /// The delivery of (`src`, `msg_id`) first showed in `O_at`.
+    fn shown(&mut self, at: u64, q: usize, src: u16, msg_id: u32) {
+        let _ = q;
+        if let Some(r) = self.recs.get(&(src, msg_id)) {
+            self.latencies.push((r.data.len(), at - r.sent_at));
+        }
+    }
+
+    fn delivery(&mut self, t: u64, q: usize, d: Reading) {
+        let data = ni::words_to_bytes(&d.words, d.len);
+        let quiet = self.quiet;
+        let Some(r) = self.recs.get_mut(&(d.src, d.msg_id)) else {
+            return self.error(format!(
+                "cycle {t}: node {q} delivered message {:#x} from {}, which no host sent or which completed",
+                d.msg_id, d.src
+            ));
+        };
+        if r.delivered {
+            self.duplicated += 1;
+            return self.error(format!("cycle {t}: message {:#x} from {} delivered twice", d.msg_id, d.src));
+        }
+        r.delivered = true;
+        let ok = r.upcalled && r.dst as usize == q && r.data == data;
+        let n = r.data.len();
+        self.delivered += 1;
+        if !quiet {
+            self.payload_bytes += n as u64;
+        }
+        if !ok {
+            self.error(format!(
+                "cycle {t}: message {:#x} from {} delivered at {q} with {} bytes (sent {n} bytes); upcalled first: {}",
+                d.msg_id, d.src, data.len(), self.recs[&(d.src, d.msg_id)].upcalled
+            ));
+        }
+    }
+
+    fn completion(&mut self, t: u64, p: usize, c: Completion) {
+        let key = (p as u16, c.msg_id);
+        let Some(r) = self.recs.get(&key) else {
+            return self.error(format!("cycle {t}: node {p} completed message {:#x} twice", c.msg_id));
+        };
+        let want = r.data.len() as u32;
+        match c.outcome {
+            Outcome::End { accepted } if accepted == want && r.delivered => {
+                self.recs.remove(&key);
+                self.completed += 1;
+            }
+            o => self.error(format!(
+                "cycle {t}: node {p}'s message {:#x} of {want} bytes completed as {o:?} (delivered: {})",
+                c.msg_id, r.delivered
+            )),
+        }
+    }
+
+    /// (min, median, p99) of the latencies of messages of `lo..=hi` bytes.
+    pub fn latency(&self, lo: usize, hi: usize) -> Option<(u64, u64, u64)> {
+        let mut v: Vec<u64> = self
+            .latencies
+            .iter()
+            .filter(|(n, _)| (lo..=hi).contains(n))
+            .map(|x| x.1)
+            .collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_unstable();
+        let at = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+        Some((v[0], at(0.5), at(0.99)))
+    }
+}
