@@ -22,6 +22,7 @@ fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
         BlockArg::Fabric => Block::Fabric,
         BlockArg::Ni => return Config::named("ni"),
         BlockArg::System => Block::System,
+        BlockArg::RmppRx => return Config::named("rmpp-rx"),
     };
     Config::new(block, k, n)
 }
@@ -320,13 +321,28 @@ pub fn model_system(
     let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
         .map_err(|e| anyhow::anyhow!(e))?;
     let t0 = Instant::now();
-    let h = idemnet_model::system::run_with_hosts(tree, cfg.ni, cfg.rmpp, hosts, cycles, &f, faults.drain)
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let h = idemnet_model::system::run_with_hosts(
+        tree,
+        cfg.ni,
+        cfg.rmpp,
+        hosts,
+        cycles,
+        &f,
+        faults.drain,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let secs = t0.elapsed().as_secs_f64();
-    print!("{}", idemnet_testbench::cosim::side_by_side(&h.figures(cycles)));
+    print!(
+        "{}",
+        idemnet_testbench::cosim::side_by_side(&h.figures(cycles))
+    );
     let first = h.first_error().cloned().or_else(|| {
         (h.failures() > 0).then(|| {
-            format!("{} datagrams and {} messages lost after the drain", h.idem.lost(), h.rmpp.lost())
+            format!(
+                "{} datagrams and {} messages lost after the drain",
+                h.idem.lost(),
+                h.rmpp.lost()
+            )
         })
     });
     print_scoreboard_and_speed(h.failures(), first.as_deref(), cycles, secs);
@@ -369,13 +385,14 @@ pub fn wavediff(
 /// `idemnet replay`: one JSON line per action of the block, summary last.
 pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCode> {
     use idemnet_testbench::replay::{read_ni_trace, replay_ni_model, replay_ni_rtl};
-    use idemnet_testbench::replay_rmpp::{read_rmpp_trace, replay_rmpp_model};
+    use idemnet_testbench::replay_rmpp::{read_rmpp_trace, replay_rmpp_model, replay_rmpp_rtl};
     use std::io::Write;
     let lines = match (block, engine) {
         (ReplayBlock::RmppRx, Engine::Model) => replay_rmpp_model(&read_rmpp_trace(trace)?)?,
-        (ReplayBlock::RmppRx, Engine::Rtl) => {
-            bail!("--block rmpp-rx --engine rtl: the receive path's RTL is not wired in yet")
-        }
+        (ReplayBlock::RmppRx, Engine::Rtl) => replay_rmpp_rtl(
+            &read_rmpp_trace(trace)?,
+            &idemnet_cosim::default_cache_dir(),
+        )?,
         (ReplayBlock::Ni, Engine::Model) => replay_ni_model(&read_ni_trace(trace)?)?,
         (ReplayBlock::Ni, Engine::Rtl) => {
             replay_ni_rtl(&read_ni_trace(trace)?, &idemnet_cosim::default_cache_dir())?

@@ -32,16 +32,20 @@ pub enum BlockArg {
     /// One idempotent network interface (node 5 of 16, default parameters), driven by reactive
     /// fake peers and a host.
     Ni,
-    /// One NI per node on the k-ary n-tree, a link-fault injector on every link, random host
-    /// traffic and an exactly-once scoreboard; drained at the end.
+    /// One node (idempotent NI and RMPP receive path, docs/protocol.md §13) per node of the
+    /// k-ary n-tree, a link-fault injector on every link, random host traffic of one or both
+    /// protocols and their scoreboards; drained at the end.
     System,
+    /// One RMPP receive path (node 5 of 16, default parameters), driven by model senders at the
+    /// other nodes over a lossy wire and a random upper layer.
+    RmppRx,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ReplayBlock {
     /// The idempotent network interface (docs/protocol.md §8).
     Ni,
-    /// The RMPP receive path (issue 4).
+    /// The RMPP receive path (docs/protocol.md §11).
     RmppRx,
 }
 

@@ -223,7 +223,11 @@ mod tests {
             flit(false, true, 7),
         ];
         let mut out = vec![];
-        for f in worm.iter().copied().chain([0, flit(true, false, 1), flit(false, true, 2), 0]) {
+        for f in worm
+            .iter()
+            .copied()
+            .chain([0, flit(true, false, 1), flit(false, true, 2), 0])
+        {
             out.push(d.step(f));
         }
         assert_eq!(out[0], (0, 0));
@@ -242,7 +246,10 @@ mod tests {
         let body = flit(false, false, 0);
         assert_eq!(m.step([0, body, 0], [true, false, true]), [false; 3]);
         let tail = flit(false, true, 0);
-        assert_eq!(m.step([0, tail, 0], [true, false, true]), [false, false, true]);
+        assert_eq!(
+            m.step([0, tail, 0], [true, false, true]),
+            [false, false, true]
+        );
         assert_eq!(m.step([0; 3], [true, false, true]), [true, false, false]);
     }
 

@@ -16,10 +16,10 @@ use crate::fabric::Fabric;
 use crate::fault::LinkFault;
 use crate::ni::{self, NiConfig, COUNTERS, DATA_BITS};
 use crate::node::{framer_packet, Node, NodeInputs};
-use crate::rmpp::rx::{self, RmppRx};
-use crate::rmpp::host::{MsgHosts, MsgTraffic};
-use crate::rmpp::RmppConfig;
 use crate::ports::PortSpec;
+use crate::rmpp::host::{MsgHosts, MsgTraffic};
+use crate::rmpp::rx::{self, RmppRx};
+use crate::rmpp::RmppConfig;
 use crate::switch::DROP_BITS;
 use crate::topology::FatTree;
 
@@ -272,7 +272,10 @@ impl ModelBlock for System {
         }
         each(&mut v, "tx_data", DATA_BITS, true);
         let probe = RmppRx::new(RmppConfig::default()).expect("defaults are valid");
-        for port in ModelBlock::ports(&probe).into_iter().skip(rx::inp::WORDS + 2) {
+        for port in ModelBlock::ports(&probe)
+            .into_iter()
+            .skip(rx::inp::WORDS + 2)
+        {
             each(&mut v, &format!("rx_{}", port.name), port.width, false);
         }
         each(&mut v, "tx_ready", 1, false);
@@ -307,7 +310,8 @@ impl ModelBlock for System {
                 self.rx_in[g + 2] = i[lay.rin(g, p)];
             }
             let tx = (i[lay.rin(rin::TX_VALID, p)] & 1 == 1).then(|| {
-                let w: Vec<u32> = ni::words_from_bus(&i[lay.tx_data(p)..lay.tx_data(p) + 4]).to_vec();
+                let w: Vec<u32> =
+                    ni::words_from_bus(&i[lay.tx_data(p)..lay.tx_data(p) + 4]).to_vec();
                 let bytes = (i[lay.rin(rin::TX_BYTES, p)] & 0x3F) as usize;
                 let g = |k: usize| i[lay.rin(k, p)] as u32;
                 let mut pk = framer_packet(
@@ -611,16 +615,25 @@ impl SystemHosts {
     /// name, idempotent, RMPP ("-" where a protocol has no such figure).
     pub fn figures(&self, cycles: u64) -> Vec<[String; 3]> {
         let (h, m) = (&self.idem, &self.rmpp);
-        let per = |bytes: u64| format!("{:.4}", bytes as f64 / (cycles.max(1) * self.lay.nodes as u64) as f64);
+        let per = |bytes: u64| {
+            format!(
+                "{:.4}",
+                bytes as f64 / (cycles.max(1) * self.lay.nodes as u64) as f64
+            )
+        };
         let lat = |l: Option<(u64, u64, u64)>| match l {
             Some((a, b, c)) => format!("{a} / {b} / {c}"),
             None => "-".into(),
         };
-        let stats = m.senders.iter().map(|s| s.stats()).fold((0, 0), |a, s| {
-            (a.0 + s.rts_resends, a.1 + s.restarts)
-        });
+        let stats = m
+            .senders
+            .iter()
+            .map(|s| s.stats())
+            .fold((0, 0), |a, s| (a.0 + s.rts_resends, a.1 + s.restarts));
         let ni_drops: u64 = self.ni_totals[..ni::cnt::DUPLICATE].iter().sum();
-        let rx_drops: u64 = self.rx_totals[..crate::rmpp::cnt::DUPLICATE].iter().sum::<u64>()
+        let rx_drops: u64 = self.rx_totals[..crate::rmpp::cnt::DUPLICATE]
+            .iter()
+            .sum::<u64>()
             + self.rx_totals[crate::rmpp::cnt::BUSY];
         let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
         let n = |x: u64| x.to_string();
@@ -637,7 +650,11 @@ impl SystemHosts {
                 n(self.ni_totals[ni::cnt::DUPLICATE]),
                 n(self.rx_totals[crate::rmpp::cnt::DUPLICATE]),
             ),
-            row("retransmissions (SEND / RTS)", n(self.ni_totals[ni::cnt::RETRANSMIT]), n(stats.0)),
+            row(
+                "retransmissions (SEND / RTS)",
+                n(self.ni_totals[ni::cnt::RETRANSMIT]),
+                n(stats.0),
+            ),
             row("whole-message restarts", "-".into(), n(stats.1)),
             row("worms discarded by the receivers", n(ni_drops), n(rx_drops)),
             row(
@@ -645,7 +662,11 @@ impl SystemHosts {
                 per(4 * h.payload_words),
                 per(m.payload_bytes),
             ),
-            row("latency min / median / p99 (cycles)", lat(h.latency()), lat(m.latency(0, usize::MAX))),
+            row(
+                "latency min / median / p99 (cycles)",
+                lat(h.latency()),
+                lat(m.latency(0, usize::MAX)),
+            ),
         ]
     }
 
@@ -665,7 +686,10 @@ impl SystemHosts {
     }
 
     pub fn first_error(&self) -> Option<&String> {
-        self.idem.first_error.as_ref().or(self.rmpp.first_error.as_ref())
+        self.idem
+            .first_error
+            .as_ref()
+            .or(self.rmpp.first_error.as_ref())
     }
 }
 
@@ -748,7 +772,14 @@ mod tests {
     #[test]
     fn exactly_once_over_a_lossy_fabric_and_a_dead_link() {
         for (loss, corrupt, dead) in [(0, 0, None), (66, 33, None), (66, 33, Some(5))] {
-            let h = run(0.3, traffic(0.0, Pattern::Uniform), loss, corrupt, dead, 20_000);
+            let h = run(
+                0.3,
+                traffic(0.0, Pattern::Uniform),
+                loss,
+                corrupt,
+                dead,
+                20_000,
+            );
             let h = h.idem;
             assert_eq!(h.errors, 0, "{:?}", h.first_error);
             assert_eq!(h.lost(), 0);
@@ -760,13 +791,19 @@ mod tests {
 
     #[test]
     fn rmpp_messages_arrive_once_complete_and_in_order_beside_datagrams() {
-        for (pattern, idem, load) in [(Pattern::Uniform, 0.1, 0.05), (Pattern::ToOne(5), 0.0, 0.02)] {
+        for (pattern, idem, load) in [
+            (Pattern::Uniform, 0.1, 0.05),
+            (Pattern::ToOne(5), 0.0, 0.02),
+        ] {
             let h = run(idem, traffic(load, pattern), 66, 33, None, 30_000);
             assert_eq!(h.errors(), 0, "{:?}", h.first_error());
             let m = &h.rmpp;
             assert_eq!((m.lost(), m.in_flight()), (0, 0));
             assert!(m.sent > 20, "{}", m.sent);
-            assert_eq!((m.delivered, m.completed, m.upcalls), (m.sent, m.sent, m.sent));
+            assert_eq!(
+                (m.delivered, m.completed, m.upcalls),
+                (m.sent, m.sent, m.sent)
+            );
             assert_eq!(h.idem.lost(), 0);
         }
     }

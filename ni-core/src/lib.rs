@@ -2,15 +2,20 @@
 //!
 //! * [`ni::Ni`]: the idempotent SEND / ACK / FORGET interface of docs/protocol.md §8.
 //! * [`ni_verilog`]: its Verilog (top module `top`) and port list.
-//! * [`system::System`]: one NI per node on the fat tree with a fault injector on every link
-//!   (§10); [`system_verilog`].
+//! * [`system::System`]: one [`node::Node`] (NI, RMPP receive path, framer, merge, split) per node
+//!   on the fat tree with a fault injector on every link (§10, §13); [`system_verilog`].
+//! * [`rmpp_rx::RmppRx`]: the RMPP receive path of §11; [`rmpp_rx_verilog`].
 
 pub mod ni;
+pub mod node;
+pub mod rmpp_rx;
 pub mod system;
 
 pub use idemnet_model::ni::NiConfig;
 pub use idemnet_model::ports::PortSpec;
+pub use idemnet_model::rmpp::RmppConfig;
 pub use ni::Ni;
+pub use rmpp_rx::RmppRx;
 
 use idemnet_rtl::ports::port_list;
 use rust_hdl::prelude::*;
@@ -30,16 +35,40 @@ pub fn ni_verilog(cfg: &NiConfig) -> Result<(String, Vec<PortSpec>), String> {
     Ok((generate_verilog_unchecked(&b), port_list(&b)))
 }
 
-/// The Verilog of the system of the k-ary n-tree (top module `top`; NI `p` has `ni` with
-/// `node = p`) and its port list.
+/// An RMPP receive path for `cfg`, connected and checked. Errors name the bad parameter.
+pub fn rmpp_rx(cfg: &RmppConfig) -> Result<RmppRx, String> {
+    cfg.validate()?;
+    let mut b = RmppRx::new(cfg);
+    b.connect_all();
+    check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
+    Ok(b)
+}
+
+/// The Verilog of the RMPP receive path for `cfg` (top module `top`) and its port list.
+pub fn rmpp_rx_verilog(cfg: &RmppConfig) -> Result<(String, Vec<PortSpec>), String> {
+    let b = rmpp_rx(cfg)?;
+    Ok((generate_verilog_unchecked(&b), port_list(&b)))
+}
+
+/// The Verilog of the system of the k-ary n-tree (top module `top`; node `p` has an NI with `ni`
+/// and an RMPP receive path with `rmpp`, both with `node = p`, §13) and its port list.
 pub fn system_verilog(
     k: usize,
     n: usize,
     ni: &NiConfig,
+    rmpp: &RmppConfig,
 ) -> Result<(String, Vec<PortSpec>), String> {
     ni.validate()?;
     let topo = idemnet_router::Topology::new(k, n).map_err(|e| e.to_string())?;
-    let mut b = system::System::new(topo, ni);
+    for p in 0..topo.nodes {
+        RmppConfig {
+            node: p as u16,
+            ..*rmpp
+        }
+        .validate()
+        .map_err(|e| format!("node {p}: {e}"))?;
+    }
+    let mut b = system::System::new(topo, ni, rmpp);
     b.connect_all();
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
     Ok((generate_verilog_unchecked(&b), port_list(&b)))

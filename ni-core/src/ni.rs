@@ -720,7 +720,8 @@ impl Logic for Ni {
                             self.pick_cnt.next = self.s_cnt[s].q.val();
                         }
                     }
-                    self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                    self.pick_uid.next =
+                        self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
                     self.o_done_valid.d.next = true;
                     self.o_done_uid.d.next = self.pick_uid.val();
                 } else if self.r_due.val().any() {
@@ -738,7 +739,8 @@ impl Logic for Ni {
                         if self.s_due.val().get_bit(s) {
                             self.s_timer[s].d.next = self.retry_reload.val();
                             if self.s_sent[s].q.val() {
-                                self.c_retransmit.d.next = self.c_retransmit.q.val() + self.one16.val();
+                                self.c_retransmit.d.next =
+                                    self.c_retransmit.q.val() + self.one16.val();
                             }
                             self.s_sent[s].d.next = true;
                             self.pick_dst.next = self.s_dst[s].q.val();
@@ -747,7 +749,8 @@ impl Logic for Ni {
                             self.pick_data.next = self.s_data[s].q.val();
                         }
                     }
-                    self.pick_uid.next = self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                    self.pick_uid.next =
+                        self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
                 }
                 if self.pick.val().any() {
                     // The head flit now; the rest of the worm from the tx registers.
@@ -821,7 +824,10 @@ impl Logic for Ni {
         self.done_uid.next = self.o_done_uid.q.val();
         // What the transmitter would pick if granted now (§13.2), from the registers alone.
         self.tx_req.next = !self.tx_phase.q.val().any()
-            & (self.lf_valid.q.val() | self.s_fp.val().any() | self.r_due.val().any() | self.s_due.val().any());
+            & (self.lf_valid.q.val()
+                | self.s_fp.val().any()
+                | self.r_due.val().any()
+                | self.s_due.val().any());
         self.cnt_crc.next = self.c_crc.q.val();
         self.cnt_truncated.next = self.c_truncated.q.val();
         self.cnt_malformed.next = self.c_malformed.q.val();

@@ -1,19 +1,22 @@
-//! The system of docs/protocol.md §10: one [`Ni`] per node on the k-ary n-tree of
-//! [`idemnet_router::Switch`]es, with a [`LinkFault`] on every directed link.
+//! The system of docs/protocol.md §10: one [`Node`] (idempotent NI, RMPP receive path, RMPP
+//! framer, §13) per node on the k-ary n-tree of [`idemnet_router::Switch`]es, with a
+//! [`LinkFault`] on every directed link.
 
 use std::fmt::Write;
 
 use idemnet_model::ni::NiConfig;
+use idemnet_model::rmpp::RmppConfig;
 use idemnet_router::{drops_hdl, wires, FlitDst, FlitSrc, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
-use crate::ni::Ni;
+use crate::node::Node;
 
-/// The whole machine's network: NIs, switches, injectors (docs/protocol.md §10).
+/// The whole machine's network: nodes, switches, injectors (docs/protocol.md §10, §13).
 ///
-/// Ports (Verilog names; `$p` is node `p`, `$j` inter-switch link `j`, `$x` drop counter `x`):
+/// Ports (Verilog names; `$p` is node `p`, `$j` inter-switch link `j`, `$x` drop counter `x`),
+/// in this order:
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
@@ -24,11 +27,16 @@ use crate::ni::Ni;
 /// | `req_ready$p`, `dlv_valid$p`, `dlv_src$p`, `dlv_uid$p`, `dlv_len$p`, `dlv_data$p`, `done_valid$p`, `done_uid$p` | out | | host side of NI `p` |
 /// | `cnt_<name>$p` | out | 16 | the NI counters of §8.2 |
 /// | `drops$x` | out | 16 | the switches' drop counters (§5) |
+/// | `rx_up_ready$p`, `rx_up_accept$p`, `rx_dlv_ready$p`, `rx_rd_slot$p`, `rx_rd_word$p` | in | | host inputs of node `p`'s RMPP receive path (§11.3) |
+/// | `tx_valid$p`, `tx_dst$p`, `tx_type$p`, `tx_msg_id$p`, `tx_len$p`, `tx_seq$p`, `tx_info$p`, `tx_msg_num$p`, `tx_bytes$p`, `tx_data$p` | in | | node `p`'s framer (§13.1) |
+/// | `rx_up_valid$p` ... `rx_snd_msg_num$p`, `rx_cnt_<name>$p` | out | | host outputs of node `p`'s RMPP receive path, in §11.3's order |
+/// | `tx_ready$p` | out | 1 | node `p`'s framer takes a packet |
 ///
-/// Timing: the NIs and switches keep their own timing (§4, §8); links are wires through
-/// combinational injectors, so a flit leaving a register in `O_t` is at the next block's input
-/// in cycle `t + 1`. The `Logic` is written by hand, like [`idemnet_router::Fabric`]'s: the link
-/// list of [`wires`] is walked by `update` for rust-hdl's simulator and emitted by `hdl`.
+/// Timing: the nodes and switches keep their own timing (§4, §8, §11, §13); links are wires
+/// through combinational injectors, so a flit leaving a register in `O_t` is at the next block's
+/// input in cycle `t + 1`. The `Logic` is written by hand, like [`idemnet_router::Fabric`]'s:
+/// the link list of [`wires`] is walked by `update` for rust-hdl's simulator and emitted by
+/// `hdl`.
 #[derive(LogicBlock)]
 pub struct System {
     pub clock: Signal<In, Clock>,
@@ -59,9 +67,59 @@ pub struct System {
     pub cnt_duplicate: Vec<Signal<Out, Bits<16>>>,
     pub cnt_retransmit: Vec<Signal<Out, Bits<16>>>,
     pub drops: Vec<Signal<Out, Bits<16>>>,
+    pub rx_up_ready: Vec<Signal<In, Bit>>,
+    pub rx_up_accept: Vec<Signal<In, Bits<32>>>,
+    pub rx_dlv_ready: Vec<Signal<In, Bit>>,
+    pub rx_rd_slot: Vec<Signal<In, Bits<4>>>,
+    pub rx_rd_word: Vec<Signal<In, Bits<10>>>,
+    pub tx_valid: Vec<Signal<In, Bit>>,
+    pub tx_dst: Vec<Signal<In, Bits<16>>>,
+    pub tx_type: Vec<Signal<In, Bits<4>>>,
+    pub tx_msg_id: Vec<Signal<In, Bits<32>>>,
+    pub tx_len: Vec<Signal<In, Bits<32>>>,
+    pub tx_seq: Vec<Signal<In, Bits<32>>>,
+    pub tx_info: Vec<Signal<In, Bits<32>>>,
+    pub tx_msg_num: Vec<Signal<In, Bits<32>>>,
+    pub tx_bytes: Vec<Signal<In, Bits<6>>>,
+    pub tx_data: Vec<Signal<In, Bits<256>>>,
+    pub rx_up_valid: Vec<Signal<Out, Bit>>,
+    pub rx_up_slot: Vec<Signal<Out, Bits<4>>>,
+    pub rx_up_src: Vec<Signal<Out, Bits<16>>>,
+    pub rx_up_msg_id: Vec<Signal<Out, Bits<32>>>,
+    pub rx_up_msg_num: Vec<Signal<Out, Bits<32>>>,
+    pub rx_up_len: Vec<Signal<Out, Bits<32>>>,
+    pub rx_dlv_valid: Vec<Signal<Out, Bit>>,
+    pub rx_dlv_slot: Vec<Signal<Out, Bits<4>>>,
+    pub rx_dlv_src: Vec<Signal<Out, Bits<16>>>,
+    pub rx_dlv_msg_id: Vec<Signal<Out, Bits<32>>>,
+    pub rx_dlv_msg_num: Vec<Signal<Out, Bits<32>>>,
+    pub rx_dlv_len: Vec<Signal<Out, Bits<32>>>,
+    pub rx_rd_data: Vec<Signal<Out, Bits<32>>>,
+    pub rx_snd_valid: Vec<Signal<Out, Bit>>,
+    pub rx_snd_type: Vec<Signal<Out, Bits<4>>>,
+    pub rx_snd_peer: Vec<Signal<Out, Bits<16>>>,
+    pub rx_snd_msg_id: Vec<Signal<Out, Bits<32>>>,
+    pub rx_snd_len: Vec<Signal<Out, Bits<32>>>,
+    pub rx_snd_seq: Vec<Signal<Out, Bits<32>>>,
+    pub rx_snd_info: Vec<Signal<Out, Bits<32>>>,
+    pub rx_snd_msg_num: Vec<Signal<Out, Bits<32>>>,
+    pub rx_cnt_crc: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_truncated: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_malformed: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_misrouted: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_version: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_not_source: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_order: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_sequence: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_table_full: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_unknown: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_duplicate: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_busy: Vec<Signal<Out, Bits<16>>>,
+    pub rx_cnt_restart: Vec<Signal<Out, Bits<16>>>,
+    pub tx_ready: Vec<Signal<Out, Bit>>,
     pub switches: Vec<Switch>,
     pub faults: Vec<LinkFault>,
-    pub nis: Vec<Ni>,
+    pub nodes: Vec<Node>,
     _topo: Topology,
     _wires: Vec<Wire>,
 }
@@ -93,9 +151,67 @@ const NI_OUT: [&str; 18] = [
     "cnt_retransmit",
 ];
 
+/// The RMPP host-side port names of a node (§13), in the order they appear as system ports:
+/// the inputs, then the outputs.
+const RMPP_IN: [&str; 15] = [
+    "rx_up_ready",
+    "rx_up_accept",
+    "rx_dlv_ready",
+    "rx_rd_slot",
+    "rx_rd_word",
+    "tx_valid",
+    "tx_dst",
+    "tx_type",
+    "tx_msg_id",
+    "tx_len",
+    "tx_seq",
+    "tx_info",
+    "tx_msg_num",
+    "tx_bytes",
+    "tx_data",
+];
+const RMPP_OUT: [&str; 35] = [
+    "rx_up_valid",
+    "rx_up_slot",
+    "rx_up_src",
+    "rx_up_msg_id",
+    "rx_up_msg_num",
+    "rx_up_len",
+    "rx_dlv_valid",
+    "rx_dlv_slot",
+    "rx_dlv_src",
+    "rx_dlv_msg_id",
+    "rx_dlv_msg_num",
+    "rx_dlv_len",
+    "rx_rd_data",
+    "rx_snd_valid",
+    "rx_snd_type",
+    "rx_snd_peer",
+    "rx_snd_msg_id",
+    "rx_snd_len",
+    "rx_snd_seq",
+    "rx_snd_info",
+    "rx_snd_msg_num",
+    "rx_cnt_crc",
+    "rx_cnt_truncated",
+    "rx_cnt_malformed",
+    "rx_cnt_misrouted",
+    "rx_cnt_version",
+    "rx_cnt_not_source",
+    "rx_cnt_order",
+    "rx_cnt_sequence",
+    "rx_cnt_table_full",
+    "rx_cnt_unknown",
+    "rx_cnt_duplicate",
+    "rx_cnt_busy",
+    "rx_cnt_restart",
+    "tx_ready",
+];
+
 impl System {
-    /// The system of `topo`; NI `p` has the parameters of `ni` with `node = p`.
-    pub fn new(topo: Topology, ni: &NiConfig) -> Self {
+    /// The system of `topo`; node `p` has an NI with the parameters of `ni` and an RMPP receive
+    /// path with those of `rmpp`, both with `node = p`.
+    pub fn new(topo: Topology, ni: &NiConfig, rmpp: &RmppConfig) -> Self {
         let n = topo.nodes;
         let links = (topo.n - 1) * topo.per_level * topo.k;
         let wires = wires(&topo);
@@ -129,6 +245,56 @@ impl System {
             cnt_duplicate: sigs(n),
             cnt_retransmit: sigs(n),
             drops: sigs(topo.switches() * 2 * topo.k),
+            rx_up_ready: sigs(n),
+            rx_up_accept: sigs(n),
+            rx_dlv_ready: sigs(n),
+            rx_rd_slot: sigs(n),
+            rx_rd_word: sigs(n),
+            tx_valid: sigs(n),
+            tx_dst: sigs(n),
+            tx_type: sigs(n),
+            tx_msg_id: sigs(n),
+            tx_len: sigs(n),
+            tx_seq: sigs(n),
+            tx_info: sigs(n),
+            tx_msg_num: sigs(n),
+            tx_bytes: sigs(n),
+            tx_data: sigs(n),
+            rx_up_valid: sigs(n),
+            rx_up_slot: sigs(n),
+            rx_up_src: sigs(n),
+            rx_up_msg_id: sigs(n),
+            rx_up_msg_num: sigs(n),
+            rx_up_len: sigs(n),
+            rx_dlv_valid: sigs(n),
+            rx_dlv_slot: sigs(n),
+            rx_dlv_src: sigs(n),
+            rx_dlv_msg_id: sigs(n),
+            rx_dlv_msg_num: sigs(n),
+            rx_dlv_len: sigs(n),
+            rx_rd_data: sigs(n),
+            rx_snd_valid: sigs(n),
+            rx_snd_type: sigs(n),
+            rx_snd_peer: sigs(n),
+            rx_snd_msg_id: sigs(n),
+            rx_snd_len: sigs(n),
+            rx_snd_seq: sigs(n),
+            rx_snd_info: sigs(n),
+            rx_snd_msg_num: sigs(n),
+            rx_cnt_crc: sigs(n),
+            rx_cnt_truncated: sigs(n),
+            rx_cnt_malformed: sigs(n),
+            rx_cnt_misrouted: sigs(n),
+            rx_cnt_version: sigs(n),
+            rx_cnt_not_source: sigs(n),
+            rx_cnt_order: sigs(n),
+            rx_cnt_sequence: sigs(n),
+            rx_cnt_table_full: sigs(n),
+            rx_cnt_unknown: sigs(n),
+            rx_cnt_duplicate: sigs(n),
+            rx_cnt_busy: sigs(n),
+            rx_cnt_restart: sigs(n),
+            tx_ready: sigs(n),
             switches: (0..topo.switches())
                 .map(|s| {
                     let (l, w) = topo.switch_coords(s);
@@ -136,12 +302,18 @@ impl System {
                 })
                 .collect(),
             faults: (0..injectors).map(LinkFault::new).collect(),
-            nis: (0..n)
+            nodes: (0..n)
                 .map(|p| {
-                    Ni::new(&NiConfig {
-                        node: p as u16,
-                        ..*ni
-                    })
+                    Node::new(
+                        &NiConfig {
+                            node: p as u16,
+                            ..*ni
+                        },
+                        &RmppConfig {
+                            node: p as u16,
+                            ..*rmpp
+                        },
+                    )
                 })
                 .collect(),
             _topo: topo,
@@ -151,7 +323,7 @@ impl System {
 
     fn src_val(&self, src: FlitSrc) -> Flit {
         match src {
-            FlitSrc::NodeIn(p) => self.nis[p].net_out.val(),
+            FlitSrc::NodeIn(p) => self.nodes[p].net_out.val(),
             FlitSrc::DownOut(s, i) => self.switches[s].down_out[i].val(),
             FlitSrc::UpOut(s, i) => self.switches[s].up_out[i].val(),
             FlitSrc::Zero => Flit::default(),
@@ -161,7 +333,7 @@ impl System {
 
 fn src_name(src: FlitSrc) -> String {
     match src {
-        FlitSrc::NodeIn(p) => format!("nis${p}$net_out"),
+        FlitSrc::NodeIn(p) => format!("nodes${p}$net_out"),
         FlitSrc::DownOut(s, i) => format!("switches${s}$down_out${i}"),
         FlitSrc::UpOut(s, i) => format!("switches${s}$up_out${i}"),
         FlitSrc::Zero => "35'h0".to_string(),
@@ -170,7 +342,7 @@ fn src_name(src: FlitSrc) -> String {
 
 fn dst_name(dst: FlitDst) -> String {
     match dst {
-        FlitDst::NodeOut(p) => format!("nis${p}$net_in"),
+        FlitDst::NodeOut(p) => format!("nodes${p}$net_in"),
         FlitDst::DownIn(s, i) => format!("switches${s}$down_in${i}"),
         FlitDst::UpIn(s, i) => format!("switches${s}$up_in${i}"),
     }
@@ -182,8 +354,8 @@ impl Logic for System {
         for sw in self.switches.iter_mut() {
             sw.clock.next = clock;
         }
-        for ni in self.nis.iter_mut() {
-            ni.clock.next = clock;
+        for node in self.nodes.iter_mut() {
+            node.clock.next = clock;
         }
         let (loss, corrupt) = (self.loss.val(), self.corrupt.val());
         for f in self.faults.iter_mut() {
@@ -205,36 +377,85 @@ impl Logic for System {
                 None => v,
             };
             match w.dst {
-                FlitDst::NodeOut(p) => self.nis[p].net_in.next = v,
+                FlitDst::NodeOut(p) => self.nodes[p].net_in.next = v,
                 FlitDst::DownIn(s, i) => self.switches[s].down_in[i].next = v,
                 FlitDst::UpIn(s, i) => self.switches[s].up_in[i].next = v,
             }
         }
-        for (p, ni) in self.nis.iter_mut().enumerate() {
-            ni.req_valid.next = self.req_valid[p].val();
-            ni.req_dst.next = self.req_dst[p].val();
-            ni.req_len.next = self.req_len[p].val();
-            ni.req_data.next = self.req_data[p].val();
-            ni.dlv_ready.next = self.dlv_ready[p].val();
-            ni.tx_gnt.next = true;
-            self.req_ready[p].next = ni.req_ready.val();
-            self.dlv_valid[p].next = ni.dlv_valid.val();
-            self.dlv_src[p].next = ni.dlv_src.val();
-            self.dlv_uid[p].next = ni.dlv_uid.val();
-            self.dlv_len[p].next = ni.dlv_len.val();
-            self.dlv_data[p].next = ni.dlv_data.val();
-            self.done_valid[p].next = ni.done_valid.val();
-            self.done_uid[p].next = ni.done_uid.val();
-            self.cnt_crc[p].next = ni.cnt_crc.val();
-            self.cnt_truncated[p].next = ni.cnt_truncated.val();
-            self.cnt_malformed[p].next = ni.cnt_malformed.val();
-            self.cnt_misrouted[p].next = ni.cnt_misrouted.val();
-            self.cnt_not_source[p].next = ni.cnt_not_source.val();
-            self.cnt_table_full[p].next = ni.cnt_table_full.val();
-            self.cnt_unknown[p].next = ni.cnt_unknown.val();
-            self.cnt_busy[p].next = ni.cnt_busy.val();
-            self.cnt_duplicate[p].next = ni.cnt_duplicate.val();
-            self.cnt_retransmit[p].next = ni.cnt_retransmit.val();
+        for (p, nd) in self.nodes.iter_mut().enumerate() {
+            nd.req_valid.next = self.req_valid[p].val();
+            nd.req_dst.next = self.req_dst[p].val();
+            nd.req_len.next = self.req_len[p].val();
+            nd.req_data.next = self.req_data[p].val();
+            nd.dlv_ready.next = self.dlv_ready[p].val();
+            self.req_ready[p].next = nd.req_ready.val();
+            self.dlv_valid[p].next = nd.dlv_valid.val();
+            self.dlv_src[p].next = nd.dlv_src.val();
+            self.dlv_uid[p].next = nd.dlv_uid.val();
+            self.dlv_len[p].next = nd.dlv_len.val();
+            self.dlv_data[p].next = nd.dlv_data.val();
+            self.done_valid[p].next = nd.done_valid.val();
+            self.done_uid[p].next = nd.done_uid.val();
+            self.cnt_crc[p].next = nd.cnt_crc.val();
+            self.cnt_truncated[p].next = nd.cnt_truncated.val();
+            self.cnt_malformed[p].next = nd.cnt_malformed.val();
+            self.cnt_misrouted[p].next = nd.cnt_misrouted.val();
+            self.cnt_not_source[p].next = nd.cnt_not_source.val();
+            self.cnt_table_full[p].next = nd.cnt_table_full.val();
+            self.cnt_unknown[p].next = nd.cnt_unknown.val();
+            self.cnt_busy[p].next = nd.cnt_busy.val();
+            self.cnt_duplicate[p].next = nd.cnt_duplicate.val();
+            self.cnt_retransmit[p].next = nd.cnt_retransmit.val();
+            nd.rx_up_ready.next = self.rx_up_ready[p].val();
+            nd.rx_up_accept.next = self.rx_up_accept[p].val();
+            nd.rx_dlv_ready.next = self.rx_dlv_ready[p].val();
+            nd.rx_rd_slot.next = self.rx_rd_slot[p].val();
+            nd.rx_rd_word.next = self.rx_rd_word[p].val();
+            nd.tx_valid.next = self.tx_valid[p].val();
+            nd.tx_dst.next = self.tx_dst[p].val();
+            nd.tx_type.next = self.tx_type[p].val();
+            nd.tx_msg_id.next = self.tx_msg_id[p].val();
+            nd.tx_len.next = self.tx_len[p].val();
+            nd.tx_seq.next = self.tx_seq[p].val();
+            nd.tx_info.next = self.tx_info[p].val();
+            nd.tx_msg_num.next = self.tx_msg_num[p].val();
+            nd.tx_bytes.next = self.tx_bytes[p].val();
+            nd.tx_data.next = self.tx_data[p].val();
+            self.rx_up_valid[p].next = nd.rx_up_valid.val();
+            self.rx_up_slot[p].next = nd.rx_up_slot.val();
+            self.rx_up_src[p].next = nd.rx_up_src.val();
+            self.rx_up_msg_id[p].next = nd.rx_up_msg_id.val();
+            self.rx_up_msg_num[p].next = nd.rx_up_msg_num.val();
+            self.rx_up_len[p].next = nd.rx_up_len.val();
+            self.rx_dlv_valid[p].next = nd.rx_dlv_valid.val();
+            self.rx_dlv_slot[p].next = nd.rx_dlv_slot.val();
+            self.rx_dlv_src[p].next = nd.rx_dlv_src.val();
+            self.rx_dlv_msg_id[p].next = nd.rx_dlv_msg_id.val();
+            self.rx_dlv_msg_num[p].next = nd.rx_dlv_msg_num.val();
+            self.rx_dlv_len[p].next = nd.rx_dlv_len.val();
+            self.rx_rd_data[p].next = nd.rx_rd_data.val();
+            self.rx_snd_valid[p].next = nd.rx_snd_valid.val();
+            self.rx_snd_type[p].next = nd.rx_snd_type.val();
+            self.rx_snd_peer[p].next = nd.rx_snd_peer.val();
+            self.rx_snd_msg_id[p].next = nd.rx_snd_msg_id.val();
+            self.rx_snd_len[p].next = nd.rx_snd_len.val();
+            self.rx_snd_seq[p].next = nd.rx_snd_seq.val();
+            self.rx_snd_info[p].next = nd.rx_snd_info.val();
+            self.rx_snd_msg_num[p].next = nd.rx_snd_msg_num.val();
+            self.rx_cnt_crc[p].next = nd.rx_cnt_crc.val();
+            self.rx_cnt_truncated[p].next = nd.rx_cnt_truncated.val();
+            self.rx_cnt_malformed[p].next = nd.rx_cnt_malformed.val();
+            self.rx_cnt_misrouted[p].next = nd.rx_cnt_misrouted.val();
+            self.rx_cnt_version[p].next = nd.rx_cnt_version.val();
+            self.rx_cnt_not_source[p].next = nd.rx_cnt_not_source.val();
+            self.rx_cnt_order[p].next = nd.rx_cnt_order.val();
+            self.rx_cnt_sequence[p].next = nd.rx_cnt_sequence.val();
+            self.rx_cnt_table_full[p].next = nd.rx_cnt_table_full.val();
+            self.rx_cnt_unknown[p].next = nd.rx_cnt_unknown.val();
+            self.rx_cnt_duplicate[p].next = nd.rx_cnt_duplicate.val();
+            self.rx_cnt_busy[p].next = nd.rx_cnt_busy.val();
+            self.rx_cnt_restart[p].next = nd.rx_cnt_restart.val();
+            self.tx_ready[p].next = nd.tx_ready.val();
         }
         let k = self._topo.k;
         for (s, sw) in self.switches.iter().enumerate() {
@@ -269,7 +490,42 @@ impl Logic for System {
             cnt_busy,
             cnt_duplicate,
             cnt_retransmit,
-            drops
+            drops,
+            rx_up_valid,
+            rx_up_slot,
+            rx_up_src,
+            rx_up_msg_id,
+            rx_up_msg_num,
+            rx_up_len,
+            rx_dlv_valid,
+            rx_dlv_slot,
+            rx_dlv_src,
+            rx_dlv_msg_id,
+            rx_dlv_msg_num,
+            rx_dlv_len,
+            rx_rd_data,
+            rx_snd_valid,
+            rx_snd_type,
+            rx_snd_peer,
+            rx_snd_msg_id,
+            rx_snd_len,
+            rx_snd_seq,
+            rx_snd_info,
+            rx_snd_msg_num,
+            rx_cnt_crc,
+            rx_cnt_truncated,
+            rx_cnt_malformed,
+            rx_cnt_misrouted,
+            rx_cnt_version,
+            rx_cnt_not_source,
+            rx_cnt_order,
+            rx_cnt_sequence,
+            rx_cnt_table_full,
+            rx_cnt_unknown,
+            rx_cnt_duplicate,
+            rx_cnt_busy,
+            rx_cnt_restart,
+            tx_ready
         );
         for sw in self.switches.iter_mut() {
             sw.clock.connect();
@@ -284,15 +540,29 @@ impl Logic for System {
             f.corrupt.connect();
             f.dead.connect();
         }
-        for ni in self.nis.iter_mut() {
-            ni.clock.connect();
-            ni.net_in.connect();
-            ni.req_valid.connect();
-            ni.req_dst.connect();
-            ni.req_len.connect();
-            ni.req_data.connect();
-            ni.dlv_ready.connect();
-            ni.tx_gnt.connect();
+        for nd in self.nodes.iter_mut() {
+            nd.clock.connect();
+            nd.net_in.connect();
+            nd.req_valid.connect();
+            nd.req_dst.connect();
+            nd.req_len.connect();
+            nd.req_data.connect();
+            nd.dlv_ready.connect();
+            nd.rx_up_ready.connect();
+            nd.rx_up_accept.connect();
+            nd.rx_dlv_ready.connect();
+            nd.rx_rd_slot.connect();
+            nd.rx_rd_word.connect();
+            nd.tx_valid.connect();
+            nd.tx_dst.connect();
+            nd.tx_type.connect();
+            nd.tx_msg_id.connect();
+            nd.tx_len.connect();
+            nd.tx_seq.connect();
+            nd.tx_info.connect();
+            nd.tx_msg_num.connect();
+            nd.tx_bytes.connect();
+            nd.tx_data.connect();
         }
     }
 
@@ -323,14 +593,13 @@ impl Logic for System {
                 }
             }
         }
-        for p in 0..self.nis.len() {
-            let _ = writeln!(v, "    nis${p}$clock = clock;");
-            let _ = writeln!(v, "    nis${p}$tx_gnt = 1'b1;");
-            for name in NI_IN {
-                let _ = writeln!(v, "    nis${p}${name} = {name}${p};");
+        for p in 0..self.nodes.len() {
+            let _ = writeln!(v, "    nodes${p}$clock = clock;");
+            for name in NI_IN.iter().chain(RMPP_IN.iter()) {
+                let _ = writeln!(v, "    nodes${p}${name} = {name}${p};");
             }
-            for name in NI_OUT {
-                let _ = writeln!(v, "    {name}${p} = nis${p}${name};");
+            for name in NI_OUT.iter().chain(RMPP_OUT.iter()) {
+                let _ = writeln!(v, "    {name}${p} = nodes${p}${name};");
             }
         }
         v.push_str(&drops_hdl(self.switches.len(), k));

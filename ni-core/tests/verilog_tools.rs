@@ -52,10 +52,16 @@ fn bad_parameters_are_errors() {
     }
 }
 
-/// The whole 16-node system (16 NIs, 8 switches, 64 link-fault injectors) lints and compiles.
+/// The whole 16-node system (16 nodes, 8 switches, 64 link-fault injectors) lints and compiles.
 #[test]
 fn system_lints_and_compiles() {
-    let (v, ports) = idemnet_ni_core::system_verilog(4, 2, &NiConfig::DEFAULT).unwrap();
+    let (v, ports) = idemnet_ni_core::system_verilog(
+        4,
+        2,
+        &NiConfig::DEFAULT,
+        &idemnet_ni_core::RmppConfig::default(),
+    )
+    .unwrap();
     assert_eq!(
         ports.iter().filter(|p| p.name.starts_with("dead$")).count(),
         16

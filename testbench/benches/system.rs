@@ -110,9 +110,8 @@ fn main() {
         ports: lib.ports().to_vec(),
         instance: lib.instance(),
     };
-    let model = || {
-        ModelDut::new(System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap())
-    };
+    let model =
+        || ModelDut::new(System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap());
     println!("zero-load latency, one datagram of 8 payload flits, request to delivery:");
     for (hops, src, dst) in [(2, 0, 3), (4, 0, 12)] {
         let m = zero_load_latency(&mut model(), lay, src, dst);

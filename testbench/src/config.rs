@@ -170,7 +170,9 @@ impl Config {
     pub fn tree(&self) -> Result<FatTree> {
         let t = FatTree::new(self.k, self.n).map_err(|e| anyhow!("{}", e.0))?;
         if self.block == Block::RmppRx {
-            self.rmpp.validate().map_err(|e| anyhow!("RMPP receive path: {e}"))?;
+            self.rmpp
+                .validate()
+                .map_err(|e| anyhow!("RMPP receive path: {e}"))?;
         }
         if self.block == Block::Ni {
             self.ni.validate().map_err(|e| anyhow!("NI: {e}"))?;

@@ -16,6 +16,7 @@ use crate::config::{Block, Config, Model};
 use idemnet_model::fault::Faults;
 use idemnet_model::ni;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
+use idemnet_model::rmpp::peers::{RxPeerParams, RxPeers};
 use idemnet_model::rmpp::send::SendConfig;
 use idemnet_model::system::{Layout, SystemHosts};
 
@@ -112,6 +113,7 @@ enum Stimulus {
     Worms(Box<idemnet_model::TrafficGen>),
     Peers(Box<ni::peers::Peers>),
     Hosts(Box<SystemHosts>),
+    RxPeers(Box<RxPeers>),
 }
 
 impl CosimReport {
@@ -153,7 +155,10 @@ impl fmt::Display for CosimReport {
             None => writeln!(f, "  mismatches 0 ({} port comparisons)", l.comparisons)?,
             Some(m) => writeln!(f, "  mismatches 1, the first: {m}")?,
         }
-        if matches!(self.config.block, Block::Fabric | Block::System) {
+        if matches!(
+            self.config.block,
+            Block::Fabric | Block::System | Block::RmppRx
+        ) {
             match &self.first_scoreboard_error {
                 None => writeln!(f, "  scoreboard 0 errors")?,
                 Some(e) => writeln!(
@@ -243,7 +248,16 @@ pub fn cosim(
             )
             .map_err(|e| anyhow::anyhow!(e))?,
         )),
-        Block::RmppRx => bail!("{cfg}: its lockstep stimulus is not built yet; replay traces drive it"),
+        Block::RmppRx => {
+            let d = RxPeerParams::default();
+            let p = RxPeerParams {
+                msg_rate: (d.msg_rate * 2.0 * opts.load).min(1.0),
+                ..d
+            };
+            Stimulus::RxPeers(Box::new(
+                RxPeers::new(cfg.rmpp, p, opts.seed).map_err(|e| anyhow::anyhow!(e))?,
+            ))
+        }
         _ => Stimulus::Worms(Box::new(cfg.traffic(opts.load, opts.seed)?)),
     };
     let mut rtl = lib.instance();
@@ -283,6 +297,7 @@ pub fn cosim(
         |t, prev, inputs| match &mut *stimulus.borrow_mut() {
             Stimulus::Worms(g) => g.step(inputs),
             Stimulus::Peers(p) => p.step(t, prev, inputs),
+            Stimulus::RxPeers(p) => p.step(t, prev, inputs),
             Stimulus::Hosts(h) => {
                 h.set_quiet(t >= opts.cycles);
                 h.step(t, prev, inputs);
@@ -320,6 +335,10 @@ pub fn cosim(
                 progress(v.cycle + 1);
             }
             match &mut *stimulus.borrow_mut() {
+                Stimulus::RxPeers(p) => {
+                    p.observe(v.rtl);
+                    true
+                }
                 Stimulus::Hosts(h) => {
                     h.observe(v.cycle, v.rtl);
                     v.cycle < opts.cycles || h.in_flight() > 0
@@ -355,6 +374,10 @@ pub fn cosim(
         });
         table = h.figures(opts.cycles);
     }
+    if let Stimulus::RxPeers(p) = &stimulus {
+        scoreboard_errors = p.errors;
+        first_scoreboard_error = p.first_error.clone();
+    }
     let (flits_sent, worms_sent, extra) = match (&stimulus, &model) {
         (Stimulus::Worms(g), _) => (g.flits_sent(), g.worms_sent(), vec![]),
         (Stimulus::Peers(p), Model::Ni(n)) => {
@@ -368,13 +391,27 @@ pub fn cosim(
             }
             (flits_in, 0, extra)
         }
+        (Stimulus::RxPeers(p), Model::RmppRx(r)) => {
+            let mut extra = vec![
+                ("messages sent by the peers".to_string(), p.messages),
+                ("upcalls answered".to_string(), p.upcalls),
+                ("messages delivered to the host".to_string(), p.delivered),
+            ];
+            for (name, &c) in idemnet_model::rmpp::COUNTERS.iter().zip(r.counters()) {
+                extra.push((format!("cnt_{name}"), c as u64));
+            }
+            (0, p.messages, extra)
+        }
         (Stimulus::Hosts(h), Model::System(s)) => {
             let mut extra = vec![(
                 "worms discarded by the switches (both protocols)".to_string(),
                 s.switch_drops(),
             )];
             for (c, name) in ni::COUNTERS.iter().enumerate().take(8) {
-                extra.push((format!("idempotent worms discarded by the NIs: {name}"), h.ni_totals[c]));
+                extra.push((
+                    format!("idempotent worms discarded by the NIs: {name}"),
+                    h.ni_totals[c],
+                ));
             }
             for (c, name) in idemnet_model::rmpp::COUNTERS.iter().enumerate() {
                 extra.push((format!("RMPP receive paths: {name}"), h.rx_totals[c]));

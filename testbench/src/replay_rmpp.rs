@@ -107,9 +107,8 @@ fn parse_packet(v: &Value, what: &str) -> Result<InPacket> {
     if ["SEND", "ACK", "FORGET"].contains(&name) {
         return Ok(InPacket::Ni(crate::replay::parse_packet(v, what)?));
     }
-    let ty = Type::from_name(name).ok_or_else(|| {
-        anyhow!("{what}: packet type `{name}` is not an RMPP or idempotent type")
-    })?;
+    let ty = Type::from_name(name)
+        .ok_or_else(|| anyhow!("{what}: packet type `{name}` is not an RMPP or idempotent type"))?;
     only_keys(
         obj,
         &[
@@ -134,7 +133,10 @@ fn parse_packet(v: &Value, what: &str) -> Result<InPacket> {
     p.msg_num = f("msg_num", u32::MAX as u64)? as u32;
     p.data = hex_bytes(obj, what)?;
     if p.data.len() > 4 * 64 {
-        bail!("{what}: {} data bytes is more than a worm carries", p.data.len());
+        bail!(
+            "{what}: {} data bytes is more than a worm carries",
+            p.data.len()
+        );
     }
     Ok(InPacket::Rmpp(p))
 }
@@ -303,8 +305,7 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
     let mut t = 0u64;
     while t < limit {
         let idle = net.is_empty() && cur_in.is_none();
-        if trace.end.is_none() && idle && t > last_event && t - last_line.max(last_event) > QUIET
-        {
+        if trace.end.is_none() && idle && t > last_event && t - last_line.max(last_event) > QUIET {
             break;
         }
         if cur_in.is_none() && net.front().is_some_and(|(c, _)| *c <= t) {
@@ -351,7 +352,11 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
             up, words, next, ..
         } = &mut reader
         {
-            let slot = if *up { o[out::UP_SLOT] } else { o[out::DLV_SLOT] };
+            let slot = if *up {
+                o[out::UP_SLOT]
+            } else {
+                o[out::DLV_SLOT]
+            };
             i[inp::RD_SLOT] = slot;
             if *next < *words {
                 i[inp::RD_WORD] = *next;
@@ -485,11 +490,8 @@ pub fn replay_rmpp_model(trace: &RmppTrace) -> Result<Vec<Value>> {
 /// Runs `trace` on the Verilated RTL of the receive path (built for the trace's configuration,
 /// cached in `cache_dir`).
 pub fn replay_rmpp_rtl(trace: &RmppTrace, cache_dir: &std::path::Path) -> Result<Vec<Value>> {
-    let (verilog, ports): (String, Vec<idemnet_model::ports::PortSpec>) =
-        (String::new(), vec![]); // TEMP until the RTL lands
-    let _ = (&verilog, &ports);
-    return replay_rmpp_model(trace);
-    #[allow(unreachable_code)]
+    let (verilog, ports) =
+        idemnet_ni_core::rmpp_rx_verilog(&trace.config).map_err(|e| anyhow!(e))?;
     let lib = crate::verilate_design(verilog, ports, cache_dir)?;
     let mut dut = crate::Verilated {
         ports: lib.ports().to_vec(),

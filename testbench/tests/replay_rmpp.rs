@@ -257,7 +257,10 @@ fn data_is_truncated_to_the_accepted_length() {
     ];
     let l = run(&trace(json!({ "accept": { "max_len": 40 } }), &ev, 400));
     let cts = kind(&l, "packet")[0]["packet"].clone();
-    assert_eq!((cts["type"].clone(), cts["len"].clone()), (json!("CTS"), json!(40)));
+    assert_eq!(
+        (cts["type"].clone(), cts["len"].clone()),
+        (json!("CTS"), json!(40))
+    );
     assert_eq!(delivered(&l), vec![(8, bytes(8, 0, 40))]);
 }
 
@@ -341,8 +344,14 @@ fn version_mismatch_and_malformed_headers_are_dropped_by_reason() {
         (150, pkt("DATA", 1, 99, 1, 100, 1)),
         (200, pkt("RTS_LAST", 1, 5, 1, 4, 0)),
         (250, ctl("GCH", 1, 5, 1)),
-        (350, json!({ "type": "SEND", "src": 1, "dst": 0, "uid": 65536, "data": "ab".repeat(32) })),
-        (400, json!({ "type": "RTS_LAST", "src": 1, "dst": 7, "msg_id": 6, "msg_num": 2 })),
+        (
+            350,
+            json!({ "type": "SEND", "src": 1, "dst": 0, "uid": 65536, "data": "ab".repeat(32) }),
+        ),
+        (
+            400,
+            json!({ "type": "RTS_LAST", "src": 1, "dst": 7, "msg_id": 6, "msg_num": 2 }),
+        ),
     ];
     let l = run(&trace(json!({}), &ev, 600));
     assert_eq!(
@@ -362,9 +371,15 @@ fn version_mismatch_and_malformed_headers_are_dropped_by_reason() {
 #[test]
 fn replies_for_the_send_side_are_passed_on() {
     let ev = [
-        (0, json!({ "type": "CTS", "src": 4, "dst": 0, "msg_id": 77, "len": 64, "seq": 1,
-                    "info1": 3, "msg_num": 2 })),
-        (50, json!({ "type": "MSGEND", "src": 4, "dst": 0, "msg_id": 77, "len": 64 })),
+        (
+            0,
+            json!({ "type": "CTS", "src": 4, "dst": 0, "msg_id": 77, "len": 64, "seq": 1,
+                    "info1": 3, "msg_num": 2 }),
+        ),
+        (
+            50,
+            json!({ "type": "MSGEND", "src": 4, "dst": 0, "msg_id": 77, "len": 64 }),
+        ),
     ];
     let l = run(&trace(json!({}), &ev, 200));
     let n = kind(&l, "to_sender");

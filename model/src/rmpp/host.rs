@@ -160,7 +160,17 @@ impl MsgHosts {
         let mut v: Vec<String> = self
             .recs
             .iter()
-            .map(|((s, id), r)| format!("{s}->{} id {id:#x} num {} len {} up {} dlv {} at {}", r.dst, r.msg_num, r.data.len(), r.upcalled, r.delivered, r.sent_at))
+            .map(|((s, id), r)| {
+                format!(
+                    "{s}->{} id {id:#x} num {} len {} up {} dlv {} at {}",
+                    r.dst,
+                    r.msg_num,
+                    r.data.len(),
+                    r.upcalled,
+                    r.delivered,
+                    r.sent_at
+                )
+            })
             .collect();
         v.sort();
         v.join("\n")
@@ -208,7 +218,11 @@ impl MsgHosts {
         let ro = |x: usize, p: usize| prev[lay.rout(rout::of_rx(x), p)];
         for p in 0..n {
             // New messages from the random source.
-            if !self.quiet && self.sending(p) && self.senders[p].queued() < 64 && self.rng.gen_bool(self.q) {
+            if !self.quiet
+                && self.sending(p)
+                && self.senders[p].queued() < 64
+                && self.rng.gen_bool(self.q)
+            {
                 let dst = match self.traffic.pattern {
                     Pattern::ToOne(d) => d,
                     Pattern::Uniform => {
@@ -267,7 +281,12 @@ impl MsgHosts {
                     issued: 0,
                     words: vec![],
                 });
-                self.shown(t - 1, p, ro(rxo::DLV_SRC, p) as u16, ro(rxo::DLV_MSG_ID, p) as u32);
+                self.shown(
+                    t - 1,
+                    p,
+                    ro(rxo::DLV_SRC, p) as u16,
+                    ro(rxo::DLV_MSG_ID, p) as u32,
+                );
             }
             let mut take = None;
             if let Some(r) = self.reading[p].as_mut() {
@@ -292,7 +311,8 @@ impl MsgHosts {
         for (p, r) in self.reading.iter_mut().enumerate() {
             if let Some(r) = r {
                 if r.words.len() < r.issued as usize {
-                    r.words.push(o[lay.rout(rout::of_rx(rxo::RD_DATA), p)] as u32);
+                    r.words
+                        .push(o[lay.rout(rout::of_rx(rxo::RD_DATA), p)] as u32);
                 }
             }
         }
@@ -330,7 +350,11 @@ impl MsgHosts {
     fn upcall(&mut self, t: u64, q: usize, prev: &[u64]) {
         let lay = self.lay;
         let ro = |x: usize| prev[lay.rout(rout::of_rx(x), q)];
-        let (src, msg_id, num) = (ro(rxo::UP_SRC) as u16, ro(rxo::UP_MSG_ID) as u32, ro(rxo::UP_MSG_NUM) as u32);
+        let (src, msg_id, num) = (
+            ro(rxo::UP_SRC) as u16,
+            ro(rxo::UP_MSG_ID) as u32,
+            ro(rxo::UP_MSG_NUM) as u32,
+        );
         self.upcalls += 1;
         let expected = self.next_upcall.entry((src, q as u16)).or_insert(1);
         let want = *expected;
@@ -341,7 +365,9 @@ impl MsgHosts {
         };
         if r.upcalled {
             self.duplicated += 1;
-            return self.error(format!("cycle {t}: node {q}: message {msg_id:#x} from {src} upcalled twice"));
+            return self.error(format!(
+                "cycle {t}: node {q}: message {msg_id:#x} from {src} upcalled twice"
+            ));
         }
         r.upcalled = true;
         if r.dst as usize != q || r.msg_num != num {
@@ -354,7 +380,10 @@ impl MsgHosts {
                 "cycle {t}: node {q} upcalled msgNum {num} from {src} while {want} was next"
             ));
         }
-        *self.next_upcall.get_mut(&(src, q as u16)).expect("inserted") = want + 1;
+        *self
+            .next_upcall
+            .get_mut(&(src, q as u16))
+            .expect("inserted") = want + 1;
     }
 
     /// The delivery of (`src`, `msg_id`) first showed in `O_at`.
@@ -376,7 +405,10 @@ impl MsgHosts {
         };
         if r.delivered {
             self.duplicated += 1;
-            return self.error(format!("cycle {t}: message {:#x} from {} delivered twice", d.msg_id, d.src));
+            return self.error(format!(
+                "cycle {t}: message {:#x} from {} delivered twice",
+                d.msg_id, d.src
+            ));
         }
         r.delivered = true;
         let ok = r.upcalled && r.dst as usize == q && r.data == data;
@@ -396,7 +428,10 @@ impl MsgHosts {
     fn completion(&mut self, t: u64, p: usize, c: Completion) {
         let key = (p as u16, c.msg_id);
         let Some(r) = self.recs.get(&key) else {
-            return self.error(format!("cycle {t}: node {p} completed message {:#x} twice", c.msg_id));
+            return self.error(format!(
+                "cycle {t}: node {p} completed message {:#x} twice",
+                c.msg_id
+            ));
         };
         let want = r.data.len() as u32;
         match c.outcome {

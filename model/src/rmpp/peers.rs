@@ -196,12 +196,20 @@ impl RxPeers {
         i[inp::UP_READY] = 0;
         i[inp::UP_ACCEPT] = 0;
         if prev[out::UP_VALID] & 1 == 1 && self.rng.gen_bool(self.p.ready) {
-            let (src, id, len) = (prev[out::UP_SRC] as u16, prev[out::UP_MSG_ID] as u32, prev[out::UP_LEN] as u32);
+            let (src, id, len) = (
+                prev[out::UP_SRC] as u16,
+                prev[out::UP_MSG_ID] as u32,
+                prev[out::UP_LEN] as u32,
+            );
             let a = self.answer(len);
             i[inp::UP_READY] = 1;
             i[inp::UP_ACCEPT] = a as u64;
             self.upcalls += 1;
-            let acc = if a == 0 { 0 } else { a.min(len).min(self.cfg.max_msg as u32) };
+            let acc = if a == 0 {
+                0
+            } else {
+                a.min(len).min(self.cfg.max_msg as u32)
+            };
             self.accepted.insert((src, id), acc);
         }
         i[inp::DLV_READY] = 0;

@@ -99,7 +99,10 @@ enum Verdict {
     /// Drop, counted as the reason, and send the slot's reply again.
     DropReply(usize, usize),
     New(usize),
-    InSeq { slot: usize, restart: bool },
+    InSeq {
+        slot: usize,
+        restart: bool,
+    },
     Free(usize),
     AbortNew(usize),
     Abort(usize),
@@ -456,7 +459,9 @@ impl RmppRx {
     /// Figure 8 on slot `m`: its grant goes back to the pool and a fresh one is taken.
     fn new_cts(&mut self, m: usize) {
         self.outstanding -= self.slots[m].grant;
-        let n = self.cfg.allowance(self.outstanding.min(u16::MAX as u32) as u16);
+        let n = self
+            .cfg
+            .allowance(self.outstanding.min(u16::MAX as u32) as u16);
         let s = &mut self.slots[m];
         s.grant = n as u32;
         s.cts_n = n;
@@ -497,7 +502,11 @@ impl RmppRx {
                     msg_id,
                     msg_num: num,
                     len,
-                    limit: if abort { 0 } else { len.min(self.cfg.mtu as u32) },
+                    limit: if abort {
+                        0
+                    } else {
+                        len.min(self.cfg.mtu as u32)
+                    },
                     state: if abort { State::Dropped } else { State::Upcall },
                     ..Slot::default()
                 };
@@ -574,7 +583,6 @@ impl RmppRx {
             self.new_cts(a);
         }
     }
-
 }
 
 /// The reply a slot owes, as a packet (§11.5, the transmitter).
@@ -635,7 +643,9 @@ impl ModelBlock for RmppRx {
         // The read port sees the buffer and the limits before this edge.
         let (rs, rw) = (i[inp::RD_SLOT] as usize & 0xF, i[inp::RD_WORD] & 0x3FF);
         self.rd_data = match self.slots.get(rs) {
-            Some(s) if (rw as usize) < sw => mask_word(self.buf[rs * sw + rw as usize], rw, s.limit),
+            Some(s) if (rw as usize) < sw => {
+                mask_word(self.buf[rs * sw + rw as usize], rw, s.limit)
+            }
             _ => 0,
         };
         let before = self.slots.clone();
@@ -720,8 +730,16 @@ impl ModelBlock for RmppRx {
         o[out::NET_OUT] = self.net_out;
         o[out::TX_REQ] = (tx_idle_next && self.slots.iter().any(|s| s.reply_due)) as u64;
         // The upcall shows the message's length, the delivery the accepted bytes.
-        let up = self.up_fifo.front().copied().filter(|_| self.answer.is_none());
-        let dlv = self.dlv_fifo.front().copied().filter(|_| self.delivered.is_none());
+        let up = self
+            .up_fifo
+            .front()
+            .copied()
+            .filter(|_| self.answer.is_none());
+        let dlv = self
+            .dlv_fifo
+            .front()
+            .copied()
+            .filter(|_| self.delivered.is_none());
         for (base, k, is_up) in [(out::UP_VALID, up, true), (out::DLV_VALID, dlv, false)] {
             let s = k.map(|k| self.slots[k]).unwrap_or_default();
             let len = if is_up { s.len } else { s.limit };

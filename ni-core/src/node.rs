@@ -1,0 +1,1155 @@
+//! One node of the machine (docs/protocol.md §13): the idempotent NI (§8), the RMPP receive path
+//! (§11), the framer of the RMPP send side (§13.1), the transmit merge that shares the node's
+//! link among the three (§13.2) and the protocol split of the incoming link (§13.3).
+
+use idemnet_model::ni::NiConfig;
+use idemnet_model::rmpp::RmppConfig;
+use idemnet_rtl::crc::Crc32Word;
+use idemnet_rtl::flit::Flit;
+use rust_hdl::prelude::*;
+
+use crate::ni::Ni;
+use crate::rmpp_rx::RmppRx;
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+/// The framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`).
+///
+/// Ports (Verilog names):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `tx_gnt` | in | 1 | the framer may start its worm this cycle (§13.2; tie high when alone) |
+/// | `tx_valid` | in | 1 | the host offers a packet |
+/// | `tx_dst`, `tx_type` | in | 16, 4 | destination node, RMPP type (§11.1) |
+/// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | header words 2-6 |
+/// | `tx_bytes`, `tx_data` | in | 6, 256 | payload bytes (0..32), payload (byte 0 in bits 255:248) |
+/// | `net_out` | out | 35 | flits into the link; zero when idle |
+/// | `tx_req` | out | 1 | a packet is held and the transmitter is idle (combinational from registers) |
+/// | `tx_ready` | out | 1 | no packet held or in transmission (0 before the first edge) |
+///
+/// Timing: a packet is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`); all
+/// its fields are latched then. `tx_ready` is a register (`o_ready`, as the NI's `req_ready`):
+/// 0 at power-on, 1 after edge 0 unless a packet is taken, 0 from the edge that takes a packet,
+/// and 1 again from the edge that puts out the CRC flit (so it is high in the `O_t` whose
+/// `net_out` is the tail). In a cycle with `tx_gnt` and `tx_req` the head is registered at that
+/// edge (in `net_out` of `O_t`), then one flit per cycle without gaps: header words 0-6 (word 0 =
+/// `11` in 31:30, `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`,
+/// `seq`, `info`, `msgNum`), `ceil(bytes / 4)` payload words as given (not masked; `bytes` above
+/// 32 counts as 32) and the CRC-32/MPEG-2 of all the data words before it, as the NI's
+/// transmitter computes it.
+///
+/// Internals: `phase` (0 empty, 1 held, 2 header words, 3 payload, 4 CRC), `hidx` (header word
+/// index), `left` (payload words still to send), the latched fields `r_*` (the payload shifts up
+/// by one word per payload flit) and the running CRC `crc` fed by a [`Crc32Word`].
+#[derive(LogicBlock)]
+pub struct RmppTx {
+    pub clock: Signal<In, Clock>,
+    pub tx_gnt: Signal<In, Bit>,
+    pub tx_valid: Signal<In, Bit>,
+    pub tx_dst: Signal<In, Bits<16>>,
+    pub tx_type: Signal<In, Bits<4>>,
+    pub tx_msg_id: Signal<In, Bits<32>>,
+    pub tx_len: Signal<In, Bits<32>>,
+    pub tx_seq: Signal<In, Bits<32>>,
+    pub tx_info: Signal<In, Bits<32>>,
+    pub tx_msg_num: Signal<In, Bits<32>>,
+    pub tx_bytes: Signal<In, Bits<6>>,
+    pub tx_data: Signal<In, Bits<256>>,
+    pub net_out: Signal<Out, Flit>,
+    pub tx_req: Signal<Out, Bit>,
+    pub tx_ready: Signal<Out, Bit>,
+    phase: DFF<Bits<3>>,
+    hidx: DFF<Bits<3>>,
+    left: DFF<Bits<6>>,
+    r_dst: DFF<Bits<16>>,
+    r_type: DFF<Bits<4>>,
+    r_msg_id: DFF<Bits<32>>,
+    r_len: DFF<Bits<32>>,
+    r_seq: DFF<Bits<32>>,
+    r_info: DFF<Bits<32>>,
+    r_msg_num: DFF<Bits<32>>,
+    r_bytes: DFF<Bits<6>>,
+    r_data: DFF<Bits<256>>,
+    crc: DFF<Bits<32>>,
+    crc_unit: Crc32Word,
+    o_net: DFF<Flit>,
+    o_ready: DFF<Bit>,
+    // Combinational temporaries.
+    word: Signal<Local, Bits<32>>,
+    words: Signal<Local, Bits<6>>,
+    bytes_in: Signal<Local, Bits<6>>,
+    // Constants.
+    node_hi: Constant<Bits<32>>,
+    node32: Constant<Bits<32>>,
+    marker: Constant<Bits<32>>,
+    z3: Constant<Bits<3>>,
+    z32: Constant<Bits<32>>,
+    zflit: Constant<Flit>,
+    ones32: Constant<Bits<32>>,
+    one3: Constant<Bits<3>>,
+    one6: Constant<Bits<6>>,
+    p1: Constant<Bits<3>>,
+    p2: Constant<Bits<3>>,
+    p3: Constant<Bits<3>>,
+    p4: Constant<Bits<3>>,
+    h1: Constant<Bits<3>>,
+    h2: Constant<Bits<3>>,
+    h3: Constant<Bits<3>>,
+    h4: Constant<Bits<3>>,
+    h5: Constant<Bits<3>>,
+    h6: Constant<Bits<3>>,
+    two6: Constant<Bits<6>>,
+    three6: Constant<Bits<6>>,
+    len_max: Constant<Bits<6>>,
+    s16: Constant<Bits<6>>,
+    s32: Constant<Bits<9>>,
+    flit_valid: Constant<Flit>,
+    flit_head: Constant<Flit>,
+    flit_tail: Constant<Flit>,
+}
+
+impl RmppTx {
+    /// A framer for node `node`.
+    pub fn new(node: u16) -> Self {
+        Self {
+            clock: Default::default(),
+            tx_gnt: Default::default(),
+            tx_valid: Default::default(),
+            tx_dst: Default::default(),
+            tx_type: Default::default(),
+            tx_msg_id: Default::default(),
+            tx_len: Default::default(),
+            tx_seq: Default::default(),
+            tx_info: Default::default(),
+            tx_msg_num: Default::default(),
+            tx_bytes: Default::default(),
+            tx_data: Default::default(),
+            net_out: Default::default(),
+            tx_req: Default::default(),
+            tx_ready: Default::default(),
+            phase: Default::default(),
+            hidx: Default::default(),
+            left: Default::default(),
+            r_dst: Default::default(),
+            r_type: Default::default(),
+            r_msg_id: Default::default(),
+            r_len: Default::default(),
+            r_seq: Default::default(),
+            r_info: Default::default(),
+            r_msg_num: Default::default(),
+            r_bytes: Default::default(),
+            r_data: Default::default(),
+            crc: Default::default(),
+            crc_unit: Default::default(),
+            o_net: Default::default(),
+            o_ready: Default::default(),
+            word: Default::default(),
+            words: Default::default(),
+            bytes_in: Default::default(),
+            node_hi: c((node as u64) << 16),
+            node32: c(node as u64),
+            marker: c(0xC000_0001),
+            z3: c(0),
+            z32: c(0),
+            zflit: Constant::new(Bits::default()),
+            ones32: c(0xFFFF_FFFF),
+            one3: c(1),
+            one6: c(1),
+            p1: c(1),
+            p2: c(2),
+            p3: c(3),
+            p4: c(4),
+            h1: c(1),
+            h2: c(2),
+            h3: c(3),
+            h4: c(4),
+            h5: c(5),
+            h6: c(6),
+            two6: c(2),
+            three6: c(3),
+            len_max: c(32),
+            s16: c(16),
+            s32: c(32),
+            flit_valid: c(1 << 34),
+            flit_head: c(1 << 33),
+            flit_tail: c(1 << 32),
+        }
+    }
+}
+
+impl Logic for RmppTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, phase, hidx, left, r_dst, r_type, r_msg_id, r_len, r_seq, r_info,
+            r_msg_num, r_bytes, r_data, crc
+        );
+        self.o_net.clock.next = self.clock.val();
+        self.o_net.d.next = self.zflit.val();
+        self.o_ready.clock.next = self.clock.val();
+        self.o_ready.d.next = false;
+
+        self.bytes_in.next = self.tx_bytes.val();
+        if self.tx_bytes.val() > self.len_max.val() {
+            self.bytes_in.next = self.len_max.val();
+        }
+        self.words.next = (self.r_bytes.q.val() + self.three6.val()) >> self.two6.val();
+
+        // The word put out at this edge (zero when none), chained into the CRC.
+        self.word.next = self.z32.val();
+        self.crc_unit.crc_in.next = self.crc.q.val();
+        if !self.phase.q.val().any() {
+            // Empty: take a packet, or show tx_ready after the edge.
+            if self.tx_valid.val() & self.o_ready.q.val() {
+                self.phase.d.next = self.p1.val();
+                self.r_dst.d.next = self.tx_dst.val();
+                self.r_type.d.next = self.tx_type.val();
+                self.r_msg_id.d.next = self.tx_msg_id.val();
+                self.r_len.d.next = self.tx_len.val();
+                self.r_seq.d.next = self.tx_seq.val();
+                self.r_info.d.next = self.tx_info.val();
+                self.r_msg_num.d.next = self.tx_msg_num.val();
+                self.r_bytes.d.next = self.bytes_in.val();
+                self.r_data.d.next = self.tx_data.val();
+            } else {
+                self.o_ready.d.next = true;
+            }
+        } else if self.phase.q.val() == self.p1.val() {
+            // Held: the head when granted.
+            if self.tx_gnt.val() {
+                self.word.next = self.node_hi.val() | bit_cast::<32, 16>(self.r_dst.q.val());
+                self.crc_unit.crc_in.next = self.ones32.val();
+                self.o_net.d.next = self.flit_valid.val()
+                    | self.flit_head.val()
+                    | bit_cast::<35, 32>(self.word.val());
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.hidx.d.next = self.z3.val();
+                self.phase.d.next = self.p2.val();
+            }
+        } else if self.phase.q.val() == self.p2.val() {
+            // Header words 0-6.
+            if self.hidx.q.val() == self.h1.val() {
+                self.word.next = self.node32.val();
+            } else if self.hidx.q.val() == self.h2.val() {
+                self.word.next = self.r_msg_id.q.val();
+            } else if self.hidx.q.val() == self.h3.val() {
+                self.word.next = self.r_len.q.val();
+            } else if self.hidx.q.val() == self.h4.val() {
+                self.word.next = self.r_seq.q.val();
+            } else if self.hidx.q.val() == self.h5.val() {
+                self.word.next = self.r_info.q.val();
+            } else if self.hidx.q.val() == self.h6.val() {
+                self.word.next = self.r_msg_num.q.val();
+            } else {
+                self.word.next =
+                    self.marker.val() | (bit_cast::<32, 4>(self.r_type.q.val()) << self.s16.val());
+            }
+            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.word.val());
+            self.crc.d.next = self.crc_unit.crc_out.val();
+            self.hidx.d.next = self.hidx.q.val() + self.one3.val();
+            if self.hidx.q.val() == self.h6.val() {
+                self.left.d.next = self.words.val();
+                if self.words.val().any() {
+                    self.phase.d.next = self.p3.val();
+                } else {
+                    self.phase.d.next = self.p4.val();
+                }
+            }
+        } else if self.phase.q.val() == self.p3.val() {
+            // Payload: the top word of the bus; the rest moves up.
+            self.word.next = self.r_data.q.val().get_bits::<32>(224);
+            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.word.val());
+            self.crc.d.next = self.crc_unit.crc_out.val();
+            self.r_data.d.next = self.r_data.q.val() << self.s32.val();
+            self.left.d.next = self.left.q.val() - self.one6.val();
+            if self.left.q.val() == self.one6.val() {
+                self.phase.d.next = self.p4.val();
+            }
+        } else {
+            // CRC: the tail; free again after this edge.
+            self.o_net.d.next =
+                self.flit_valid.val() | self.flit_tail.val() | bit_cast::<35, 32>(self.crc.q.val());
+            self.phase.d.next = self.z3.val();
+            self.o_ready.d.next = true;
+        }
+        self.crc_unit.word.next = self.word.val();
+
+        self.net_out.next = self.o_net.q.val();
+        self.tx_req.next = self.phase.q.val() == self.p1.val();
+        self.tx_ready.next = self.o_ready.q.val();
+    }
+}
+
+/// The transmit merge of a node (docs/protocol.md §13.2, `tx_merge`): three sources share one
+/// link.
+///
+/// Ports (Verilog names):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `net_a`, `net_b`, `net_c` | in | 35 | the sources' flits: the NI, the RMPP receive path, the framer |
+/// | `req_a`, `req_b`, `req_c` | in | 1 | the sources' `tx_req` |
+/// | `net_out` | out | 35 | the OR of `net_a`, `net_b`, `net_c` (combinational) |
+/// | `gnt_a`, `gnt_b`, `gnt_c` | out | 1 | the sources' `tx_gnt` (combinational) |
+///
+/// Timing: in cycle `t` the link is free when the OR-ed flit is invalid or a tail. Then the
+/// grant goes to the first requester at or after `turn` in the cyclic order a, b, c, and at edge
+/// `t` `turn` becomes the source after the granted one; otherwise (busy, or no request) there is
+/// no grant and `turn` holds. `turn` is 0 (a) at power-on. The outputs are combinational: the
+/// sources' `net_out` are registers and their `tx_req` come from registers only.
+#[derive(LogicBlock)]
+pub struct TxMerge {
+    pub clock: Signal<In, Clock>,
+    pub net_a: Signal<In, Flit>,
+    pub net_b: Signal<In, Flit>,
+    pub net_c: Signal<In, Flit>,
+    pub req_a: Signal<In, Bit>,
+    pub req_b: Signal<In, Bit>,
+    pub req_c: Signal<In, Bit>,
+    pub net_out: Signal<Out, Flit>,
+    pub gnt_a: Signal<Out, Bit>,
+    pub gnt_b: Signal<Out, Bit>,
+    pub gnt_c: Signal<Out, Bit>,
+    turn: DFF<Bits<2>>,
+    merged: Signal<Local, Flit>,
+    free: Signal<Local, Bit>,
+    t0: Constant<Bits<2>>,
+    t1: Constant<Bits<2>>,
+    t2: Constant<Bits<2>>,
+}
+
+impl Default for TxMerge {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            net_a: Default::default(),
+            net_b: Default::default(),
+            net_c: Default::default(),
+            req_a: Default::default(),
+            req_b: Default::default(),
+            req_c: Default::default(),
+            net_out: Default::default(),
+            gnt_a: Default::default(),
+            gnt_b: Default::default(),
+            gnt_c: Default::default(),
+            turn: Default::default(),
+            merged: Default::default(),
+            free: Default::default(),
+            t0: c(0),
+            t1: c(1),
+            t2: c(2),
+        }
+    }
+}
+
+impl Logic for TxMerge {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, turn);
+        self.merged.next = self.net_a.val() | self.net_b.val() | self.net_c.val();
+        self.free.next = !self.merged.val().get_bit(34) | self.merged.val().get_bit(32);
+        self.gnt_a.next = false;
+        self.gnt_b.next = false;
+        self.gnt_c.next = false;
+        if self.free.val() {
+            if self.turn.q.val() == self.t0.val() {
+                if self.req_a.val() {
+                    self.gnt_a.next = true;
+                    self.turn.d.next = self.t1.val();
+                } else if self.req_b.val() {
+                    self.gnt_b.next = true;
+                    self.turn.d.next = self.t2.val();
+                } else if self.req_c.val() {
+                    self.gnt_c.next = true;
+                    self.turn.d.next = self.t0.val();
+                }
+            } else if self.turn.q.val() == self.t1.val() {
+                if self.req_b.val() {
+                    self.gnt_b.next = true;
+                    self.turn.d.next = self.t2.val();
+                } else if self.req_c.val() {
+                    self.gnt_c.next = true;
+                    self.turn.d.next = self.t0.val();
+                } else if self.req_a.val() {
+                    self.gnt_a.next = true;
+                    self.turn.d.next = self.t1.val();
+                }
+            } else {
+                if self.req_c.val() {
+                    self.gnt_c.next = true;
+                    self.turn.d.next = self.t0.val();
+                } else if self.req_a.val() {
+                    self.gnt_a.next = true;
+                    self.turn.d.next = self.t1.val();
+                } else if self.req_b.val() {
+                    self.gnt_b.next = true;
+                    self.turn.d.next = self.t2.val();
+                }
+            }
+        }
+        self.net_out.next = self.merged.val();
+    }
+}
+
+/// The protocol split of a node's incoming link (docs/protocol.md §13.3, `rx_demux`).
+///
+/// Ports (Verilog names):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `net_in` | in | 35 | flits from the fabric |
+/// | `to_ni` | out | 35 | the delayed flit when it belongs to the NI, else zero |
+/// | `to_rmpp` | out | 35 | the delayed flit when it belongs to the RMPP receive path, else zero |
+///
+/// Timing: every flit is held one cycle in `held` (zero at power-on; an invalid input flit is
+/// held as zero, §2). In cycle `t`, with `f` = `net_in`: if `held` is a valid head, the side now
+/// is RMPP when `f` is valid, not a head, and has `11` in data bits 31:30, else the NI; otherwise
+/// the side now is the register `side` (0 NI, 1 RMPP, 0 at power-on). `held` goes out,
+/// combinationally, on the side now's output and zero on the other; at edge `t`, `held <= f`
+/// and `side <=` the side now. So every flit reaches its block exactly one cycle later, and the
+/// rest of a worm follows its head until the next head.
+#[derive(LogicBlock)]
+pub struct RxDemux {
+    pub clock: Signal<In, Clock>,
+    pub net_in: Signal<In, Flit>,
+    pub to_ni: Signal<Out, Flit>,
+    pub to_rmpp: Signal<Out, Flit>,
+    held: DFF<Flit>,
+    side: DFF<Bit>,
+    side_now: Signal<Local, Bit>,
+    zflit: Constant<Flit>,
+    marker: Constant<Bits<2>>,
+}
+
+impl Default for RxDemux {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            net_in: Default::default(),
+            to_ni: Default::default(),
+            to_rmpp: Default::default(),
+            held: Default::default(),
+            side: Default::default(),
+            side_now: Default::default(),
+            zflit: Constant::new(Bits::default()),
+            marker: c(3),
+        }
+    }
+}
+
+impl Logic for RxDemux {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, held, side);
+        if self.held.q.val().get_bit(34) & self.held.q.val().get_bit(33) {
+            self.side_now.next = self.net_in.val().get_bit(34)
+                & !self.net_in.val().get_bit(33)
+                & (self.net_in.val().get_bits::<2>(30) == self.marker.val());
+        } else {
+            self.side_now.next = self.side.q.val();
+        }
+        if self.side_now.val() {
+            self.to_ni.next = self.zflit.val();
+            self.to_rmpp.next = self.held.q.val();
+        } else {
+            self.to_ni.next = self.held.q.val();
+            self.to_rmpp.next = self.zflit.val();
+        }
+        if self.net_in.val().get_bit(34) {
+            self.held.d.next = self.net_in.val();
+        } else {
+            self.held.d.next = self.zflit.val();
+        }
+        self.side.d.next = self.side_now.val();
+    }
+}
+
+/// One node (docs/protocol.md §13): an idempotent [`Ni`] (§8), an [`RmppRx`] (§11), an
+/// [`RmppTx`] (§13.1), a [`TxMerge`] (§13.2) and an [`RxDemux`] (§13.3).
+///
+/// Ports (Verilog names), in this order:
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `net_in` | in | 35 | flits from the fabric, through the split to the NI or the RMPP receive path |
+/// | `net_out` | out | 35 | flits into the fabric: the three transmitters, merged |
+/// | `req_valid`, `req_dst`, `req_len`, `req_data`, `dlv_ready` | in | 1, 16, 6, 256, 1 | the NI's host inputs (§8.2) |
+/// | `req_ready`, `dlv_valid`, `dlv_src`, `dlv_uid`, `dlv_len`, `dlv_data`, `done_valid`, `done_uid` | out | 1, 1, 16, 32, 6, 256, 1, 32 | the NI's host outputs |
+/// | `cnt_crc`, `cnt_truncated`, `cnt_malformed`, `cnt_misrouted`, `cnt_not_source`, `cnt_table_full`, `cnt_unknown`, `cnt_busy`, `cnt_duplicate`, `cnt_retransmit` | out | 16 each | the NI's counters |
+/// | `rx_up_ready`, `rx_up_accept`, `rx_dlv_ready`, `rx_rd_slot`, `rx_rd_word` | in | 1, 32, 1, 4, 10 | the RMPP receive path's host inputs (§11.3) |
+/// | `rx_up_valid`, `rx_up_slot`, `rx_up_src`, `rx_up_msg_id`, `rx_up_msg_num`, `rx_up_len` | out | 1, 4, 16, 32, 32, 32 | its upcall |
+/// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_src`, `rx_dlv_msg_id`, `rx_dlv_msg_num`, `rx_dlv_len` | out | 1, 4, 16, 32, 32, 32 | its delivery |
+/// | `rx_rd_data` | out | 32 | its buffer read port |
+/// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
+/// | `rx_cnt_crc`, `rx_cnt_truncated`, `rx_cnt_malformed`, `rx_cnt_misrouted`, `rx_cnt_version`, `rx_cnt_not_source`, `rx_cnt_order`, `rx_cnt_sequence`, `rx_cnt_table_full`, `rx_cnt_unknown`, `rx_cnt_duplicate`, `rx_cnt_busy`, `rx_cnt_restart` | out | 16 each | its counters |
+/// | `tx_valid`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes`, `tx_data` | in | 1, 16, 4, 32 x 5, 6, 256 | the framer's packet (§13.1) |
+/// | `tx_ready` | out | 1 | the framer takes a packet |
+///
+/// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
+/// (a worm reaches the NI or the RMPP receive path one cycle later than without it), and the
+/// merge adds none (its grants and its OR are combinational from the blocks' registers). Every
+/// output port of the node is a register output of one of the blocks or the OR of three.
+#[derive(LogicBlock)]
+pub struct Node {
+    pub clock: Signal<In, Clock>,
+    pub net_in: Signal<In, Flit>,
+    pub net_out: Signal<Out, Flit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_dst: Signal<In, Bits<16>>,
+    pub req_len: Signal<In, Bits<6>>,
+    pub req_data: Signal<In, Bits<256>>,
+    pub dlv_ready: Signal<In, Bit>,
+    pub req_ready: Signal<Out, Bit>,
+    pub dlv_valid: Signal<Out, Bit>,
+    pub dlv_src: Signal<Out, Bits<16>>,
+    pub dlv_uid: Signal<Out, Bits<32>>,
+    pub dlv_len: Signal<Out, Bits<6>>,
+    pub dlv_data: Signal<Out, Bits<256>>,
+    pub done_valid: Signal<Out, Bit>,
+    pub done_uid: Signal<Out, Bits<32>>,
+    pub cnt_crc: Signal<Out, Bits<16>>,
+    pub cnt_truncated: Signal<Out, Bits<16>>,
+    pub cnt_malformed: Signal<Out, Bits<16>>,
+    pub cnt_misrouted: Signal<Out, Bits<16>>,
+    pub cnt_not_source: Signal<Out, Bits<16>>,
+    pub cnt_table_full: Signal<Out, Bits<16>>,
+    pub cnt_unknown: Signal<Out, Bits<16>>,
+    pub cnt_busy: Signal<Out, Bits<16>>,
+    pub cnt_duplicate: Signal<Out, Bits<16>>,
+    pub cnt_retransmit: Signal<Out, Bits<16>>,
+    pub rx_up_ready: Signal<In, Bit>,
+    pub rx_up_accept: Signal<In, Bits<32>>,
+    pub rx_dlv_ready: Signal<In, Bit>,
+    pub rx_rd_slot: Signal<In, Bits<4>>,
+    pub rx_rd_word: Signal<In, Bits<10>>,
+    pub rx_up_valid: Signal<Out, Bit>,
+    pub rx_up_slot: Signal<Out, Bits<4>>,
+    pub rx_up_src: Signal<Out, Bits<16>>,
+    pub rx_up_msg_id: Signal<Out, Bits<32>>,
+    pub rx_up_msg_num: Signal<Out, Bits<32>>,
+    pub rx_up_len: Signal<Out, Bits<32>>,
+    pub rx_dlv_valid: Signal<Out, Bit>,
+    pub rx_dlv_slot: Signal<Out, Bits<4>>,
+    pub rx_dlv_src: Signal<Out, Bits<16>>,
+    pub rx_dlv_msg_id: Signal<Out, Bits<32>>,
+    pub rx_dlv_msg_num: Signal<Out, Bits<32>>,
+    pub rx_dlv_len: Signal<Out, Bits<32>>,
+    pub rx_rd_data: Signal<Out, Bits<32>>,
+    pub rx_snd_valid: Signal<Out, Bit>,
+    pub rx_snd_type: Signal<Out, Bits<4>>,
+    pub rx_snd_peer: Signal<Out, Bits<16>>,
+    pub rx_snd_msg_id: Signal<Out, Bits<32>>,
+    pub rx_snd_len: Signal<Out, Bits<32>>,
+    pub rx_snd_seq: Signal<Out, Bits<32>>,
+    pub rx_snd_info: Signal<Out, Bits<32>>,
+    pub rx_snd_msg_num: Signal<Out, Bits<32>>,
+    pub rx_cnt_crc: Signal<Out, Bits<16>>,
+    pub rx_cnt_truncated: Signal<Out, Bits<16>>,
+    pub rx_cnt_malformed: Signal<Out, Bits<16>>,
+    pub rx_cnt_misrouted: Signal<Out, Bits<16>>,
+    pub rx_cnt_version: Signal<Out, Bits<16>>,
+    pub rx_cnt_not_source: Signal<Out, Bits<16>>,
+    pub rx_cnt_order: Signal<Out, Bits<16>>,
+    pub rx_cnt_sequence: Signal<Out, Bits<16>>,
+    pub rx_cnt_table_full: Signal<Out, Bits<16>>,
+    pub rx_cnt_unknown: Signal<Out, Bits<16>>,
+    pub rx_cnt_duplicate: Signal<Out, Bits<16>>,
+    pub rx_cnt_busy: Signal<Out, Bits<16>>,
+    pub rx_cnt_restart: Signal<Out, Bits<16>>,
+    pub tx_valid: Signal<In, Bit>,
+    pub tx_dst: Signal<In, Bits<16>>,
+    pub tx_type: Signal<In, Bits<4>>,
+    pub tx_msg_id: Signal<In, Bits<32>>,
+    pub tx_len: Signal<In, Bits<32>>,
+    pub tx_seq: Signal<In, Bits<32>>,
+    pub tx_info: Signal<In, Bits<32>>,
+    pub tx_msg_num: Signal<In, Bits<32>>,
+    pub tx_bytes: Signal<In, Bits<6>>,
+    pub tx_data: Signal<In, Bits<256>>,
+    pub tx_ready: Signal<Out, Bit>,
+    pub demux: RxDemux,
+    pub ni: Ni,
+    pub rx: RmppRx,
+    pub tx: RmppTx,
+    pub merge: TxMerge,
+}
+
+impl Node {
+    /// A node with the NI parameters `ni` and the RMPP parameters `rmpp`, both for the same
+    /// `node` (validated by the caller).
+    pub fn new(ni: &NiConfig, rmpp: &RmppConfig) -> Self {
+        assert_eq!(
+            ni.node, rmpp.node,
+            "the NI and the RMPP receive path of a node share its id"
+        );
+        Self {
+            clock: Default::default(),
+            net_in: Default::default(),
+            net_out: Default::default(),
+            req_valid: Default::default(),
+            req_dst: Default::default(),
+            req_len: Default::default(),
+            req_data: Default::default(),
+            dlv_ready: Default::default(),
+            req_ready: Default::default(),
+            dlv_valid: Default::default(),
+            dlv_src: Default::default(),
+            dlv_uid: Default::default(),
+            dlv_len: Default::default(),
+            dlv_data: Default::default(),
+            done_valid: Default::default(),
+            done_uid: Default::default(),
+            cnt_crc: Default::default(),
+            cnt_truncated: Default::default(),
+            cnt_malformed: Default::default(),
+            cnt_misrouted: Default::default(),
+            cnt_not_source: Default::default(),
+            cnt_table_full: Default::default(),
+            cnt_unknown: Default::default(),
+            cnt_busy: Default::default(),
+            cnt_duplicate: Default::default(),
+            cnt_retransmit: Default::default(),
+            rx_up_ready: Default::default(),
+            rx_up_accept: Default::default(),
+            rx_dlv_ready: Default::default(),
+            rx_rd_slot: Default::default(),
+            rx_rd_word: Default::default(),
+            rx_up_valid: Default::default(),
+            rx_up_slot: Default::default(),
+            rx_up_src: Default::default(),
+            rx_up_msg_id: Default::default(),
+            rx_up_msg_num: Default::default(),
+            rx_up_len: Default::default(),
+            rx_dlv_valid: Default::default(),
+            rx_dlv_slot: Default::default(),
+            rx_dlv_src: Default::default(),
+            rx_dlv_msg_id: Default::default(),
+            rx_dlv_msg_num: Default::default(),
+            rx_dlv_len: Default::default(),
+            rx_rd_data: Default::default(),
+            rx_snd_valid: Default::default(),
+            rx_snd_type: Default::default(),
+            rx_snd_peer: Default::default(),
+            rx_snd_msg_id: Default::default(),
+            rx_snd_len: Default::default(),
+            rx_snd_seq: Default::default(),
+            rx_snd_info: Default::default(),
+            rx_snd_msg_num: Default::default(),
+            rx_cnt_crc: Default::default(),
+            rx_cnt_truncated: Default::default(),
+            rx_cnt_malformed: Default::default(),
+            rx_cnt_misrouted: Default::default(),
+            rx_cnt_version: Default::default(),
+            rx_cnt_not_source: Default::default(),
+            rx_cnt_order: Default::default(),
+            rx_cnt_sequence: Default::default(),
+            rx_cnt_table_full: Default::default(),
+            rx_cnt_unknown: Default::default(),
+            rx_cnt_duplicate: Default::default(),
+            rx_cnt_busy: Default::default(),
+            rx_cnt_restart: Default::default(),
+            tx_valid: Default::default(),
+            tx_dst: Default::default(),
+            tx_type: Default::default(),
+            tx_msg_id: Default::default(),
+            tx_len: Default::default(),
+            tx_seq: Default::default(),
+            tx_info: Default::default(),
+            tx_msg_num: Default::default(),
+            tx_bytes: Default::default(),
+            tx_data: Default::default(),
+            tx_ready: Default::default(),
+            demux: Default::default(),
+            ni: Ni::new(ni),
+            rx: RmppRx::new(rmpp),
+            tx: RmppTx::new(ni.node),
+            merge: Default::default(),
+        }
+    }
+}
+
+impl Logic for Node {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.demux.clock.next = self.clock.val();
+        self.ni.clock.next = self.clock.val();
+        self.rx.clock.next = self.clock.val();
+        self.tx.clock.next = self.clock.val();
+        self.merge.clock.next = self.clock.val();
+        // Receive side: the split, one cycle late, to the NI or the RMPP receive path.
+        self.demux.net_in.next = self.net_in.val();
+        self.ni.net_in.next = self.demux.to_ni.val();
+        self.rx.net_in.next = self.demux.to_rmpp.val();
+        // Transmit side: a = NI, b = RMPP receive path, c = framer.
+        self.merge.net_a.next = self.ni.net_out.val();
+        self.merge.req_a.next = self.ni.tx_req.val();
+        self.ni.tx_gnt.next = self.merge.gnt_a.val();
+        self.merge.net_b.next = self.rx.net_out.val();
+        self.merge.req_b.next = self.rx.tx_req.val();
+        self.rx.tx_gnt.next = self.merge.gnt_b.val();
+        self.merge.net_c.next = self.tx.net_out.val();
+        self.merge.req_c.next = self.tx.tx_req.val();
+        self.tx.tx_gnt.next = self.merge.gnt_c.val();
+        self.net_out.next = self.merge.net_out.val();
+        // Host ports.
+        self.ni.req_valid.next = self.req_valid.val();
+        self.ni.req_dst.next = self.req_dst.val();
+        self.ni.req_len.next = self.req_len.val();
+        self.ni.req_data.next = self.req_data.val();
+        self.ni.dlv_ready.next = self.dlv_ready.val();
+        self.req_ready.next = self.ni.req_ready.val();
+        self.dlv_valid.next = self.ni.dlv_valid.val();
+        self.dlv_src.next = self.ni.dlv_src.val();
+        self.dlv_uid.next = self.ni.dlv_uid.val();
+        self.dlv_len.next = self.ni.dlv_len.val();
+        self.dlv_data.next = self.ni.dlv_data.val();
+        self.done_valid.next = self.ni.done_valid.val();
+        self.done_uid.next = self.ni.done_uid.val();
+        self.cnt_crc.next = self.ni.cnt_crc.val();
+        self.cnt_truncated.next = self.ni.cnt_truncated.val();
+        self.cnt_malformed.next = self.ni.cnt_malformed.val();
+        self.cnt_misrouted.next = self.ni.cnt_misrouted.val();
+        self.cnt_not_source.next = self.ni.cnt_not_source.val();
+        self.cnt_table_full.next = self.ni.cnt_table_full.val();
+        self.cnt_unknown.next = self.ni.cnt_unknown.val();
+        self.cnt_busy.next = self.ni.cnt_busy.val();
+        self.cnt_duplicate.next = self.ni.cnt_duplicate.val();
+        self.cnt_retransmit.next = self.ni.cnt_retransmit.val();
+        self.rx.up_ready.next = self.rx_up_ready.val();
+        self.rx.up_accept.next = self.rx_up_accept.val();
+        self.rx.dlv_ready.next = self.rx_dlv_ready.val();
+        self.rx.rd_slot.next = self.rx_rd_slot.val();
+        self.rx.rd_word.next = self.rx_rd_word.val();
+        self.rx_up_valid.next = self.rx.up_valid.val();
+        self.rx_up_slot.next = self.rx.up_slot.val();
+        self.rx_up_src.next = self.rx.up_src.val();
+        self.rx_up_msg_id.next = self.rx.up_msg_id.val();
+        self.rx_up_msg_num.next = self.rx.up_msg_num.val();
+        self.rx_up_len.next = self.rx.up_len.val();
+        self.rx_dlv_valid.next = self.rx.dlv_valid.val();
+        self.rx_dlv_slot.next = self.rx.dlv_slot.val();
+        self.rx_dlv_src.next = self.rx.dlv_src.val();
+        self.rx_dlv_msg_id.next = self.rx.dlv_msg_id.val();
+        self.rx_dlv_msg_num.next = self.rx.dlv_msg_num.val();
+        self.rx_dlv_len.next = self.rx.dlv_len.val();
+        self.rx_rd_data.next = self.rx.rd_data.val();
+        self.rx_snd_valid.next = self.rx.snd_valid.val();
+        self.rx_snd_type.next = self.rx.snd_type.val();
+        self.rx_snd_peer.next = self.rx.snd_peer.val();
+        self.rx_snd_msg_id.next = self.rx.snd_msg_id.val();
+        self.rx_snd_len.next = self.rx.snd_len.val();
+        self.rx_snd_seq.next = self.rx.snd_seq.val();
+        self.rx_snd_info.next = self.rx.snd_info.val();
+        self.rx_snd_msg_num.next = self.rx.snd_msg_num.val();
+        self.rx_cnt_crc.next = self.rx.cnt_crc.val();
+        self.rx_cnt_truncated.next = self.rx.cnt_truncated.val();
+        self.rx_cnt_malformed.next = self.rx.cnt_malformed.val();
+        self.rx_cnt_misrouted.next = self.rx.cnt_misrouted.val();
+        self.rx_cnt_version.next = self.rx.cnt_version.val();
+        self.rx_cnt_not_source.next = self.rx.cnt_not_source.val();
+        self.rx_cnt_order.next = self.rx.cnt_order.val();
+        self.rx_cnt_sequence.next = self.rx.cnt_sequence.val();
+        self.rx_cnt_table_full.next = self.rx.cnt_table_full.val();
+        self.rx_cnt_unknown.next = self.rx.cnt_unknown.val();
+        self.rx_cnt_duplicate.next = self.rx.cnt_duplicate.val();
+        self.rx_cnt_busy.next = self.rx.cnt_busy.val();
+        self.rx_cnt_restart.next = self.rx.cnt_restart.val();
+        self.tx.tx_valid.next = self.tx_valid.val();
+        self.tx.tx_dst.next = self.tx_dst.val();
+        self.tx.tx_type.next = self.tx_type.val();
+        self.tx.tx_msg_id.next = self.tx_msg_id.val();
+        self.tx.tx_len.next = self.tx_len.val();
+        self.tx.tx_seq.next = self.tx_seq.val();
+        self.tx.tx_info.next = self.tx_info.val();
+        self.tx.tx_msg_num.next = self.tx_msg_num.val();
+        self.tx.tx_bytes.next = self.tx_bytes.val();
+        self.tx.tx_data.next = self.tx_data.val();
+        self.tx_ready.next = self.tx.tx_ready.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemnet_rtl::flit;
+
+    /// Cycle `t` of §1: inputs `I_t` while the clock is low, then the rising edge.
+    fn tx_cycle(uut: &mut RmppTx, set: impl FnOnce(&mut RmppTx)) {
+        uut.clock.next = false.into();
+        set(uut);
+        assert!(simulate(uut, 1000));
+        uut.clock.next = true.into();
+        assert!(simulate(uut, 1000));
+    }
+
+    fn words_of(data: &[u8; 32], bytes: usize) -> Vec<u32> {
+        (0..bytes.div_ceil(4))
+            .map(|j| u32::from_be_bytes(data[4 * j..4 * j + 4].try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn framer_puts_out_the_worm_with_the_documented_timing() {
+        let mut uut = RmppTx::new(5);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        // Power-on: all zero; tx_ready rises after edge 0.
+        assert!(!uut.tx_ready.val() && !uut.tx_req.val());
+        assert_eq!(uut.net_out.val().to_u64(), 0);
+        tx_cycle(&mut uut, |_| {});
+        assert!(uut.tx_ready.val() && !uut.tx_req.val());
+        for (bytes, gnt_delay) in [(13usize, 0usize), (0, 3), (32, 1), (4, 0)] {
+            let mut data = [0u8; 32];
+            for (i, b) in data.iter_mut().enumerate() {
+                *b = (i as u8).wrapping_mul(37).wrapping_add(bytes as u8) | 1;
+            }
+            let mut bus = Bits::<256>::default();
+            for &b in data.iter() {
+                bus = (bus << 8u64) | Bits::<256>::from(b as u64);
+            }
+            // Take the packet.
+            tx_cycle(&mut uut, |u| {
+                u.tx_valid.next = true;
+                u.tx_gnt.next = false;
+                u.tx_dst.next = Bits::from(9u64);
+                u.tx_type.next = Bits::from(4u64);
+                u.tx_msg_id.next = Bits::from(0x1234_5678u64);
+                u.tx_len.next = Bits::from(1000u64);
+                u.tx_seq.next = Bits::from(3u64);
+                u.tx_info.next = Bits::from(0x0002_0010u64);
+                u.tx_msg_num.next = Bits::from(77u64);
+                u.tx_bytes.next = Bits::from(bytes as u64);
+                u.tx_data.next = bus;
+            });
+            assert!(!uut.tx_ready.val() && uut.tx_req.val());
+            assert_eq!(uut.net_out.val().to_u64(), 0);
+            // Inputs change and are ignored while tx_ready is low; no grant for a while.
+            for _ in 0..gnt_delay {
+                tx_cycle(&mut uut, |u| {
+                    u.tx_dst.next = Bits::from(1u64);
+                    u.tx_gnt.next = false;
+                });
+                assert!(!uut.tx_ready.val() && uut.tx_req.val());
+                assert_eq!(uut.net_out.val().to_u64(), 0);
+            }
+            let mut want = vec![
+                flit::route(5, 9),
+                0xC004_0001,
+                5,
+                0x1234_5678,
+                1000,
+                3,
+                0x0002_0010,
+                77,
+            ];
+            want.extend(words_of(&data, bytes));
+            let crc = idemnet_model::ni::crc32(&want);
+            let mut got = vec![];
+            let n = want.len() + 1;
+            for i in 0..n {
+                tx_cycle(&mut uut, |u| u.tx_gnt.next = i == 0);
+                let f = uut.net_out.val().to_u64();
+                assert!(flit::is_valid(f));
+                assert_eq!(flit::is_head(f), i == 0);
+                assert_eq!(flit::is_tail(f), i == n - 1);
+                assert_eq!(uut.tx_ready.val(), i == n - 1, "flit {i}");
+                assert!(!uut.tx_req.val());
+                got.push(flit::data(f));
+            }
+            want.push(crc);
+            assert_eq!(got, want, "bytes {bytes}");
+            tx_cycle(&mut uut, |u| {
+                u.tx_valid.next = false;
+                u.tx_gnt.next = true;
+            });
+            assert_eq!(uut.net_out.val().to_u64(), 0);
+            assert!(uut.tx_ready.val() && !uut.tx_req.val());
+        }
+    }
+
+    fn merge_cycle(uut: &mut TxMerge, f: [u64; 3], r: [bool; 3]) -> [bool; 3] {
+        uut.clock.next = false.into();
+        uut.net_a.next = flit::to_bits(f[0]);
+        uut.net_b.next = flit::to_bits(f[1]);
+        uut.net_c.next = flit::to_bits(f[2]);
+        uut.req_a.next = r[0];
+        uut.req_b.next = r[1];
+        uut.req_c.next = r[2];
+        assert!(simulate(uut, 1000));
+        assert_eq!(uut.net_out.val().to_u64(), f[0] | f[1] | f[2]);
+        let g = [uut.gnt_a.val(), uut.gnt_b.val(), uut.gnt_c.val()];
+        uut.clock.next = true.into();
+        assert!(simulate(uut, 1000));
+        g
+    }
+
+    #[test]
+    fn merge_grants_round_robin_when_the_link_is_free() {
+        let mut uut = TxMerge::default();
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let body = flit::make(false, false, 7);
+        let tail = flit::make(false, true, 7);
+        // turn 0: all ask -> a; then b; then c; then a.
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [true; 3]),
+            [true, false, false]
+        );
+        // Busy (a body flit): no grant, turn unchanged.
+        assert_eq!(merge_cycle(&mut uut, [body, 0, 0], [true; 3]), [false; 3]);
+        assert_eq!(
+            merge_cycle(&mut uut, [tail, 0, 0], [true; 3]),
+            [false, true, false]
+        );
+        assert_eq!(
+            merge_cycle(&mut uut, [0, tail, 0], [true, false, true]),
+            [false, false, true]
+        );
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [false, true, false]),
+            [false, true, false]
+        );
+        // turn is 2 now: c, else a, else b.
+        assert_eq!(merge_cycle(&mut uut, [0; 3], [false; 3]), [false; 3]);
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [true, true, false]),
+            [true, false, false]
+        );
+        // turn 1: b, else c, else a.
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [true, false, false]),
+            [true, false, false]
+        );
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [false, false, true]),
+            [false, false, true]
+        );
+        assert_eq!(
+            merge_cycle(&mut uut, [0; 3], [true, true, true]),
+            [true, false, false]
+        );
+    }
+
+    #[test]
+    fn demux_sends_rmpp_worms_to_rmpp_and_the_rest_to_the_ni() {
+        let mut uut = RxDemux::default();
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let h = flit::make(true, false, flit::route(1, 0));
+        let r0 = flit::make(false, false, 0xC001_0001);
+        let i0 = flit::make(false, false, 0x0000_0000);
+        let b = flit::make(false, false, 0xDEAD_BEEF);
+        let t = flit::make(false, true, 0xC000_0000);
+        let garbage_invalid = 0x3_FFFF_FFFFu64;
+        // (input, expected to_ni, expected to_rmpp) of the flit one cycle earlier.
+        let stream = [
+            h,
+            r0,
+            b,
+            garbage_invalid,
+            t,
+            h,
+            i0,
+            b,
+            t,
+            h,
+            h,
+            r0,
+            t,
+            0,
+            h,
+            0,
+            r0,
+            t,
+            h,
+            r0,
+            h,
+            i0,
+            t,
+            0,
+        ];
+        // Reference: the side of each flit.
+        let mut prev = 0u64;
+        let mut side = false;
+        for (i, &f) in stream.iter().chain([0u64].iter()).enumerate() {
+            uut.clock.next = false.into();
+            uut.net_in.next = flit::to_bits(f);
+            assert!(simulate(&mut uut, 1000));
+            let fv = if flit::is_valid(f) { f } else { 0 };
+            if flit::is_valid(prev) && flit::is_head(prev) {
+                side = flit::is_valid(fv) && !flit::is_head(fv) && flit::data(fv) >> 30 == 3;
+            }
+            let (ni, rm) = if side { (0, prev) } else { (prev, 0) };
+            assert_eq!(uut.to_ni.val().to_u64(), ni, "cycle {i}");
+            assert_eq!(uut.to_rmpp.val().to_u64(), rm, "cycle {i}");
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 1000));
+            prev = fv;
+        }
+    }
+
+    fn node(p: u16) -> Node {
+        let mut n = Node::new(
+            &NiConfig {
+                node: p,
+                ..NiConfig::DEFAULT
+            },
+            &RmppConfig {
+                node: p,
+                ..RmppConfig::DEFAULT
+            },
+        );
+        n.connect_all();
+        check_all(&n).unwrap();
+        n
+    }
+
+    /// Two nodes wired back to back (each one's `net_out` is the other's `net_in` a cycle
+    /// later): cycle `t` of both.
+    fn pair_cycle(a: &mut Node, b: &mut Node, set: impl FnOnce(&mut Node, &mut Node)) {
+        let (ao, bo) = (a.net_out.val(), b.net_out.val());
+        a.clock.next = false.into();
+        b.clock.next = false.into();
+        a.net_in.next = bo;
+        b.net_in.next = ao;
+        set(a, b);
+        assert!(simulate(a, 1000));
+        assert!(simulate(b, 1000));
+        a.clock.next = true.into();
+        b.clock.next = true.into();
+        assert!(simulate(a, 1000));
+        assert!(simulate(b, 1000));
+    }
+
+    /// Node 0 sends a datagram (NI) and a one-packet RMPP message (framer) to node 1 in the
+    /// same cycle: the merge puts the NI's worm first and the framer's right behind it; node
+    /// 1's split hands each to its block, which answer through their merge; both exchanges
+    /// complete without a counted discard.
+    #[test]
+    fn two_nodes_carry_both_protocols() {
+        let (mut a, mut b) = (node(0), node(1));
+        pair_cycle(&mut a, &mut b, |_, _| {});
+        assert!(a.req_ready.val() && a.tx_ready.val());
+        let mut data = Bits::<256>::default();
+        for i in 0..32u64 {
+            data = (data << 8u64) | Bits::<256>::from(0x40 + i);
+        }
+        pair_cycle(&mut a, &mut b, |a, _| {
+            a.req_valid.next = true;
+            a.req_dst.next = Bits::from(1u64);
+            a.req_len.next = Bits::from(8u64);
+            a.req_data.next = data;
+            a.tx_valid.next = true;
+            a.tx_dst.next = Bits::from(1u64);
+            a.tx_type.next = Bits::from(2u64); // RTS_LAST
+            a.tx_msg_id.next = Bits::from(7u64);
+            a.tx_len.next = Bits::from(20u64);
+            a.tx_seq.next = Bits::from(0u64);
+            a.tx_info.next = Bits::from(0u64);
+            a.tx_msg_num.next = Bits::from(1u64);
+            a.tx_bytes.next = Bits::from(20u64);
+            a.tx_data.next = data;
+        });
+        assert!(!a.tx_ready.val());
+        let mut out = vec![];
+        let (mut upcall, mut delivered, mut done, mut snd) = (0, 0, 0, 0);
+        for t in 2..600 {
+            // The upcall shown in O_(t-1) is taken in cycle t.
+            let up = b.rx_up_valid.val();
+            if up {
+                upcall += 1;
+                assert_eq!(b.rx_up_src.val().to_u64(), 0);
+                assert_eq!(b.rx_up_msg_id.val().to_u64(), 7);
+                assert_eq!(b.rx_up_msg_num.val().to_u64(), 1);
+                assert_eq!(b.rx_up_len.val().to_u64(), 20);
+            }
+            pair_cycle(&mut a, &mut b, |a, b| {
+                a.req_valid.next = false;
+                a.tx_valid.next = false;
+                b.dlv_ready.next = true;
+                b.rx_up_ready.next = true;
+                b.rx_up_accept.next = Bits::from(20u64);
+                b.rx_dlv_ready.next = true;
+                b.rx_rd_slot.next = Bits::from(0u64);
+                b.rx_rd_word.next = Bits::from(1u64);
+            });
+            if t < 40 {
+                out.push(a.net_out.val().to_u64());
+            }
+            if up {
+                // The word read in the cycle the upcall is taken: payload word 1.
+                assert_eq!(b.rx_rd_data.val().to_u64(), 0x4445_4647);
+            }
+            if b.dlv_valid.val() {
+                delivered += 1;
+                assert_eq!(b.dlv_src.val().to_u64(), 0);
+                assert_eq!(b.dlv_len.val().to_u64(), 8);
+                assert_eq!(
+                    b.dlv_data.val().get_bits::<64>(192).to_u64(),
+                    0x4041_4243_4445_4647
+                );
+            }
+            if a.done_valid.val() {
+                done += 1;
+            }
+            if a.rx_snd_valid.val() {
+                snd += 1;
+                assert_eq!(a.rx_snd_type.val().to_u64(), 7, "MSGEND");
+                assert_eq!(a.rx_snd_peer.val().to_u64(), 1);
+                assert_eq!(a.rx_snd_msg_id.val().to_u64(), 7);
+                assert_eq!(a.rx_snd_len.val().to_u64(), 20);
+            }
+        }
+        // O_2 .. O_7: the NI's SEND (8 bytes: 6 flits); O_8 .. O_21: the framer's worm.
+        let kinds: Vec<(bool, bool, bool)> = out
+            .iter()
+            .map(|&f| (flit::is_valid(f), flit::is_head(f), flit::is_tail(f)))
+            .collect();
+        assert_eq!(kinds[0], (true, true, false));
+        assert_eq!(kinds[5], (true, false, true));
+        assert_eq!(kinds[6], (true, true, false));
+        assert_eq!(flit::data(out[7]), 0xC002_0001);
+        assert_eq!(kinds[19], (true, false, true));
+        assert!(kinds[1..5]
+            .iter()
+            .chain(kinds[7..19].iter())
+            .all(|&k| k == (true, false, false)));
+        assert_eq!((upcall, delivered, done, snd), (1, 1, 1, 1));
+        for n in [&a, &b] {
+            for c in [
+                &n.cnt_crc,
+                &n.cnt_truncated,
+                &n.cnt_malformed,
+                &n.cnt_misrouted,
+                &n.cnt_not_source,
+                &n.cnt_table_full,
+                &n.cnt_unknown,
+                &n.cnt_busy,
+                &n.cnt_duplicate,
+                &n.cnt_retransmit,
+                &n.rx_cnt_crc,
+                &n.rx_cnt_truncated,
+                &n.rx_cnt_malformed,
+                &n.rx_cnt_misrouted,
+                &n.rx_cnt_version,
+                &n.rx_cnt_not_source,
+                &n.rx_cnt_order,
+                &n.rx_cnt_sequence,
+                &n.rx_cnt_table_full,
+                &n.rx_cnt_unknown,
+                &n.rx_cnt_duplicate,
+                &n.rx_cnt_busy,
+                &n.rx_cnt_restart,
+            ] {
+                assert_eq!(c.val().to_u64(), 0);
+            }
+        }
+    }
+}
