@@ -1143,8 +1143,8 @@ impl Logic for RmppRx {
                                     self.rx_v.d.next = self.v_inseq.val();
                                     self.rx_rem.d.next = self.rem_in.val();
                                 } else if self.rx_seq.q.val() == self.one32.val() {
+                                    // A restart: what is held stays (nothing written).
                                     self.rx_v.d.next = self.v_inseq.val();
-                                    self.rx_rem.d.next = self.rem_in.val();
                                     self.rx_restart.d.next = true;
                                     self.rx_cts.d.next = true;
                                 } else {
@@ -1409,8 +1409,10 @@ impl Logic for RmppRx {
                         self.dn.next = true;
                     }
                 } else if self.act.val() == self.v_inseq.val() {
-                    self.s_next_seq[k].d.next =
-                        self.rx_seq.q.val().get_bits::<11>(0) + self.one11.val();
+                    if !self.rx_restart.q.val() {
+                        self.s_next_seq[k].d.next =
+                            self.rx_seq.q.val().get_bits::<11>(0) + self.one11.val();
+                    }
                     if self.rx_fin.q.val() {
                         self.s_state[k].d.next = self.st_comp.val();
                         self.s_grant[k].d.next = self.z16.val();

@@ -149,7 +149,7 @@ impl RmppConfig {
         max_rcv_buf: 64,
         reserved: 16,
         max_data_pkts: 16,
-        gch_timeout: 100_000,
+        gch_timeout: 10_000,
     };
 
     /// Checks the ranges of §11.2.

@@ -303,7 +303,6 @@ mod tests {
             cnt::SEQUENCE,
             cnt::DUPLICATE,
             cnt::RESTART,
-            cnt::ORDER,
             cnt::TABLE_FULL,
         ] {
             assert!(c[k] > 0, "{} never moved: {c:?}", COUNTERS[k]);

@@ -354,7 +354,10 @@ impl RmppRx {
         let sw = self.cfg.slot_words();
         match self.rx.verdict {
             Verdict::New(f) => self.buf[f * sw + i] = d,
-            Verdict::InSeq { slot, .. } => {
+            Verdict::InSeq {
+                slot,
+                restart: false,
+            } => {
                 let limit = self.slots[slot].limit;
                 let w = self.rx.hdr[4] as u64 * self.cfg.mtu as u64 / 4 + i as u64;
                 if 4 * w < limit as u64 {
@@ -532,8 +535,11 @@ impl RmppRx {
             }
             Verdict::InSeq { slot: m, restart } => {
                 if restart {
+                    // What is held stays: the CTS tells the sender where to go on.
                     self.return_grant(m);
                     self.count(cnt::RESTART);
+                    self.new_cts(m);
+                    return Some(m);
                 }
                 let s = &mut self.slots[m];
                 s.next_seq = seq.wrapping_add(1);
@@ -546,7 +552,7 @@ impl RmppRx {
                     self.return_grant(m);
                     self.slots[m].state = State::Complete;
                     self.dlv_fifo.push_back(m);
-                } else if restart || matches!(ty, Some(Type::StopData | Type::LastData)) {
+                } else if matches!(ty, Some(Type::StopData | Type::LastData)) {
                     self.new_cts(m);
                 }
                 Some(m)

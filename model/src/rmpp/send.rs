@@ -65,7 +65,11 @@
 //! 2. the next data packet of the message whose outstanding grant (CTS or restart) came
 //!    earliest (ties: the earlier event first);
 //! 3. RTS / RTS_LAST / NULL repeats, due earliest first (ties: earliest call);
-//! 4. the first packet of the host queue's head, if fewer than `max_active` are active.
+//! 4. the first packet of the first message in the host queue whose destination has no RTS
+//!    unanswered (in send_pending), if fewer than `max_active` are active. The receiver takes
+//!    a pair's messages in `msgNum` order only, so a second RTS before the first is answered
+//!    could only be dropped (`order`); sending it anyway made an RTS storm that filled the
+//!    receiver's link when many nodes send to one.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -99,9 +103,9 @@ impl SendConfig {
         node: 0,
         nodes: 16,
         mtu: 32,
-        rts_timeout: 2000,
-        data_timeout: 2000,
-        resend_period: 1000,
+        rts_timeout: 600,
+        data_timeout: 600,
+        resend_period: 300,
         max_active: 16,
     };
 
@@ -560,9 +564,18 @@ impl Sender {
             }
             return Some(p);
         }
-        // 4. A new message.
+        // 4. A new message: the first queued one whose destination has no RTS unanswered (the
+        // receiver takes a pair's messages in msgNum order only, so a second RTS before the
+        // first is answered could only be dropped; later messages to a waiting destination
+        // wait behind it, so each pair still starts in call order).
         if self.active < cfg.max_active {
-            if let Some(k) = self.queue.pop_front() {
+            let waiting = |d: u16| {
+                self.msgs
+                    .values()
+                    .any(|m| m.dst == d && matches!(m.state, State::Pending | State::Nulling))
+            };
+            let pos = self.queue.iter().position(|k| !waiting(self.msgs[k].dst));
+            if let Some(k) = pos.and_then(|i| self.queue.remove(i)) {
                 let m = self.msgs.get_mut(&k).expect("held message");
                 m.state = if m.aborted {
                     State::Nulling
