@@ -191,6 +191,7 @@ impl TrafficArgs {
             } else {
                 self.rmpp_load
             },
+            min_len: 0,
             max_len: self.max_len,
             pattern: self.to_one.map(Pattern::ToOne).unwrap_or(Pattern::Uniform),
             send: SendConfig {

@@ -740,6 +740,7 @@ mod tests {
     fn traffic(load: f64, pattern: Pattern) -> MsgTraffic {
         MsgTraffic {
             load,
+            min_len: 0,
             max_len: 1024,
             pattern,
             send: SendConfig::DEFAULT,

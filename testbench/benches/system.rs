@@ -1,14 +1,19 @@
-//! The 16-node system (4-ary 2-tree, default NIs), in one run:
+//! The 16-node system (4-ary 2-tree, default NIs and RMPP receive paths), both protocols, in one
+//! run:
 //!
-//! - zero-load latency of one datagram of 8 payload flits (32 bytes), from the cycle the host
-//!   asks (and its idle NI accepts) to the cycle the destination NI shows the delivery, between
-//!   nodes 2 link hops apart (same leaf switch) and 4 apart (through a top switch), on the golden
-//!   model and on the Verilated RTL (they must agree);
-//! - a load sweep on the golden model (seed 1, no faults, 200,000 cycles each, drained):
-//!   delivered goodput in payload flits per node per cycle, median and p99 latency; the highest
-//!   load whose p99 stays within 10 retry intervals (1,280 cycles) is reported;
-//! - system cycles per second: the golden model alone, the Verilated RTL alone (both driven by
-//!   the hosts at load 0.3 with loss 0.001 and corruption 0.0005), and the lockstep job.
+//! - **zero-load latency** at 2 link hops (node 0 to 3, same leaf switch) and 4 (node 0 to 12):
+//!   an idempotent datagram of 0 and of 32 bytes (host request to delivery shown), and an RMPP
+//!   message of 0 bytes, one packet (32 bytes) and 16 packets (512 bytes) (host send to
+//!   delivery shown), on the golden model and on the Verilated RTL (they must agree);
+//! - **goodput** with no faults (golden model, 200,000 cycles after a 20,000-cycle warm-up): 1 KB
+//!   messages or 32-byte datagrams as fast as the protocol allows, from node 0 to node 3, and from
+//!   the 15 other nodes to node 5: payload bytes per cycle into the receiver, and as a fraction
+//!   of its link's raw rate (4 bytes per cycle);
+//! - an **idempotent load sweep** on the golden model (uniform traffic, seed 1, 200,000 cycles,
+//!   drained): goodput, median and p99 latency;
+//! - **system cycles per second**: the golden model alone, the Verilated RTL alone, and the
+//!   lockstep job, under both protocols (datagrams at load 0.05, messages at 0.05) with loss
+//!   0.001 and corruption 0.0005.
 //!
 //! Run with `cargo bench -p idemnet-testbench --bench system`.
 
@@ -17,25 +22,33 @@ use std::time::Instant;
 use idemnet_cosim::default_cache_dir;
 use idemnet_model::fault::Faults;
 use idemnet_model::ni::{self, NiConfig};
-use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
+use idemnet_model::rmpp::host::{MsgHosts, MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
 use idemnet_model::rmpp::RmppConfig;
 use idemnet_model::system::{run_with_hosts, Layout, System, SystemHosts};
-
-/// No RMPP traffic.
-fn no_rmpp() -> MsgTraffic {
-    MsgTraffic {
-        load: 0.0,
-        max_len: 1024,
-        pattern: Pattern::Uniform,
-        send: SendConfig::DEFAULT,
-    }
-}
 use idemnet_model::FatTree;
 use idemnet_testbench::{cosim, verilate, ClockedDut, Config, CosimOptions, ModelDut, Verilated};
 
-/// Cycles from the request of node `src` to the delivery at `dst`, on an idle system.
-fn zero_load_latency(dut: &mut dyn ClockedDut, lay: Layout, src: usize, dst: usize) -> u64 {
+/// RMPP traffic of `load` with `pattern`, lengths `min..=max`.
+fn msgs(load: f64, pattern: Pattern, min_len: usize, max_len: usize) -> MsgTraffic {
+    MsgTraffic {
+        load,
+        min_len,
+        max_len,
+        pattern,
+        send: SendConfig::DEFAULT,
+    }
+}
+
+/// Cycles from the request of node `src` to the delivery shown at `dst`, one datagram of `len`
+/// bytes, on an idle system.
+fn datagram_latency(
+    dut: &mut dyn ClockedDut,
+    lay: Layout,
+    src: usize,
+    dst: usize,
+    len: u64,
+) -> u64 {
     let mut i = vec![0u64; lay.input_words()];
     let mut o = vec![0u64; lay.output_words()];
     for p in 0..lay.nodes {
@@ -50,7 +63,7 @@ fn zero_load_latency(dut: &mut dyn ClockedDut, lay: Layout, src: usize, dst: usi
     let words: [u32; ni::PAYLOAD_WORDS] = std::array::from_fn(|j| 0x0101_0101 * j as u32);
     i[lay.req_valid(src)] = 1;
     i[lay.req_dst(src)] = dst as u64;
-    i[lay.req_len(src)] = 32;
+    i[lay.req_len(src)] = len;
     i[lay.req_data(src)..lay.req_data(src) + 4].copy_from_slice(&ni::bus_from_words(&words));
     for t in 0..1000u64 {
         dut.set_inputs(&i);
@@ -64,9 +77,85 @@ fn zero_load_latency(dut: &mut dyn ClockedDut, lay: Layout, src: usize, dst: usi
     panic!("no delivery on an idle system");
 }
 
+/// Cycles from the host's send at node `src` to the delivery shown at `dst`, one message of
+/// `len` bytes, on an idle system.
+fn message_latency(
+    dut: &mut dyn ClockedDut,
+    lay: Layout,
+    src: usize,
+    dst: usize,
+    len: usize,
+) -> u64 {
+    let mut hosts = MsgHosts::new(lay, msgs(0.0, Pattern::Uniform, 0, 0), 1).unwrap();
+    let mut i = vec![0u64; lay.input_words()];
+    let mut o = vec![0u64; lay.output_words()];
+    for t in 0..20_000u64 {
+        if t == 2 {
+            hosts.send(t, src, dst as u16, (0..len).map(|b| b as u8).collect());
+        }
+        let prev = o.clone();
+        hosts.step(t, &prev, &mut i);
+        dut.set_inputs(&i);
+        dut.tick();
+        dut.outputs(&mut o);
+        hosts.observe(t, &o);
+        if let Some(&(_, l)) = hosts.latencies.first() {
+            assert_eq!(hosts.errors, 0);
+            return l;
+        }
+    }
+    panic!("no message delivered on an idle system");
+}
+
+/// Model-only: payload bytes per cycle delivered at the receivers after a warm-up, no faults.
+fn goodput(tree: FatTree, idem: Option<Pattern>, rmpp: Option<Pattern>) -> f64 {
+    let lay = Layout::new(&tree);
+    let mut sys = System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
+    let traffic = msgs(
+        if rmpp.is_some() { 1.0 } else { 0.0 },
+        rmpp.unwrap_or(Pattern::Uniform),
+        1024,
+        1024,
+    );
+    let mut hosts = MsgHosts::new(lay, traffic, 1).unwrap();
+    let mut i = vec![0u64; lay.input_words()];
+    let mut o = vec![0u64; lay.output_words()];
+    let (warm, run) = (20_000u64, 200_000u64);
+    let (mut bytes, mut at_warm) = (0u64, 0u64);
+    use idemnet_model::ModelBlock;
+    for t in 0..warm + run {
+        if t == warm {
+            at_warm = hosts.payload_bytes + bytes;
+        }
+        let prev = o.clone();
+        hosts.step(t, &prev, &mut i);
+        if let Some(pat) = idem {
+            // Every sending host always asks: 32-byte datagrams to its destination.
+            for p in 0..lay.nodes {
+                let dst = match pat {
+                    Pattern::Pair(s, d) if s as usize == p => Some(d),
+                    Pattern::ToOne(d) if d as usize != p => Some(d),
+                    _ => None,
+                };
+                i[lay.req_valid(p)] = dst.is_some() as u64;
+                i[lay.req_dst(p)] = dst.unwrap_or(0) as u64;
+                i[lay.req_len(p)] = 32;
+                i[lay.dlv_ready(p)] = 1;
+            }
+        }
+        sys.step(&i, &mut o);
+        hosts.observe(t, &o);
+        for p in 0..lay.nodes {
+            bytes += 32 * (o[lay.dlv_valid(p)] & 1) * idem.is_some() as u64;
+        }
+    }
+    assert_eq!(hosts.errors, 0);
+    (hosts.payload_bytes + bytes - at_warm) as f64 / run as f64
+}
+
 /// Model-only run: (goodput payload flits/node/cycle, median, p99, lost).
 fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) {
-    let hosts = SystemHosts::new(&tree, load, no_rmpp(), 1).unwrap();
+    let hosts = SystemHosts::new(&tree, load, msgs(0.0, Pattern::Uniform, 0, 0), 1).unwrap();
     let (ni, rmpp) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
     let h = run_with_hosts(tree, ni, rmpp, hosts, cycles, &Faults::default(), 200_000)
         .unwrap()
@@ -78,7 +167,8 @@ fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) 
 
 fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
     let lay = Layout::new(&tree);
-    let mut hosts = SystemHosts::new(&tree, 0.3, no_rmpp(), 1).unwrap();
+    let mut hosts =
+        SystemHosts::new(&tree, 0.05, msgs(0.05, Pattern::Uniform, 0, 1024), 1).unwrap();
     let f = Faults::from_probabilities(0.001, 0.0005).unwrap();
     let mut i = vec![0u64; lay.input_words()];
     let mut o = vec![0u64; lay.output_words()];
@@ -102,9 +192,9 @@ fn main() {
     let cfg = Config::named("system-4x2").unwrap();
     let lay = Layout::new(&tree);
     println!(
-        "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128, ack 64)"
+        "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128, ack 64) and \
+         RMPP receive paths (8 slots, mtu 32, 1 KB per message, Figure 8: 64 / 16 / 16)"
     );
-
     let lib = verilate(&cfg, None, &default_cache_dir()).unwrap();
     let rtl = || Verilated {
         ports: lib.ports().to_vec(),
@@ -112,44 +202,80 @@ fn main() {
     };
     let model =
         || ModelDut::new(System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap());
-    println!("zero-load latency, one datagram of 8 payload flits, request to delivery:");
+
+    println!("zero-load latency in cycles (model and RTL agree):");
     for (hops, src, dst) in [(2, 0, 3), (4, 0, 12)] {
-        let m = zero_load_latency(&mut model(), lay, src, dst);
-        let r = zero_load_latency(&mut rtl(), lay, src, dst);
-        assert_eq!(m, r, "model and RTL disagree");
-        println!("  {hops} link hops (node {src} to {dst}): {m} cycles (model and RTL)");
+        let mut row = vec![];
+        for len in [0u64, 32] {
+            let m = datagram_latency(&mut model(), lay, src, dst, len);
+            let r = datagram_latency(&mut rtl(), lay, src, dst, len);
+            assert_eq!(m, r, "model and RTL disagree");
+            row.push(format!("datagram {len} B: {m}"));
+        }
+        for len in [0usize, 32, 512] {
+            let m = message_latency(&mut model(), lay, src, dst, len);
+            let r = message_latency(&mut rtl(), lay, src, dst, len);
+            assert_eq!(m, r, "model and RTL disagree");
+            row.push(format!("message {len} B: {m}"));
+        }
+        println!(
+            "  {hops} link hops (node {src} to {dst}): {}",
+            row.join(", ")
+        );
     }
 
-    println!("load sweep (golden model, seed 1, 200000 cycles, drained):");
+    println!("goodput, payload bytes per cycle into the receiver (fraction of the link's 4 B/cycle), no faults:");
+    for (name, idem, rmpp) in [
+        (
+            "1 -> 1   idempotent, 32 B datagrams",
+            Some(Pattern::Pair(0, 3)),
+            None,
+        ),
+        (
+            "1 -> 1   RMPP, 1 KB messages       ",
+            None,
+            Some(Pattern::Pair(0, 3)),
+        ),
+        (
+            "15 -> 1  idempotent, 32 B datagrams",
+            Some(Pattern::ToOne(5)),
+            None,
+        ),
+        (
+            "15 -> 1  RMPP, 1 KB messages       ",
+            None,
+            Some(Pattern::ToOne(5)),
+        ),
+    ] {
+        let g = goodput(tree, idem, rmpp);
+        println!("  {name}  {g:>7.3} B/cycle ({:>5.1} %)", 100.0 * g / 4.0);
+    }
+
+    println!("idempotent load sweep (golden model, uniform, seed 1, 200000 cycles, drained):");
     println!(
         "  {:>6} {:>22} {:>8} {:>8} {:>6}",
         "load", "goodput flits/node/cyc", "median", "p99", "lost"
     );
-    let mut best = None;
-    for load in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0] {
+    for load in [0.05, 0.1, 0.2, 0.3, 0.5, 1.0] {
         let (g, med, p99, lost) = sweep_point(tree, load, 200_000);
         println!("  {load:>6} {g:>22.4} {med:>8} {p99:>8} {lost:>6}");
-        if p99 <= 1280 && lost == 0 {
-            best = Some((load, g, p99));
-        }
-    }
-    if let Some((load, g, p99)) = best {
-        println!(
-            "  highest load with p99 <= 1280 cycles: {load} -> goodput {g:.4} payload flits/node/cycle (p99 {p99})"
-        );
     }
 
-    let n = 200_000;
+    let n = 100_000;
     let model_rate = drive(&mut model(), tree, n);
     let rtl_rate = drive(&mut rtl(), tree, n);
-    let opts = CosimOptions {
+    let mut opts = CosimOptions {
         faults: Faults::from_probabilities(0.001, 0.0005).unwrap(),
-        ..CosimOptions::new(n, 1, 0.3)
+        drain: 0,
+        ..CosimOptions::new(n, 1, 0.05)
     };
+    opts.rmpp.load = 0.05;
     let r = cosim(&cfg, &opts, |_| {}).unwrap();
-    assert!(r.passed(), "{r}");
+    assert!(r.lockstep.passed(), "{r}");
     let lock_rate = r.lockstep.cycles as f64 / r.lockstep.elapsed.as_secs_f64();
-    println!("system cycles/s (load 0.3, loss 0.001, corruption 0.0005, {n} cycles):");
+    println!(
+        "system cycles/s (both protocols at 0.05, loss 0.001, corruption 0.0005, {n} cycles):"
+    );
     println!("  golden model alone      {model_rate:>10.0}");
     println!("  Verilated RTL alone     {rtl_rate:>10.0}");
     println!("  lockstep RTL + model    {lock_rate:>10.0}");

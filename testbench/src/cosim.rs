@@ -69,6 +69,7 @@ impl CosimOptions {
             drain: 200_000,
             rmpp: MsgTraffic {
                 load: 0.0,
+                min_len: 0,
                 max_len: 1024,
                 pattern: Pattern::Uniform,
                 send: SendConfig::DEFAULT,

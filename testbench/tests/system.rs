@@ -1,22 +1,38 @@
-//! The 16-node system: every NI and switch in RTL, in lockstep with the golden model, under host
-//! traffic with lost and corrupted flits and a dead up link; drained; every datagram delivered
-//! exactly once to the right node with the right payload.
+//! The 16-node system: every node (idempotent NI, RMPP receive path, framer, merge, split) and
+//! switch in RTL, in lockstep with the golden model, under host traffic with lost and corrupted
+//! flits (and a dead up link); drained; every datagram and every message delivered exactly once
+//! to the right node with the right payload, messages of a pair in order.
 
 use idemnet_model::fault::Faults;
-use idemnet_testbench::{cosim, Config, CosimOptions};
+use idemnet_model::rmpp::host::Pattern;
+use idemnet_testbench::{cosim, Config, CosimOptions, CosimReport};
 
-fn run(seed: u64, dead: Vec<usize>) -> idemnet_testbench::CosimReport {
+fn run(seed: u64, dead: Vec<usize>, idem: f64, rmpp: f64, pattern: Pattern) -> CosimReport {
     let cfg = Config::named("system-4x2").unwrap();
     let mut faults = Faults::from_probabilities(0.002, 0.001).unwrap();
     faults.dead = dead;
-    let opts = CosimOptions {
+    let mut opts = CosimOptions {
         faults,
-        ..CosimOptions::new(30_000, seed, 0.3)
+        drain: 400_000,
+        ..CosimOptions::new(30_000, seed, idem)
     };
+    opts.rmpp.load = rmpp;
+    opts.rmpp.pattern = pattern;
     cosim(&cfg, &opts, |_| {}).unwrap()
 }
 
-fn figure(r: &idemnet_testbench::CosimReport, name: &str) -> u64 {
+/// A figure of the side-by-side table: (idempotent, RMPP).
+fn figure(r: &CosimReport, name: &str) -> (u64, u64) {
+    let row = r
+        .table
+        .iter()
+        .find(|row| row[0] == name)
+        .unwrap_or_else(|| panic!("no figure {name}"));
+    let n = |s: &str| s.parse().unwrap_or(0);
+    (n(&row[1]), n(&row[2]))
+}
+
+fn extra(r: &CosimReport, name: &str) -> u64 {
     r.extra
         .iter()
         .find(|(n, _)| n == name)
@@ -25,27 +41,53 @@ fn figure(r: &idemnet_testbench::CosimReport, name: &str) -> u64 {
 }
 
 #[test]
-fn exactly_once_under_faults_and_a_dead_link() {
-    let healthy = run(4, vec![]);
+fn datagrams_exactly_once_under_faults_and_a_dead_link() {
+    let healthy = run(4, vec![], 0.3, 0.0, Pattern::Uniform);
     // Up port 2 of leaf switch 1: both directions dead.
-    let wounded = run(4, vec![6]);
+    let wounded = run(4, vec![6], 0.3, 0.0, Pattern::Uniform);
     for r in [&healthy, &wounded] {
         assert!(r.passed(), "{r}");
-        let sent = figure(r, "datagrams sent");
+        let sent = figure(r, "sent (datagrams / messages)").0;
         assert!(sent > 5000, "{r}");
-        assert_eq!(figure(r, "datagrams delivered"), sent, "{r}");
-        assert_eq!(figure(r, "datagrams completed"), sent, "{r}");
-        assert_eq!(figure(r, "datagrams lost"), 0, "{r}");
+        assert_eq!(figure(r, "delivered").0, sent, "{r}");
+        assert_eq!(figure(r, "completed at the sender").0, sent, "{r}");
+        assert_eq!(figure(r, "lost").0, 0, "{r}");
         // The faults did happen and were survived.
-        assert!(figure(r, "worms discarded by the NIs: crc") > 0, "{r}");
         assert!(
-            figure(r, "worms discarded by the NIs: truncated") > 0,
+            extra(r, "idempotent worms discarded by the NIs: crc") > 0,
             "{r}"
         );
-        assert!(figure(r, "duplicates suppressed") > 0, "{r}");
+        assert!(
+            extra(r, "idempotent worms discarded by the NIs: truncated") > 0,
+            "{r}"
+        );
+        assert!(figure(r, "duplicates suppressed").0 > 0, "{r}");
     }
+    let retx = |r: &CosimReport| figure(r, "retransmissions (SEND / RTS)").0;
     assert!(
-        figure(&wounded, "retransmissions") > figure(&healthy, "retransmissions"),
+        retx(&wounded) > retx(&healthy),
         "a dead link must cost retransmissions\n{healthy}\n{wounded}"
     );
+}
+
+#[test]
+fn messages_once_complete_and_in_order_beside_datagrams_uniform_and_many_to_one() {
+    for (rmpp, pattern) in [(0.05, Pattern::Uniform), (0.01, Pattern::ToOne(5))] {
+        let r = run(2, vec![], 0.05, rmpp, pattern);
+        assert!(r.passed(), "{r}");
+        let (datagrams, messages) = figure(&r, "sent (datagrams / messages)");
+        assert!(datagrams > 500 && messages > 30, "{r}");
+        assert_eq!(figure(&r, "delivered"), (datagrams, messages), "{r}");
+        assert_eq!(
+            figure(&r, "completed at the sender"),
+            (datagrams, messages),
+            "{r}"
+        );
+        assert_eq!(figure(&r, "lost"), (0, 0), "{r}");
+        assert_eq!(figure(&r, "duplicated").1, 0, "{r}");
+        assert_eq!(figure(&r, "out of order (per pair)").1, 0, "{r}");
+        // The receive paths saw damaged worms and restarts, and survived them.
+        assert!(extra(&r, "RMPP receive paths: crc") > 0, "{r}");
+        assert!(extra(&r, "RMPP receive paths: restart") > 0, "{r}");
+    }
 }

@@ -28,6 +28,8 @@ pub enum Pattern {
     Uniform,
     /// Every other node sends to this one.
     ToOne(u16),
+    /// Only the first node sends, to the second.
+    Pair(u16, u16),
 }
 
 /// The RMPP traffic of a run.
@@ -35,7 +37,8 @@ pub enum Pattern {
 pub struct MsgTraffic {
     /// Offered RMPP traffic in flits per sending node per cycle (data worms only).
     pub load: f64,
-    /// Message lengths are uniform in `0..=max_len` bytes.
+    /// Message lengths are uniform in `min_len..=max_len` bytes.
+    pub min_len: usize,
     pub max_len: usize,
     pub pattern: Pattern,
     /// The send side's timers and limits (`node` is set per node).
@@ -52,7 +55,8 @@ impl MsgTraffic {
                 .map(|s| 9 + (len.saturating_sub(s * mtu).min(mtu)).div_ceil(4))
                 .sum()
         };
-        (0..=self.max_len).map(flits).sum::<usize>() as f64 / (self.max_len + 1) as f64
+        let lens = self.min_len..=self.max_len;
+        lens.clone().map(flits).sum::<usize>() as f64 / lens.count().max(1) as f64
     }
 }
 
@@ -107,10 +111,19 @@ impl MsgHosts {
         if !(0.0..=1.0).contains(&traffic.load) {
             return Err(format!("RMPP load {}: must be in 0..=1", traffic.load));
         }
-        if let Pattern::ToOne(d) = traffic.pattern {
-            if d as usize >= lay.nodes {
-                return Err(format!("to-one node {d}: the nodes are 0..{}", lay.nodes));
-            }
+        let nodes = match traffic.pattern {
+            Pattern::Uniform => vec![],
+            Pattern::ToOne(d) => vec![d],
+            Pattern::Pair(s, d) => vec![s, d],
+        };
+        if let Some(d) = nodes.into_iter().find(|&d| d as usize >= lay.nodes) {
+            return Err(format!("node {d}: the nodes are 0..{}", lay.nodes));
+        }
+        if traffic.min_len > traffic.max_len {
+            return Err(format!(
+                "message lengths {}..={}: empty range",
+                traffic.min_len, traffic.max_len
+            ));
         }
         let senders = (0..lay.nodes)
             .map(|p| {
@@ -207,6 +220,7 @@ impl MsgHosts {
         match self.traffic.pattern {
             Pattern::Uniform => true,
             Pattern::ToOne(d) => d as usize != p,
+            Pattern::Pair(s, _) => s as usize == p,
         }
     }
 
@@ -224,7 +238,7 @@ impl MsgHosts {
                 && self.rng.gen_bool(self.q)
             {
                 let dst = match self.traffic.pattern {
-                    Pattern::ToOne(d) => d,
+                    Pattern::ToOne(d) | Pattern::Pair(_, d) => d,
                     Pattern::Uniform => {
                         let mut d = self.rng.gen_range(0..n - 1);
                         if d >= p {
@@ -233,7 +247,9 @@ impl MsgHosts {
                         d as u16
                     }
                 };
-                let len = self.rng.gen_range(0..=self.traffic.max_len);
+                let len = self
+                    .rng
+                    .gen_range(self.traffic.min_len..=self.traffic.max_len);
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 self.send(t, p, dst, data);
             }

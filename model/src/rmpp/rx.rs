@@ -167,6 +167,8 @@ pub struct RmppRx {
     counters: [u16; 13],
     /// The slot whose reply an action owed at this edge.
     due_set: Option<usize>,
+    /// A CRC flit was consumed at this edge.
+    crc_flit: bool,
 }
 
 /// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
@@ -211,6 +213,7 @@ impl RmppRx {
             snd: None,
             counters: [0; 13],
             due_set: None,
+            crc_flit: false,
         })
     }
 
@@ -446,6 +449,8 @@ impl RmppRx {
                     self.count(cnt::MALFORMED);
                 } else {
                     self.rx.state = Rx::Idle;
+                    // A CRC flit takes the edge's action, whether the packet acts or not.
+                    self.crc_flit = true;
                     if d != self.rx.crc {
                         self.count(cnt::CRC);
                     } else if self.rx.dst != self.cfg.node {
@@ -531,6 +536,7 @@ impl RmppRx {
             Verdict::Free(m) => {
                 self.slots[m].busy = false;
                 self.slots[m].limit = 0;
+                self.slots[m].reply_due = false;
                 Some(m)
             }
             Verdict::InSeq { slot: m, restart } => {
@@ -550,7 +556,9 @@ impl RmppRx {
                 let end = (seq as u64 + 1) * self.cfg.mtu as u64;
                 if end >= self.slots[m].limit as u64 {
                     self.return_grant(m);
+                    // A CTS still owed is moot: the message is in.
                     self.slots[m].state = State::Complete;
+                    self.slots[m].reply_due = false;
                     self.dlv_fifo.push_back(m);
                 } else if matches!(ty, Some(Type::StopData | Type::LastData)) {
                     self.new_cts(m);
@@ -673,8 +681,10 @@ impl ModelBlock for RmppRx {
         // One action per edge: the packet, else the answer, else the delivery taken.
         self.snd = None;
         self.due_set = None;
+        self.crc_flit = false;
         let target = match self.receive(i[inp::NET_IN]) {
             Some(v) => self.act(v),
+            None if self.crc_flit => None,
             None => {
                 if let Some((a, x)) = answer_before {
                     self.answer = None;
