@@ -49,7 +49,7 @@ fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
 }
 
 /// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v`, `ni.v` (the `ni` configuration),
-/// `system.v` and the lint waivers.
+/// `rmpp_rx.v` (the `rmpp-rx` configuration), `system.v` and the lint waivers.
 pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     let fabric = Config::new(Block::Fabric, k, n)?;
     let switch = Config::new(Block::Switch, k, n)?;
@@ -57,10 +57,12 @@ pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
         .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
     let ni = Config::named("ni")?;
     let system = Config::new(Block::System, k, n)?;
+    let rmpp_rx = Config::named("rmpp-rx")?;
     for (file, cfg) in [
         ("switch.v", switch),
         ("fabric.v", fabric),
         ("ni.v", ni),
+        ("rmpp_rx.v", rmpp_rx),
         ("system.v", system),
     ] {
         let (v, ports) = cfg.verilog()?;
