@@ -72,11 +72,12 @@ fn datagrams_exactly_once_under_faults_and_a_dead_link() {
 
 #[test]
 fn messages_once_complete_and_in_order_beside_datagrams_uniform_and_many_to_one() {
-    for (rmpp, pattern) in [(0.05, Pattern::Uniform), (0.01, Pattern::ToOne(5))] {
+    // 30,000 cycles: about 80 messages uniformly, 13 from fifteen nodes to one.
+    for (rmpp, pattern, at_least) in [(0.05, Pattern::Uniform, 50), (0.01, Pattern::ToOne(5), 8)] {
         let r = run(2, vec![], 0.05, rmpp, pattern);
         assert!(r.passed(), "{r}");
         let (datagrams, messages) = figure(&r, "sent (datagrams / messages)");
-        assert!(datagrams > 500 && messages > 30, "{r}");
+        assert!(datagrams > 500 && messages > at_least, "{r}");
         assert_eq!(figure(&r, "delivered"), (datagrams, messages), "{r}");
         assert_eq!(
             figure(&r, "completed at the sender"),
