@@ -165,3 +165,16 @@ fn ni_send_source_check_inverted_is_caught() {
         "mutant-ni-source",
     );
 }
+
+/// The per-source ordering check of a new RTS inverted in the RMPP receive path: in-order
+/// messages are dropped and out-of-order ones taken.
+#[test]
+fn rmpp_rx_order_check_inverted_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        "if (f_data != e_next) begin",
+        "if (f_data == e_next) begin",
+        "mutant-rmpp-order",
+    );
+}
