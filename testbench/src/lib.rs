@@ -6,6 +6,7 @@ pub mod config;
 pub mod cosim;
 pub mod harness;
 pub mod replay;
+mod replay_io;
 pub mod replay_rmpp;
 pub mod scenarios;
 

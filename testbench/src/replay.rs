@@ -23,10 +23,10 @@ use std::collections::VecDeque;
 
 use anyhow::{anyhow, bail, Context, Result};
 use idemnet_model::ni::{self, cnt, inp, out, Kind, NiConfig, Packet, COUNTERS, PAYLOAD_WORDS};
-use idemnet_model::switch::{HEAD, TAIL, VALID};
 use serde_json::{json, Map, Value};
 
 use crate::harness::ClockedDut;
+use crate::replay_io::{Lines, NetFeed};
 
 /// The NI configuration keys a trace may set.
 const NI_KEYS: [&str; 6] = [
@@ -259,13 +259,13 @@ pub fn replay_ni<D: ClockedDut>(dut: &mut D, trace: &NiTrace) -> Result<Vec<Valu
     if dut.ports() != want {
         bail!("the block under replay does not have the NI's ports");
     }
-    let mut net: VecDeque<(u64, Packet)> = VecDeque::new();
+    let mut net = vec![];
     let mut host: VecDeque<(u64, u16, Vec<u8>)> = VecDeque::new();
     let mut last_event = 0;
     for e in &trace.events {
         match e {
             Event::Packet { cycle, packet } => {
-                net.push_back((*cycle, packet.clone()));
+                net.push((*cycle, packet.flits(), packet_json(packet)));
                 last_event = last_event.max(*cycle);
             }
             Event::Send { cycle, dst, data } => {
@@ -274,42 +274,21 @@ pub fn replay_ni<D: ClockedDut>(dut: &mut D, trace: &NiTrace) -> Result<Vec<Valu
             }
         }
     }
+    let mut net = NetFeed::new(net);
     let quiet = 2 * trace.config.retry_interval.max(trace.config.ack_interval) as u64 + 64;
     let limit = trace.end.unwrap_or(last_event + MAX_TAIL);
     let mut i = vec![0u64; inp::WORDS];
     let mut o = vec![0u64; out::WORDS];
-    let mut prev_counters = [0u64; COUNTERS.len()];
-    // (cycle, rank, line): rank keeps lines of one cycle in a fixed order.
-    let mut lines: Vec<(u64, u8, Value)> = vec![];
-    let mut cur_in: Option<(Vec<u64>, usize, Packet)> = None;
+    let mut lines = Lines::default();
     let mut cur_req: Option<(u16, Vec<u8>)> = None;
-    let mut worm: Vec<u64> = vec![];
-    let mut worm_start = 0;
-    let mut last_line = 0;
     let mut t = 0u64;
     while t < limit {
-        let idle = net.is_empty() && host.is_empty() && cur_in.is_none() && cur_req.is_none();
-        if trace.end.is_none() && idle && t > last_event && t - last_line.max(last_event) > quiet {
+        let idle = net.idle() && host.is_empty() && cur_req.is_none();
+        if trace.end.is_none() && idle && t > last_event && t - lines.last.max(last_event) > quiet {
             break;
         }
-        // Network input.
-        if cur_in.is_none() && net.front().is_some_and(|(c, _)| *c <= t) {
-            let (_, p) = net.pop_front().unwrap_or_else(|| unreachable!());
-            cur_in = Some((p.flits(), 0, p));
-        }
-        let mut in_packet = None;
-        i[inp::NET_IN] = match cur_in.as_mut() {
-            Some((flits, k, p)) => {
-                let f = flits[*k];
-                *k += 1;
-                in_packet = Some(p.clone());
-                f
-            }
-            None => 0,
-        };
-        if cur_in.as_ref().is_some_and(|(f, k, _)| *k == f.len()) {
-            cur_in = None;
-        }
+        let (flit, in_packet) = net.next(t);
+        i[inp::NET_IN] = flit;
         // Host request, held until accepted.
         if cur_req.is_none() && host.front().is_some_and(|(c, _, _)| *c <= t) {
             let (_, d, data) = host.pop_front().unwrap_or_else(|| unreachable!());
@@ -340,82 +319,39 @@ pub fn replay_ni<D: ClockedDut>(dut: &mut D, trace: &NiTrace) -> Result<Vec<Valu
         dut.tick();
         dut.outputs(&mut o);
 
-        let mut produced = false;
-        let f = o[out::NET_OUT];
-        if f & VALID != 0 {
-            if f & HEAD != 0 {
-                worm.clear();
-                worm_start = t;
-            }
-            worm.push(f);
-            if f & TAIL != 0 {
-                let p = match Packet::from_flits(&worm) {
-                    Some(p) => packet_json(&p),
-                    None => {
-                        json!({ "raw": worm.iter().map(|f| format!("{f:#011x}")).collect::<Vec<_>>() })
-                    }
-                };
-                lines.push((worm_start, 0, json!({ "cycle": worm_start, "packet": p })));
-                worm.clear();
-                produced = true;
-            }
-        }
+        lines.net_out(t, o[out::NET_OUT], |w| {
+            Packet::from_flits(w).map(|p| packet_json(&p))
+        });
         if o[out::DLV_VALID] & 1 == 1 {
             let words = ni::words_from_bus(&o[out::DLV_DATA..out::DLV_DATA + 4]);
             let len = (o[out::DLV_LEN] & 0x3F) as usize;
-            lines.push((
-                t,
-                1,
-                json!({ "cycle": t, "deliver": {
-                    "src": o[out::DLV_SRC], "uid": o[out::DLV_UID], "len": len,
-                    "data": hex::encode(ni::words_to_bytes(&words, len)) } }),
-            ));
-            produced = true;
+            let line = json!({ "cycle": t, "deliver": {
+                "src": o[out::DLV_SRC], "uid": o[out::DLV_UID], "len": len,
+                "data": hex::encode(ni::words_to_bytes(&words, len)) } });
+            lines.push(t, t, 1, line);
         }
         if o[out::DONE_VALID] & 1 == 1 {
-            lines.push((
+            lines.push(
+                t,
                 t,
                 2,
                 json!({ "cycle": t, "done": { "uid": o[out::DONE_UID] } }),
-            ));
-            produced = true;
+            );
         }
-        for (k, prev) in prev_counters.iter_mut().enumerate() {
-            let now = o[out::COUNTERS + k] & 0xFFFF;
-            let delta = now.wrapping_sub(*prev) & 0xFFFF;
-            *prev = now;
-            let Some(reason) = drop_reason(k) else {
-                continue;
-            };
-            for _ in 0..delta {
-                let p = in_packet.as_ref().map(packet_json).unwrap_or(Value::Null);
-                lines.push((
-                    t,
-                    3,
-                    json!({ "cycle": t, "drop": { "reason": reason, "packet": p } }),
-                ));
-                produced = true;
-            }
-        }
-        if produced {
-            last_line = t;
-        }
+        let shown = &o[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
+        lines.counters(t, shown, drop_reason, &in_packet);
         t += 1;
     }
-    lines.sort_by_key(|(c, r, _)| (*c, *r));
-    let count = |k: &str| lines.iter().filter(|(_, _, v)| v.get(k).is_some()).count();
-    let summary = json!({ "summary": {
+    let summary = json!({
         "cycles": t,
-        "packet": count("packet"),
+        "packet": lines.count("packet"),
         "upcall": 0,
-        "deliver": count("deliver"),
-        "done": count("done"),
-        "drop": count("drop"),
+        "deliver": lines.count("deliver"),
+        "done": lines.count("done"),
+        "drop": lines.count("drop"),
         "retransmit": o[out::COUNTERS + cnt::RETRANSMIT] & 0xFFFF,
-    }});
-    let mut v: Vec<Value> = lines.into_iter().map(|(_, _, l)| l).collect();
-    v.push(summary);
-    Ok(v)
+    });
+    Ok(lines.finish(summary))
 }
 
 /// Reads and parses a trace file.

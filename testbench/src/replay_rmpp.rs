@@ -18,17 +18,15 @@
 //! event the run stops once every event has been presented and nothing has happened for 1,000
 //! cycles.
 
-use std::collections::VecDeque;
-
 use anyhow::{anyhow, bail, Context, Result};
 use idemnet_model::ni;
 use idemnet_model::rmpp::rx::{inp, out, RmppRx};
 use idemnet_model::rmpp::{cnt, Packet, RmppConfig, Type, COUNTERS, VERSION};
-use idemnet_model::switch::{HEAD, TAIL, VALID};
 use serde_json::{json, Map, Value};
 
 use crate::harness::ClockedDut;
 use crate::replay::{field_u64, hex_bytes, only_keys};
+use crate::replay_io::{Lines, NetFeed};
 
 /// The configuration keys of the receive path.
 const KEYS: [&str; 10] = [
@@ -280,6 +278,18 @@ enum Reader {
     },
 }
 
+impl Reader {
+    /// Reading the `bytes` an upcall (`up`) or a delivery shows.
+    fn reading(up: bool, bytes: u64) -> Reader {
+        Reader::Reading {
+            up,
+            words: bytes.div_ceil(4),
+            next: 0,
+            data: vec![],
+        }
+    }
+}
+
 /// Runs `trace` on `dut` (a receive path with the ports of docs/protocol.md §11.3) and returns
 /// the output lines, summary last.
 pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<Value>> {
@@ -290,56 +300,30 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
     if dut.ports() != want {
         bail!("the block under replay does not have the RMPP receive path's ports");
     }
-    let mut net: VecDeque<(u64, InPacket)> = trace.packets.iter().cloned().collect();
+    let mut net = NetFeed::new(trace.packets.iter().map(|(c, p)| (*c, p.flits(), p.json())));
     let last_event = trace.packets.iter().map(|(c, _)| *c).max().unwrap_or(0);
     let limit = trace.end.unwrap_or(last_event + MAX_TAIL);
     let mut i = vec![0u64; inp::WORDS];
     let mut o = vec![0u64; out::WORDS];
-    let mut prev_counters = [0u64; COUNTERS.len()];
-    let mut lines: Vec<(u64, u8, Value)> = vec![];
-    let mut cur_in: Option<(Vec<u64>, usize, InPacket)> = None;
+    let mut lines = Lines::default();
     let mut reader = Reader::Idle;
-    let mut worm: Vec<u64> = vec![];
-    let mut worm_start = 0;
-    let mut last_line = 0;
     let mut t = 0u64;
     while t < limit {
-        let idle = net.is_empty() && cur_in.is_none();
-        if trace.end.is_none() && idle && t > last_event && t - last_line.max(last_event) > QUIET {
+        if trace.end.is_none()
+            && net.idle()
+            && t > last_event
+            && t - lines.last.max(last_event) > QUIET
+        {
             break;
         }
-        if cur_in.is_none() && net.front().is_some_and(|(c, _)| *c <= t) {
-            let (_, p) = net.pop_front().unwrap_or_else(|| unreachable!());
-            cur_in = Some((p.flits(), 0, p));
-        }
-        let mut in_packet = None;
-        i[inp::NET_IN] = match cur_in.as_mut() {
-            Some((flits, k, p)) => {
-                *k += 1;
-                in_packet = Some(p.json());
-                flits[*k - 1]
-            }
-            None => 0,
-        };
-        if cur_in.as_ref().is_some_and(|(f, k, _)| *k == f.len()) {
-            cur_in = None;
-        }
+        let (flit, in_packet) = net.next(t);
+        i[inp::NET_IN] = flit;
         // The upper layer: start reading what the ports showed after the last edge.
         if let Reader::Idle = reader {
-            let (up, len) = if o[out::UP_VALID] & 1 == 1 {
-                (true, (o[out::UP_LEN]).min(cfg.mtu as u64))
+            if o[out::UP_VALID] & 1 == 1 {
+                reader = Reader::reading(true, o[out::UP_LEN].min(cfg.mtu as u64));
             } else if o[out::DLV_VALID] & 1 == 1 {
-                (false, o[out::DLV_LEN])
-            } else {
-                (false, u64::MAX)
-            };
-            if len != u64::MAX {
-                reader = Reader::Reading {
-                    up,
-                    words: len.div_ceil(4),
-                    next: 0,
-                    data: vec![],
-                };
+                reader = Reader::reading(false, o[out::DLV_LEN]);
             }
         }
         i[inp::TX_GNT] = 1;
@@ -349,15 +333,17 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
         let mut taken = None;
         let mut reading = false;
         if let Reader::Reading {
-            up, words, next, ..
+            up,
+            words,
+            next,
+            data,
         } = &mut reader
         {
-            let slot = if *up {
+            i[inp::RD_SLOT] = if *up {
                 o[out::UP_SLOT]
             } else {
                 o[out::DLV_SLOT]
             };
-            i[inp::RD_SLOT] = slot;
             if *next < *words {
                 i[inp::RD_WORD] = *next;
                 *next += 1;
@@ -365,113 +351,59 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
             } else if *up {
                 i[inp::UP_READY] = 1;
                 i[inp::UP_ACCEPT] = trace.accept as u64;
-                taken = Some(true);
+                let len = o[out::UP_LEN];
+                let bytes = ni::words_to_bytes(data, len.min(cfg.mtu as u64) as usize);
+                taken = Some(json!({ "cycle": t, "upcall": {
+                    "src": o[out::UP_SRC], "msg_id": o[out::UP_MSG_ID],
+                    "msg_num": o[out::UP_MSG_NUM], "len": len,
+                    "data": hex::encode(bytes) } }));
             } else {
                 i[inp::DLV_READY] = 1;
-                taken = Some(false);
+                let len = o[out::DLV_LEN];
+                let bytes = ni::words_to_bytes(data, len as usize);
+                taken = Some(json!({ "cycle": t, "deliver": {
+                    "src": o[out::DLV_SRC], "msg_id": o[out::DLV_MSG_ID],
+                    "len": len, "data": hex::encode(bytes) } }));
             }
         }
-        let shown = o.clone();
         dut.set_inputs(&i);
         dut.tick();
         dut.outputs(&mut o);
 
-        let mut produced = false;
-        if reading {
-            if let Reader::Reading { data, .. } = &mut reader {
-                data.push(o[out::RD_DATA] as u32);
-            }
+        if let (true, Reader::Reading { data, .. }) = (reading, &mut reader) {
+            data.push(o[out::RD_DATA] as u32);
         }
-        if let Some(up) = taken {
-            let Reader::Reading { data, .. } = std::mem::replace(&mut reader, Reader::Idle) else {
-                unreachable!()
-            };
-            let line = if up {
-                let len = shown[out::UP_LEN];
-                let bytes = ni::words_to_bytes(&data, len.min(cfg.mtu as u64) as usize);
-                json!({ "cycle": t, "upcall": {
-                    "src": shown[out::UP_SRC], "msg_id": shown[out::UP_MSG_ID],
-                    "msg_num": shown[out::UP_MSG_NUM], "len": len,
-                    "data": hex::encode(bytes) } })
-            } else {
-                let len = shown[out::DLV_LEN];
-                let bytes = ni::words_to_bytes(&data, len as usize);
-                json!({ "cycle": t, "deliver": {
-                    "src": shown[out::DLV_SRC], "msg_id": shown[out::DLV_MSG_ID],
-                    "len": len, "data": hex::encode(bytes) } })
-            };
-            lines.push((t, 1, line));
-            produced = true;
+        if let Some(line) = taken {
+            reader = Reader::Idle;
+            lines.push(t, t, 1, line);
         }
-        let f = o[out::NET_OUT];
-        if f & VALID != 0 {
-            if f & HEAD != 0 {
-                worm.clear();
-                worm_start = t;
-            }
-            worm.push(f);
-            if f & TAIL != 0 {
-                let p = match Packet::from_flits(&worm) {
-                    Some(p) => packet_json(&p),
-                    None => {
-                        json!({ "raw": worm.iter().map(|f| format!("{f:#011x}")).collect::<Vec<_>>() })
-                    }
-                };
-                lines.push((worm_start, 0, json!({ "cycle": worm_start, "packet": p })));
-                worm.clear();
-                produced = true;
-            }
-        }
+        lines.net_out(t, o[out::NET_OUT], |w| {
+            Packet::from_flits(w).map(|p| packet_json(&p))
+        });
         if o[out::SND_VALID] & 1 == 1 {
             let ty = Type::from_code(o[out::SND_TYPE] as u32).map(Type::name);
-            lines.push((
-                t,
-                2,
-                json!({ "cycle": t, "to_sender": {
-                    "type": ty, "src": o[out::SND_PEER], "msg_id": o[out::SND_MSG_ID],
-                    "len": o[out::SND_LEN], "seq": o[out::SND_SEQ],
-                    "info1": o[out::SND_INFO] & 0xFFFF, "info2": o[out::SND_INFO] >> 16,
-                    "msg_num": o[out::SND_MSG_NUM] } }),
-            ));
-            produced = true;
+            let line = json!({ "cycle": t, "to_sender": {
+                "type": ty, "src": o[out::SND_PEER], "msg_id": o[out::SND_MSG_ID],
+                "len": o[out::SND_LEN], "seq": o[out::SND_SEQ],
+                "info1": o[out::SND_INFO] & 0xFFFF, "info2": o[out::SND_INFO] >> 16,
+                "msg_num": o[out::SND_MSG_NUM] } });
+            lines.push(t, t, 2, line);
         }
-        for (k, prev) in prev_counters.iter_mut().enumerate() {
-            let now = o[out::COUNTERS + k] & 0xFFFF;
-            let delta = now.wrapping_sub(*prev) & 0xFFFF;
-            *prev = now;
-            let Some(reason) = drop_reason(k) else {
-                continue;
-            };
-            for _ in 0..delta {
-                let p = in_packet.clone().unwrap_or(Value::Null);
-                lines.push((
-                    t,
-                    3,
-                    json!({ "cycle": t, "drop": { "reason": reason, "packet": p } }),
-                ));
-                produced = true;
-            }
-        }
-        if produced {
-            last_line = t;
-        }
+        let shown = &o[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
+        lines.counters(t, shown, drop_reason, &in_packet);
         t += 1;
     }
-    lines.sort_by_key(|(c, r, _)| (*c, *r));
-    let count = |k: &str| lines.iter().filter(|(_, _, v)| v.get(k).is_some()).count();
-    let summary = json!({ "summary": {
+    let summary = json!({
         "cycles": t,
-        "packet": count("packet"),
-        "upcall": count("upcall"),
-        "deliver": count("deliver"),
+        "packet": lines.count("packet"),
+        "upcall": lines.count("upcall"),
+        "deliver": lines.count("deliver"),
         "done": 0,
-        "drop": count("drop"),
-        "to_sender": count("to_sender"),
+        "drop": lines.count("drop"),
+        "to_sender": lines.count("to_sender"),
         "restart": o[out::COUNTERS + cnt::RESTART] & 0xFFFF,
-    }});
-    let mut v: Vec<Value> = lines.into_iter().map(|(_, _, l)| l).collect();
-    v.push(summary);
-    Ok(v)
+    });
+    Ok(lines.finish(summary))
 }
 
 /// Reads and parses a trace file.

@@ -568,13 +568,17 @@ impl Sender {
         // receiver takes a pair's messages in msgNum order only, so a second RTS before the
         // first is answered could only be dropped; later messages to a waiting destination
         // wait behind it, so each pair still starts in call order).
-        if self.active < cfg.max_active {
-            let waiting = |d: u16| {
-                self.msgs
-                    .values()
-                    .any(|m| m.dst == d && matches!(m.state, State::Pending | State::Nulling))
-            };
-            let pos = self.queue.iter().position(|k| !waiting(self.msgs[k].dst));
+        if self.active < cfg.max_active && !self.queue.is_empty() {
+            let mut waiting = vec![false; cfg.nodes];
+            for m in self.msgs.values() {
+                if matches!(m.state, State::Pending | State::Nulling) {
+                    waiting[m.dst as usize] = true;
+                }
+            }
+            let pos = self
+                .queue
+                .iter()
+                .position(|k| !waiting[self.msgs[k].dst as usize]);
             if let Some(k) = pos.and_then(|i| self.queue.remove(i)) {
                 let m = self.msgs.get_mut(&k).expect("held message");
                 m.state = if m.aborted {
