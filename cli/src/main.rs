@@ -11,6 +11,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod cmd;
+mod fpga;
 
 #[derive(Parser)]
 #[command(
@@ -127,6 +128,44 @@ enum Command {
         engine: Engine,
         trace: PathBuf,
     },
+    /// Synthesize, place and route and pack a design for a board, and report its resources and
+    /// Fmax (table on stdout, JSON in the build folder).
+    Fpga {
+        #[arg(long, value_enum)]
+        board: Option<fpga::BoardArg>,
+        #[arg(long, value_enum)]
+        design: Option<fpga::DesignArg>,
+        /// Every design (for --board, or for both boards).
+        #[arg(long)]
+        all: bool,
+        /// Clock constraint in MHz (default: the board's oscillator); a design that misses it
+        /// makes the exit code 1.
+        #[arg(long)]
+        freq: Option<f64>,
+        /// Stop after synthesis (cell counts only).
+        #[arg(long)]
+        synth_only: bool,
+        /// Build folder.
+        #[arg(long, default_value = "build/fpga")]
+        out: PathBuf,
+    },
+    /// Run a board's self-test image (docs/protocol.md §14) under Verilator, its counters checked
+    /// against a software scoreboard every cycle and its UART lines decoded.
+    Selftest {
+        #[arg(long, value_enum, default_value = "ice40-hx8k")]
+        board: fpga::BoardArg,
+        #[arg(long, default_value_t = 2_000_000)]
+        cycles: u64,
+        /// A UART line every this many cycles instead of once a second (changes the image).
+        #[arg(long)]
+        line_every: Option<u32>,
+        /// Simulate this Verilog file instead of the emitted image (same top and ports).
+        #[arg(long)]
+        verilog: Option<PathBuf>,
+        /// Write the waveform to this VCD file.
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+    },
     /// Compare two VCD files signal by signal; list the first difference of each signal.
     Wavediff {
         a: PathBuf,
@@ -216,6 +255,21 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             engine,
             trace,
         } => cmd::replay(block, engine, &trace),
+        Command::Fpga {
+            board,
+            design,
+            all,
+            freq,
+            synth_only,
+            out,
+        } => fpga::fpga(board, design, all, freq, synth_only, &out),
+        Command::Selftest {
+            board,
+            cycles,
+            line_every,
+            verilog,
+            vcd,
+        } => fpga::selftest(board, cycles, line_every, verilog.as_deref(), vcd.as_deref()),
         Command::Wavediff {
             a,
             b,

@@ -5,10 +5,16 @@
 //! * [`system::System`]: one [`node::Node`] (NI, RMPP receive path, framer, merge, split) per node
 //!   on the fat tree with a fault injector on every link (§10, §13); [`system_verilog`].
 //! * [`rmpp_rx::RmppRx`]: the RMPP receive path of §11; [`rmpp_rx_verilog`].
+//! * [`selftest::SelfTest`]: the on-chip self-test of §14 (NIs, fabric, injectors, traffic
+//!   sources, checkers, counters, LEDs, UART); [`selftest_verilog`].
+//! * [`links`]: the fault-injected links of a network of nodes, shared by the system and the
+//!   self-test.
 
+pub mod links;
 pub mod ni;
 pub mod node;
 pub mod rmpp_rx;
+pub mod selftest;
 pub mod system;
 
 pub use idemnet_model::ni::NiConfig;
@@ -69,6 +75,17 @@ pub fn system_verilog(
         .map_err(|e| format!("node {p}: {e}"))?;
     }
     let mut b = system::System::new(topo, ni, rmpp);
+    b.connect_all();
+    check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
+    Ok((generate_verilog_unchecked(&b), port_list(&b)))
+}
+
+/// The Verilog of the self-test for `cfg` (top module `top`) and its port list.
+pub fn selftest_verilog(
+    cfg: &selftest::SelfTestConfig,
+) -> Result<(String, Vec<PortSpec>), String> {
+    cfg.validate()?;
+    let mut b = selftest::SelfTest::new(cfg);
     b.connect_all();
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
     Ok((generate_verilog_unchecked(&b), port_list(&b)))

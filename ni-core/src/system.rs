@@ -6,11 +6,12 @@ use std::fmt::Write;
 
 use idemnet_model::ni::NiConfig;
 use idemnet_model::rmpp::RmppConfig;
-use idemnet_router::{drops_hdl, wires, FlitDst, FlitSrc, Switch, Topology, Wire};
+use idemnet_router::{drops_hdl, wires, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
+use crate::links::{drive_links, links_hdl, LinkNode};
 use crate::node::Node;
 
 /// The whole machine's network: nodes, switches, injectors (docs/protocol.md §10, §13).
@@ -320,31 +321,14 @@ impl System {
             _wires: wires,
         }
     }
-
-    fn src_val(&self, src: FlitSrc) -> Flit {
-        match src {
-            FlitSrc::NodeIn(p) => self.nodes[p].net_out.val(),
-            FlitSrc::DownOut(s, i) => self.switches[s].down_out[i].val(),
-            FlitSrc::UpOut(s, i) => self.switches[s].up_out[i].val(),
-            FlitSrc::Zero => Flit::default(),
-        }
-    }
 }
 
-fn src_name(src: FlitSrc) -> String {
-    match src {
-        FlitSrc::NodeIn(p) => format!("nodes${p}$net_out"),
-        FlitSrc::DownOut(s, i) => format!("switches${s}$down_out${i}"),
-        FlitSrc::UpOut(s, i) => format!("switches${s}$up_out${i}"),
-        FlitSrc::Zero => "35'h0".to_string(),
+impl LinkNode for Node {
+    fn net_out(&self) -> Flit {
+        self.net_out.val()
     }
-}
-
-fn dst_name(dst: FlitDst) -> String {
-    match dst {
-        FlitDst::NodeOut(p) => format!("nodes${p}$net_in"),
-        FlitDst::DownIn(s, i) => format!("switches${s}$down_in${i}"),
-        FlitDst::UpIn(s, i) => format!("switches${s}$up_in${i}"),
+    fn set_net_in(&mut self, f: Flit) {
+        self.net_in.next = f;
     }
 }
 
@@ -364,24 +348,14 @@ impl Logic for System {
             f.corrupt.next = corrupt;
             f.dead.next = false;
         }
-        for w in self._wires.clone() {
-            let v = self.src_val(w.src);
-            let v = match w.injector {
-                Some(i) => {
-                    self.faults[i].flit_in.next = v;
-                    if let Some(j) = w.link {
-                        self.faults[i].dead.next = self.dead[j].val();
-                    }
-                    self.faults[i].flit_out.val()
-                }
-                None => v,
-            };
-            match w.dst {
-                FlitDst::NodeOut(p) => self.nodes[p].net_in.next = v,
-                FlitDst::DownIn(s, i) => self.switches[s].down_in[i].next = v,
-                FlitDst::UpIn(s, i) => self.switches[s].up_in[i].next = v,
-            }
-        }
+        let dead = &self.dead;
+        drive_links(
+            &self._wires,
+            &mut self.switches,
+            &mut self.faults,
+            &mut self.nodes,
+            |j| dead[j].val(),
+        );
         for (p, nd) in self.nodes.iter_mut().enumerate() {
             nd.req_valid.next = self.req_valid[p].val();
             nd.req_dst.next = self.req_dst[p].val();
@@ -576,23 +550,8 @@ impl Logic for System {
             let _ = writeln!(v, "    faults${i}$clock = clock;");
             let _ = writeln!(v, "    faults${i}$loss = loss;");
             let _ = writeln!(v, "    faults${i}$corrupt = corrupt;");
-            let _ = writeln!(v, "    faults${i}$dead = 1'b0;");
         }
-        for w in &self._wires {
-            let (d, s) = (dst_name(w.dst), src_name(w.src));
-            match w.injector {
-                Some(i) => {
-                    let _ = writeln!(v, "    faults${i}$flit_in = {s};");
-                    if let Some(j) = w.link {
-                        let _ = writeln!(v, "    faults${i}$dead = dead${j};");
-                    }
-                    let _ = writeln!(v, "    {d} = faults${i}$flit_out;");
-                }
-                None => {
-                    let _ = writeln!(v, "    {d} = {s};");
-                }
-            }
-        }
+        v.push_str(&links_hdl(&self._wires, self.faults.len(), |j| format!("dead${j}")));
         for p in 0..self.nodes.len() {
             let _ = writeln!(v, "    nodes${p}$clock = clock;");
             for name in NI_IN.iter().chain(RMPP_IN.iter()) {

@@ -6,6 +6,7 @@
 //! * [`lfsr`]: the 16-bit Galois LFSR of §4 as a reusable block ([`lfsr::Lfsr`]) plus the
 //!   software reference functions it is tested against.
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
+//! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
 //!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
 
@@ -15,6 +16,7 @@ pub mod flit;
 pub mod lfsr;
 pub mod ports;
 pub mod reg;
+pub mod uart;
 
 pub use idemnet_model::ports::{PortDir, PortSpec};
 

