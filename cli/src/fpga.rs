@@ -50,7 +50,8 @@ impl From<DesignArg> for Design {
     }
 }
 
-/// Runs the flows; exit 1 when `--freq` was given and a design misses it.
+/// Runs the flows; exit 1 when a design does not fit its device (no bitstream), or when
+/// `--freq` was given and a design misses it.
 pub fn fpga(
     board: Option<BoardArg>,
     design: Option<DesignArg>,
@@ -118,7 +119,14 @@ pub fn fpga(
     print!("{}", table(&reports));
     println!("reports: {}/<board>/<design>/idemnet-report.json", out.display());
     let missed = reports.iter().any(|r| r.timing_met == Some(false));
-    Ok(if missed && freq.is_some() {
+    if let Some(r) = reports.iter().find(|r| !r.fits) {
+        eprintln!(
+            "idemnet fpga: {} / {} does not fit the device: {} LUT4 ({}%), {} FF ({}%), {} BRAM ({}%)",
+            r.board, r.design, r.luts, r.lut_pct, r.flip_flops, r.ff_pct, r.brams, r.bram_pct
+        );
+    }
+    let unfit = reports.iter().any(|r| !r.fits) && stage == Stage::Bitstream;
+    Ok(if (missed && freq.is_some()) || unfit {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -61,6 +61,11 @@ pub struct Report {
     pub critical_path: Option<CriticalPath>,
     /// nextpnr's Fmax meets the constraint.
     pub timing_met: Option<bool>,
+    /// The design fits the device (false: more cells than it has, or nextpnr could not place
+    /// it; no bitstream then).
+    pub fits: bool,
+    /// Why it does not fit, in nextpnr's words.
+    pub unfit: Option<String>,
     pub bitstream: Option<PathBuf>,
     pub synth_seconds: f64,
     pub pnr_seconds: f64,
@@ -271,11 +276,16 @@ pub fn run_flow(
         icetime_mhz: None,
         critical_path: None,
         timing_met: None,
+        fits: luts <= cap.luts
+            && flip_flops <= cap.flip_flops
+            && carries <= cap.carries
+            && brams <= cap.brams,
+        unfit: None,
         bitstream: None,
         synth_seconds,
         pnr_seconds: 0.0,
     };
-    if stage == Stage::Bitstream {
+    if stage == Stage::Bitstream && report.fits {
         let freq = format!("{constraint_mhz}");
         let t1 = Instant::now();
         let common = [
@@ -297,7 +307,9 @@ pub fn run_flow(
                 let mut a = vec!["--hx8k", "--package", "cb132", "--pcf", "board.pcf"];
                 a.extend(["--asc", "board.asc"]);
                 a.extend(common);
-                run(board, "nextpnr-ice40", &dir, &a)?;
+                if !place(board, "nextpnr-ice40", &dir, &a, &mut report)? {
+                    return finish(&dir, report);
+                }
                 run(board, "icepack", &dir, &["board.asc", "board.bin"])?;
                 let t = run(
                     board,
@@ -313,7 +325,9 @@ pub fn run_flow(
                 let mut a = vec!["--85k", "--package", "CABGA381", "--lpf", "board.lpf"];
                 a.extend(["--textcfg", "board.config"]);
                 a.extend(common);
-                run(board, "nextpnr-ecp5", &dir, &a)?;
+                if !place(board, "nextpnr-ecp5", &dir, &a, &mut report)? {
+                    return finish(&dir, report);
+                }
                 run(
                     board,
                     "ecppack",
@@ -338,6 +352,30 @@ pub fn run_flow(
         }
         report.bitstream = Some(bitstream);
     }
+    finish(&dir, report)
+}
+
+/// Runs place and route; `false` (and `fits` cleared, with nextpnr's words in `unfit`) when
+/// the design does not fit the device.
+fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Report) -> Result<bool> {
+    match run(board, prog, dir, args) {
+        Ok(_) => Ok(true),
+        Err(e) => {
+            let msg = format!("{e:#}");
+            let unfit = ["Failed to expand region", "Unable to place", "too large", "Not enough"];
+            match msg.lines().find(|l| unfit.iter().any(|u| l.contains(u))) {
+                Some(line) => {
+                    report.fits = false;
+                    report.unfit = Some(line.trim().to_string());
+                    Ok(false)
+                }
+                None => Err(e),
+            }
+        }
+    }
+}
+
+fn finish(dir: &Path, report: Report) -> Result<Report> {
     fs::write(
         dir.join("idemnet-report.json"),
         serde_json::to_string_pretty(&report)? + "\n",
@@ -355,6 +393,7 @@ pub fn table(reports: &[Report]) -> String {
     for r in reports {
         let mhz = |x: Option<f64>| x.map(|f| format!("{f:.1} MHz")).unwrap_or("-".into());
         let met = match r.timing_met {
+            _ if !r.fits => "DOES NOT FIT the device".to_string(),
             Some(true) => "met".to_string(),
             Some(false) => format!(
                 "MISSED by {:.1} MHz",
