@@ -117,7 +117,10 @@ pub fn fpga(
         serde_json::to_string_pretty(&reports)? + "\n",
     )?;
     print!("{}", table(&reports));
-    println!("reports: {}/<board>/<design>/idemnet-report.json", out.display());
+    println!(
+        "reports: {}/<board>/<design>/idemnet-report.json",
+        out.display()
+    );
     let missed = reports.iter().any(|r| r.timing_met == Some(false));
     if let Some(r) = reports.iter().find(|r| !r.fits) {
         eprintln!(

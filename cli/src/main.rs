@@ -269,7 +269,13 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             line_every,
             verilog,
             vcd,
-        } => fpga::selftest(board, cycles, line_every, verilog.as_deref(), vcd.as_deref()),
+        } => fpga::selftest(
+            board,
+            cycles,
+            line_every,
+            verilog.as_deref(),
+            vcd.as_deref(),
+        ),
         Command::Wavediff {
             a,
             b,

@@ -43,14 +43,8 @@ impl Board {
     /// The pin constraints (`fpga/boards/`).
     pub fn constraints(self) -> (&'static str, &'static str) {
         match self {
-            Board::Ice40Hx8k => (
-                "board.pcf",
-                include_str!("../boards/alchitry-cu.pcf"),
-            ),
-            Board::Ecp5_85k => (
-                "board.lpf",
-                include_str!("../boards/ulx3s-85f.lpf"),
-            ),
+            Board::Ice40Hx8k => ("board.pcf", include_str!("../boards/alchitry-cu.pcf")),
+            Board::Ecp5_85k => ("board.lpf", include_str!("../boards/ulx3s-85f.lpf")),
         }
     }
 

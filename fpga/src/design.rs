@@ -3,8 +3,8 @@
 use std::fmt;
 
 use anyhow::{anyhow, Result};
-use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_model::ports::PortSpec;
+use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_testbench::Config;
 
 use crate::board::Board;

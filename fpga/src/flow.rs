@@ -177,8 +177,12 @@ fn timing(report: &Value) -> (Option<f64>, Option<CriticalPath>) {
         .and_then(Value::as_array)
         .and_then(|ps| {
             ps.iter().find(|p| {
-                p.get("from").and_then(Value::as_str).is_some_and(|s| s != "<async>")
-                    && p.get("to").and_then(Value::as_str).is_some_and(|s| s != "<async>")
+                p.get("from")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s != "<async>")
+                    && p.get("to")
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| s != "<async>")
             })
         })
         .and_then(|p| p.get("path").and_then(Value::as_array))
@@ -315,7 +319,16 @@ pub fn run_flow(
                     board,
                     "icetime",
                     &dir,
-                    &["-d", "hx8k", "-P", "cb132", "-p", "board.pcf", "-t", "board.asc"],
+                    &[
+                        "-d",
+                        "hx8k",
+                        "-P",
+                        "cb132",
+                        "-p",
+                        "board.pcf",
+                        "-t",
+                        "board.asc",
+                    ],
                 )?;
                 fs::write(dir.join("icetime.txt"), &t).context("writing icetime.txt")?;
                 report.icetime_mhz = icetime_mhz(&t);
@@ -362,7 +375,12 @@ fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Repor
         Ok(_) => Ok(true),
         Err(e) => {
             let msg = format!("{e:#}");
-            let unfit = ["Failed to expand region", "Unable to place", "too large", "Not enough"];
+            let unfit = [
+                "Failed to expand region",
+                "Unable to place",
+                "too large",
+                "Not enough",
+            ];
             match msg.lines().find(|l| unfit.iter().any(|u| l.contains(u))) {
                 Some(line) => {
                     report.fits = false;
@@ -428,7 +446,8 @@ mod tests {
 
     #[test]
     fn parses_icetime() {
-        let t = "// Timing estimate: 12.50 ns (80.00 MHz)\nTotal path delay: 15.71 ns (63.66 MHz)\n";
+        let t =
+            "// Timing estimate: 12.50 ns (80.00 MHz)\nTotal path delay: 15.71 ns (63.66 MHz)\n";
         assert_eq!(icetime_mhz(t), Some(63.66));
         assert_eq!(icetime_mhz("nothing"), None);
     }

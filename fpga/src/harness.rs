@@ -51,12 +51,16 @@ pub fn pin_top(ports: &[PortSpec]) -> Result<String, String> {
             .iter()
             .any(|p| p.name == name && p.dir == dir && p.width == width)
         {
-            return Err(format!("the design has no {width}-bit port `{name}` for a pin"));
+            return Err(format!(
+                "the design has no {width}-bit port `{name}` for a pin"
+            ));
         }
     }
-    Ok("\nmodule board(input clk, input rst_n, output [7:0] led, output uart_tx);\n    \
+    Ok(
+        "\nmodule board(input clk, input rst_n, output [7:0] led, output uart_tx);\n    \
         top dut(.clock(clk), .clear(~rst_n), .led(led), .uart_tx(uart_tx));\nendmodule\n"
-        .to_string())
+            .to_string(),
+    )
 }
 
 /// The board top `board` that drives every input of the block `top` from a shift chain and
@@ -126,7 +130,11 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
             }
         }
     }
-    let _ = writeln!(v, "    top dut(\n        {}\n    );", conns.join(",\n        "));
+    let _ = writeln!(
+        v,
+        "    top dut(\n        {}\n    );",
+        conns.join(",\n        ")
+    );
     v.push_str("endmodule\n");
     v
 }
@@ -156,7 +164,12 @@ mod tests {
         assert!(v.contains(".a(chain[34:0])"), "{v}");
         assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
         assert!(v.contains(".y(outs_w[299:0])"), "{v}");
-        assert!(v.contains("fold[43] <= outs_w[43] ^ outs_w[107] ^ outs_w[171] ^ outs_w[235] ^ outs_w[299];"), "{v}");
+        assert!(
+            v.contains(
+                "fold[43] <= outs_w[43] ^ outs_w[107] ^ outs_w[171] ^ outs_w[235] ^ outs_w[299];"
+            ),
+            "{v}"
+        );
         assert_eq!(harness_flip_flops(&ports), 38 + 64 + 64);
     }
 

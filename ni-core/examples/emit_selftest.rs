@@ -1,8 +1,13 @@
 //! Writes the self-test's Verilog for a 100 MHz board:
 //! `cargo run --example emit_selftest OUT.v [K N SEND_SLOTS RECV_SLOTS TWO_WORDS]`.
 fn main() {
-    let out = std::env::args().nth(1).unwrap_or_else(|| "selftest.v".into());
-    let a: Vec<usize> = std::env::args().skip(2).map(|x| x.parse().unwrap()).collect();
+    let out = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "selftest.v".into());
+    let a: Vec<usize> = std::env::args()
+        .skip(2)
+        .map(|x| x.parse().unwrap())
+        .collect();
     let mut cfg = idemnet_ni_core::selftest::SelfTestConfig::board(100_000_000);
     if a.len() == 5 {
         (cfg.k, cfg.n) = (a[0], a[1]);

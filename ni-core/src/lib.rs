@@ -81,9 +81,7 @@ pub fn system_verilog(
 }
 
 /// The Verilog of the self-test for `cfg` (top module `top`) and its port list.
-pub fn selftest_verilog(
-    cfg: &selftest::SelfTestConfig,
-) -> Result<(String, Vec<PortSpec>), String> {
+pub fn selftest_verilog(cfg: &selftest::SelfTestConfig) -> Result<(String, Vec<PortSpec>), String> {
     cfg.validate()?;
     let mut b = selftest::SelfTest::new(cfg);
     b.connect_all();

@@ -551,7 +551,9 @@ impl Logic for System {
             let _ = writeln!(v, "    faults${i}$loss = loss;");
             let _ = writeln!(v, "    faults${i}$corrupt = corrupt;");
         }
-        v.push_str(&links_hdl(&self._wires, self.faults.len(), |j| format!("dead${j}")));
+        v.push_str(&links_hdl(&self._wires, self.faults.len(), |j| {
+            format!("dead${j}")
+        }));
         for p in 0..self.nodes.len() {
             let _ = writeln!(v, "    nodes${p}$clock = clock;");
             for name in NI_IN.iter().chain(RMPP_IN.iter()) {

@@ -63,11 +63,11 @@ impl std::fmt::Display for SelfTestReport {
         let names = ["sent", "delivered", "duplicated", "lost", "bad"];
         writeln!(f, "self-test, {} cycles under Verilator", self.cycles)?;
         writeln!(f, "  counter      image  scoreboard")?;
-        for i in 0..5 {
+        for (i, name) in names.iter().enumerate() {
             writeln!(
                 f,
                 "  {:<10} {:>8} {:>10}",
-                names[i], self.chip[i], self.scoreboard[i]
+                name, self.chip[i], self.scoreboard[i]
             )?;
         }
         writeln!(
@@ -154,8 +154,9 @@ pub fn run_selftest(
     let (emitted, ports) = idemnet_ni_core::selftest_verilog(cfg).map_err(|e| anyhow!(e))?;
     let text = match verilog {
         None => emitted,
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| anyhow!("--verilog {}: {e}", p.display()))?,
+        Some(p) => {
+            std::fs::read_to_string(p).map_err(|e| anyhow!("--verilog {}: {e}", p.display()))?
+        }
     };
     let lib = verilate_design(text, ports.clone(), cache_dir)?;
     let mut dut = lib.instance();

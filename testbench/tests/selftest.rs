@@ -21,7 +21,10 @@ fn selftest_image_counts_every_datagram_once() {
     assert!(rep.chip[0] > 10_000, "{rep}");
     assert_eq!(rep.chip, rep.scoreboard);
     assert_eq!(rep.lines.len(), 3, "{rep}");
-    assert!(rep.crc_drops > 0 && rep.retransmits > 0, "faults must be seen: {rep}");
+    assert!(
+        rep.crc_drops > 0 && rep.retransmits > 0,
+        "faults must be seen: {rep}"
+    );
     assert_eq!(rep.led & 3, 1, "pass LED on, fail LED off: {rep}");
 }
 
@@ -34,7 +37,10 @@ fn selftest_catches_an_ni_that_delivers_duplicates() {
     // holding slot, so a repeated SEND (its ACK lost) is delivered again.
     let needle = "else if (|r_match) begin\n                    c_duplicate$d";
     assert_eq!(v.matches(needle).count(), 4, "one duplicate check per NI");
-    let mutant = v.replace(needle, "else if (1'b0) begin\n                    c_duplicate$d");
+    let mutant = v.replace(
+        needle,
+        "else if (1'b0) begin\n                    c_duplicate$d",
+    );
     let dir = std::env::temp_dir().join(format!("idemnet-selftest-mut-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("mutant.v");
@@ -43,6 +49,9 @@ fn selftest_catches_an_ni_that_delivers_duplicates() {
     println!("{rep}");
     assert!(!rep.passed());
     assert!(rep.chip[2] > 0, "the image must count duplicates: {rep}");
-    assert_eq!(rep.chip, rep.scoreboard, "image and scoreboard still agree: {rep}");
+    assert_eq!(
+        rep.chip, rep.scoreboard,
+        "image and scoreboard still agree: {rep}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

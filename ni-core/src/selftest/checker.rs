@@ -100,7 +100,8 @@ impl Logic for Checker {
             & (self.word0.val().get_bits::<16>(16) == self.head.val())
             & (self.word0.val().get_bits::<8>(8) == self.dlv_src.val().get_bits::<8>(0))
             & ((self.dlv_len.val() == self.len4.val())
-                | ((self.dlv_len.val() == self.len8.val()) & (self.word1.val() == !self.word0.val())));
+                | ((self.dlv_len.val() == self.len8.val())
+                    & (self.word1.val() == !self.word0.val())));
         self.ev_delivered.next = self.o_delivered.q.val();
         self.ev_duplicated.next = self.o_duplicated.q.val();
         self.ev_bad.next = self.o_bad.q.val();

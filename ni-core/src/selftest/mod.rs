@@ -74,7 +74,10 @@ impl SelfTestConfig {
     pub fn validate(&self) -> Result<(), String> {
         let topo = Topology::new(self.k, self.n).map_err(|e| e.to_string())?;
         if topo.nodes > 16 {
-            return Err(format!("{} nodes: the self-test takes at most 16", topo.nodes));
+            return Err(format!(
+                "{} nodes: the self-test takes at most 16",
+                topo.nodes
+            ));
         }
         self.ni.validate()?;
         if self.load > 0x0800 {
@@ -91,7 +94,10 @@ impl SelfTestConfig {
             ));
         }
         if self.activity_bit > 31 {
-            return Err(format!("activity_bit = {}: must be in 0..=31", self.activity_bit));
+            return Err(format!(
+                "activity_bit = {}: must be in 0..=31",
+                self.activity_bit
+            ));
         }
         Ok(())
     }
@@ -254,7 +260,9 @@ impl SelfTest {
                     })
                 })
                 .collect(),
-            sources: (0..n).map(|p| TrafficSource::new(p, n, cfg.load, cfg.two_words)).collect(),
+            sources: (0..n)
+                .map(|p| TrafficSource::new(p, n, cfg.load, cfg.two_words))
+                .collect(),
             checkers: (0..n).map(|p| Checker::new(p, n)).collect(),
             tally: Tally::new(n),
             reporter: Reporter::new(cfg.period, cfg.divider, cfg.activity_bit),
@@ -290,7 +298,11 @@ impl Logic for SelfTest {
         );
         let n = self.nodes.len();
         for p in 0..n {
-            let (ni, src, chk) = (&mut self.nodes[p], &mut self.sources[p], &mut self.checkers[p]);
+            let (ni, src, chk) = (
+                &mut self.nodes[p],
+                &mut self.sources[p],
+                &mut self.checkers[p],
+            );
             ni.clock.next = clock;
             src.clock.next = clock;
             chk.clock.next = clock;
@@ -376,8 +388,29 @@ impl Logic for SelfTest {
             ($($f:ident),+) => { $(self.$f.iter_mut().for_each(|x| x.connect());)+ };
         }
         driven!(
-            req_valid, req_ready, req_dst, req_len, req_data, dlv_valid, dlv_src, dlv_uid,
-            dlv_len, dlv_data, done_valid, done_uid, cnt_crc, cnt_truncated, cnt_malformed, cnt_misrouted, cnt_not_source, cnt_table_full, cnt_unknown, cnt_busy, cnt_duplicate, cnt_retransmit, drops
+            req_valid,
+            req_ready,
+            req_dst,
+            req_len,
+            req_data,
+            dlv_valid,
+            dlv_src,
+            dlv_uid,
+            dlv_len,
+            dlv_data,
+            done_valid,
+            done_uid,
+            cnt_crc,
+            cnt_truncated,
+            cnt_malformed,
+            cnt_misrouted,
+            cnt_not_source,
+            cnt_table_full,
+            cnt_unknown,
+            cnt_busy,
+            cnt_duplicate,
+            cnt_retransmit,
+            drops
         );
         for sw in self.switches.iter_mut() {
             sw.clock.connect();
@@ -419,7 +452,13 @@ impl Logic for SelfTest {
         let t = &mut self.tally;
         t.clock.connect();
         t.clear.connect();
-        for v in [&mut t.sent, &mut t.lost, &mut t.delivered, &mut t.duplicated, &mut t.bad] {
+        for v in [
+            &mut t.sent,
+            &mut t.lost,
+            &mut t.delivered,
+            &mut t.duplicated,
+            &mut t.bad,
+        ] {
             v.iter_mut().for_each(|x| x.connect());
         }
         let r = &mut self.reporter;
@@ -442,7 +481,9 @@ impl Logic for SelfTest {
             let _ = writeln!(v, "    faults${i}$loss = 16'h{:04x};", cfg.loss);
             let _ = writeln!(v, "    faults${i}$corrupt = 16'h{:04x};", cfg.corrupt);
         }
-        v.push_str(&links_hdl(&self._wires, self.faults.len(), |_| "1'b0".into()));
+        v.push_str(&links_hdl(&self._wires, self.faults.len(), |_| {
+            "1'b0".into()
+        }));
         let n = self.nodes.len();
         for p in 0..n {
             for blk in ["nodes", "sources", "checkers"] {
@@ -460,7 +501,10 @@ impl Logic for SelfTest {
             for x in ["dlv_valid", "dlv_src", "dlv_len"] {
                 let _ = writeln!(v, "    checkers${p}${x} = nodes${p}${x};");
             }
-            let _ = writeln!(v, "    checkers${p}$dlv_data = nodes${p}$dlv_data[255:192];");
+            let _ = writeln!(
+                v,
+                "    checkers${p}$dlv_data = nodes${p}$dlv_data[255:192];"
+            );
             for x in NI_TAPS {
                 let _ = writeln!(v, "    {x}${p} = nodes${p}${x};");
             }
@@ -482,7 +526,9 @@ impl Logic for SelfTest {
                 let _ = writeln!(v, "    sources${s}$exp_in${d} = checkers${d}$exp_out${s};");
             }
         }
-        v.push_str("    tally$clock = clock;\n    tally$clear = clear;\n    reporter$clock = clock;\n");
+        v.push_str(
+            "    tally$clock = clock;\n    tally$clear = clear;\n    reporter$clock = clock;\n",
+        );
         for c in ["sent", "delivered", "duplicated", "lost", "bad"] {
             let _ = writeln!(v, "    reporter${c} = tally$cnt_{c};");
             let _ = writeln!(v, "    cnt_{c} = tally$cnt_{c};");

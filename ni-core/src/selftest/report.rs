@@ -109,7 +109,9 @@ impl Reporter {
             led_beat: Default::default(),
             period_reload: Constant::new(Bits::from((period - 1) as u64)),
             letters: FIELDS.iter().map(|&l| c8(l)).collect(),
-            fields: (0..5).map(|f| Constant::new(Bits::from(f as u64))).collect(),
+            fields: (0..5)
+                .map(|f| Constant::new(Bits::from(f as u64)))
+                .collect(),
             activity: Constant::new(Bits::from(1u64 << activity_bit)),
             zero8: c8(0),
             bit0: c8(1),
@@ -180,10 +182,9 @@ impl Logic for Reporter {
                 self.field.d.next = self.field.q.val() + self.one3.val();
             } else {
                 self.pos.d.next = self.pos.q.val() + self.one4.val();
-                if self.pos.q.val() != self.pos_eq.val() {
-                    if self.pos.q.val() != self.zero4.val() {
-                        self.snap.d.next = self.snap.q.val() << self.sh4.val();
-                    }
+                if (self.pos.q.val() != self.pos_eq.val()) & (self.pos.q.val() != self.zero4.val())
+                {
+                    self.snap.d.next = self.snap.q.val() << self.sh4.val();
                 }
             }
         }

@@ -192,9 +192,7 @@ impl Logic for TrafficSource {
         }
         if self.done_valid.val() {
             for d in 0..self._nodes {
-                if self.busy[d].q.val()
-                    & (self.out_uid[d].q.val() == self.done_uid.val())
-                {
+                if self.busy[d].q.val() & (self.out_uid[d].q.val() == self.done_uid.val()) {
                     self.busy[d].d.next = false;
                     self.seq[d].d.next = self.seq[d].q.val() + self.one8.val();
                     if self.exp_in[d].val() != self.seq[d].q.val() + self.one8.val() {

@@ -92,7 +92,15 @@ impl Tally {
 impl Logic for Tally {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, c_sent, c_delivered, c_duplicated, c_lost, c_bad);
+        dff_setup!(
+            self,
+            clock,
+            c_sent,
+            c_delivered,
+            c_duplicated,
+            c_lost,
+            c_bad
+        );
         self.a_sent[0].next = self.zero5.val();
         self.a_delivered[0].next = self.zero5.val();
         self.a_duplicated[0].next = self.zero5.val();
@@ -126,8 +134,10 @@ impl Logic for Tally {
             self.n_bad.next = self.a_bad[p + 1].val();
         }
         self.c_sent.d.next = self.c_sent.q.val() + bit_cast::<32, 5>(self.n_sent.val());
-        self.c_delivered.d.next = self.c_delivered.q.val() + bit_cast::<32, 5>(self.n_delivered.val());
-        self.c_duplicated.d.next = self.c_duplicated.q.val() + bit_cast::<32, 5>(self.n_duplicated.val());
+        self.c_delivered.d.next =
+            self.c_delivered.q.val() + bit_cast::<32, 5>(self.n_delivered.val());
+        self.c_duplicated.d.next =
+            self.c_duplicated.q.val() + bit_cast::<32, 5>(self.n_duplicated.val());
         self.c_lost.d.next = self.c_lost.q.val() + bit_cast::<32, 5>(self.n_lost.val());
         self.c_bad.d.next = self.c_bad.q.val() + bit_cast::<32, 5>(self.n_bad.val());
         if self.clear.val() {
