@@ -19,9 +19,8 @@ use idemnet_model::ports::{PortDir, PortSpec};
 /// The harness's register bits for a block with these ports (inputs, outputs, fold, LFSR),
 /// reported beside the totals.
 pub fn harness_flip_flops(ports: &[PortSpec]) -> u64 {
-    let (i, o) = widths(ports);
-    let _ = o;
-    (i.max(32) + FOLD1 + 32 + 32) as u64
+    let (inputs, _) = widths(ports);
+    (inputs.max(32) + FOLD1 + 32 + 32) as u64
 }
 
 /// The width of the first fold stage.

@@ -7,6 +7,58 @@ use std::fmt::Write;
 use idemnet_router::{FlitDst, FlitSrc, Switch, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
+use rust_hdl::prelude::*;
+
+/// Clocks the switches and the injectors and gives every injector the thresholds, all links
+/// alive (the parent then marks dead ones while driving the links).
+pub fn clock_fabric(
+    switches: &mut [Switch],
+    faults: &mut [LinkFault],
+    clock: Clock,
+    loss: Bits<16>,
+    corrupt: Bits<16>,
+) {
+    for sw in switches.iter_mut() {
+        sw.clock.next = clock;
+    }
+    for f in faults.iter_mut() {
+        f.clock.next = clock;
+        f.loss.next = loss;
+        f.corrupt.next = corrupt;
+        f.dead.next = false;
+    }
+}
+
+/// Marks the switches' and injectors' inputs as driven by the parent.
+pub fn connect_fabric(switches: &mut [Switch], faults: &mut [LinkFault]) {
+    for sw in switches.iter_mut() {
+        sw.clock.connect();
+        for x in sw.down_in.iter_mut().chain(sw.up_in.iter_mut()) {
+            x.connect();
+        }
+    }
+    for f in faults.iter_mut() {
+        f.clock.connect();
+        f.flit_in.connect();
+        f.loss.connect();
+        f.corrupt.connect();
+        f.dead.connect();
+    }
+}
+
+/// The Verilog of [`clock_fabric`]: `loss` and `corrupt` are Verilog expressions.
+pub fn clock_fabric_hdl(switches: usize, faults: usize, loss: &str, corrupt: &str) -> String {
+    let mut v = String::new();
+    for s in 0..switches {
+        let _ = writeln!(v, "    switches${s}$clock = clock;");
+    }
+    for i in 0..faults {
+        let _ = writeln!(v, "    faults${i}$clock = clock;");
+        let _ = writeln!(v, "    faults${i}$loss = {loss};");
+        let _ = writeln!(v, "    faults${i}$corrupt = {corrupt};");
+    }
+    v
+}
 
 /// A node as the links see it: one flit port each way.
 pub trait LinkNode {

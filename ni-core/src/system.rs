@@ -6,12 +6,14 @@ use std::fmt::Write;
 
 use idemnet_model::ni::NiConfig;
 use idemnet_model::rmpp::RmppConfig;
-use idemnet_router::{drops_hdl, wires, Switch, Topology, Wire};
+use idemnet_router::{drive_drops, drops_hdl, wires, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
-use crate::links::{drive_links, links_hdl, LinkNode};
+use crate::links::{
+    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, LinkNode,
+};
 use crate::node::Node;
 
 /// The whole machine's network: nodes, switches, injectors (docs/protocol.md §10, §13).
@@ -335,19 +337,11 @@ impl LinkNode for Node {
 impl Logic for System {
     fn update(&mut self) {
         let clock = self.clock.val();
-        for sw in self.switches.iter_mut() {
-            sw.clock.next = clock;
-        }
         for node in self.nodes.iter_mut() {
             node.clock.next = clock;
         }
         let (loss, corrupt) = (self.loss.val(), self.corrupt.val());
-        for f in self.faults.iter_mut() {
-            f.clock.next = clock;
-            f.loss.next = loss;
-            f.corrupt.next = corrupt;
-            f.dead.next = false;
-        }
+        clock_fabric(&mut self.switches, &mut self.faults, clock, loss, corrupt);
         let dead = &self.dead;
         drive_links(
             &self._wires,
@@ -432,12 +426,7 @@ impl Logic for System {
             self.tx_ready[p].next = nd.tx_ready.val();
         }
         let k = self._topo.k;
-        for (s, sw) in self.switches.iter().enumerate() {
-            for i in 0..k {
-                self.drops[s * 2 * k + i].next = sw.drops_down[i].val();
-                self.drops[s * 2 * k + k + i].next = sw.drops_up[i].val();
-            }
-        }
+        drive_drops(&self.switches, &mut self.drops, k);
     }
 
     fn connect(&mut self) {
@@ -501,19 +490,7 @@ impl Logic for System {
             rx_cnt_restart,
             tx_ready
         );
-        for sw in self.switches.iter_mut() {
-            sw.clock.connect();
-            for x in sw.down_in.iter_mut().chain(sw.up_in.iter_mut()) {
-                x.connect();
-            }
-        }
-        for f in self.faults.iter_mut() {
-            f.clock.connect();
-            f.flit_in.connect();
-            f.loss.connect();
-            f.corrupt.connect();
-            f.dead.connect();
-        }
+        connect_fabric(&mut self.switches, &mut self.faults);
         for nd in self.nodes.iter_mut() {
             nd.clock.connect();
             nd.net_in.connect();
@@ -543,14 +520,12 @@ impl Logic for System {
     fn hdl(&self) -> Verilog {
         let k = self._topo.k;
         let mut v = String::from("always @(*) begin\n");
-        for s in 0..self.switches.len() {
-            let _ = writeln!(v, "    switches${s}$clock = clock;");
-        }
-        for i in 0..self.faults.len() {
-            let _ = writeln!(v, "    faults${i}$clock = clock;");
-            let _ = writeln!(v, "    faults${i}$loss = loss;");
-            let _ = writeln!(v, "    faults${i}$corrupt = corrupt;");
-        }
+        v.push_str(&clock_fabric_hdl(
+            self.switches.len(),
+            self.faults.len(),
+            "loss",
+            "corrupt",
+        ));
         v.push_str(&links_hdl(&self._wires, self.faults.len(), |j| {
             format!("dead${j}")
         }));

@@ -40,6 +40,17 @@ pub struct Wire {
     pub link: Option<usize>,
 }
 
+/// Drives the drop-counter ports `drops$x` (`x = s*2k + i`, §5) from the switches, for
+/// rust-hdl's simulator: the counterpart of [`drops_hdl`].
+pub fn drive_drops(switches: &[Switch], drops: &mut [Signal<Out, Bits<16>>], k: usize) {
+    for (s, sw) in switches.iter().enumerate() {
+        for i in 0..k {
+            drops[s * 2 * k + i].next = sw.drops_down[i].val();
+            drops[s * 2 * k + k + i].next = sw.drops_up[i].val();
+        }
+    }
+}
+
 /// The Verilog assignments of the drop-counter ports `drops$x` (`x = s*2k + i`, §5) from the
 /// child switches `switches$s`, for a parent that holds the switches.
 pub fn drops_hdl(switches: usize, k: usize) -> String {
@@ -201,12 +212,7 @@ impl Logic for Fabric {
                 FlitDst::UpIn(s, i) => self.switches[s].up_in[i].next = v,
             }
         }
-        for (s, sw) in self.switches.iter().enumerate() {
-            for i in 0..k {
-                self.drops[s * 2 * k + i].next = sw.drops_down[i].val();
-                self.drops[s * 2 * k + k + i].next = sw.drops_up[i].val();
-            }
-        }
+        drive_drops(&self.switches, &mut self.drops, k);
     }
 
     fn connect(&mut self) {

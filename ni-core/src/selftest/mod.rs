@@ -11,12 +11,14 @@ pub mod tally;
 use std::fmt::Write;
 
 use idemnet_model::ni::NiConfig;
-use idemnet_router::{drops_hdl, wires, Switch, Topology, Wire};
+use idemnet_router::{drive_drops, drops_hdl, wires, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
-use crate::links::{drive_links, links_hdl, LinkNode};
+use crate::links::{
+    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, LinkNode,
+};
 use crate::ni::Ni;
 pub use checker::Checker;
 pub use report::Reporter;
@@ -280,15 +282,7 @@ impl Logic for SelfTest {
             Bits::from(self._cfg.loss as u64),
             Bits::from(self._cfg.corrupt as u64),
         );
-        for sw in self.switches.iter_mut() {
-            sw.clock.next = clock;
-        }
-        for f in self.faults.iter_mut() {
-            f.clock.next = clock;
-            f.loss.next = loss;
-            f.corrupt.next = corrupt;
-            f.dead.next = false;
-        }
+        clock_fabric(&mut self.switches, &mut self.faults, clock, loss, corrupt);
         drive_links(
             &self._wires,
             &mut self.switches,
@@ -367,13 +361,7 @@ impl Logic for SelfTest {
         self.cnt_bad.next = self.tally.cnt_bad.val();
         self.led.next = self.reporter.led.val();
         self.uart_tx.next = self.reporter.uart_tx.val();
-        let k = self._topo.k;
-        for (s, sw) in self.switches.iter().enumerate() {
-            for i in 0..k {
-                self.drops[s * 2 * k + i].next = sw.drops_down[i].val();
-                self.drops[s * 2 * k + k + i].next = sw.drops_up[i].val();
-            }
-        }
+        drive_drops(&self.switches, &mut self.drops, self._topo.k);
     }
 
     fn connect(&mut self) {
@@ -412,19 +400,7 @@ impl Logic for SelfTest {
             cnt_retransmit,
             drops
         );
-        for sw in self.switches.iter_mut() {
-            sw.clock.connect();
-            for x in sw.down_in.iter_mut().chain(sw.up_in.iter_mut()) {
-                x.connect();
-            }
-        }
-        for f in self.faults.iter_mut() {
-            f.clock.connect();
-            f.flit_in.connect();
-            f.loss.connect();
-            f.corrupt.connect();
-            f.dead.connect();
-        }
+        connect_fabric(&mut self.switches, &mut self.faults);
         for ni in self.nodes.iter_mut() {
             ni.clock.connect();
             ni.net_in.connect();
@@ -473,14 +449,12 @@ impl Logic for SelfTest {
     fn hdl(&self) -> Verilog {
         let cfg = &self._cfg;
         let mut v = String::from("always @(*) begin\n");
-        for s in 0..self.switches.len() {
-            let _ = writeln!(v, "    switches${s}$clock = clock;");
-        }
-        for i in 0..self.faults.len() {
-            let _ = writeln!(v, "    faults${i}$clock = clock;");
-            let _ = writeln!(v, "    faults${i}$loss = 16'h{:04x};", cfg.loss);
-            let _ = writeln!(v, "    faults${i}$corrupt = 16'h{:04x};", cfg.corrupt);
-        }
+        v.push_str(&clock_fabric_hdl(
+            self.switches.len(),
+            self.faults.len(),
+            &format!("16'h{:04x}", cfg.loss),
+            &format!("16'h{:04x}", cfg.corrupt),
+        ));
         v.push_str(&links_hdl(&self._wires, self.faults.len(), |_| {
             "1'b0".into()
         }));
