@@ -35,7 +35,10 @@ use rust_hdl::prelude::*;
 /// 3 payload, 4 CRC, 5 discard) and the transmitter `tx_*` (phase 0 idle, 1 header, 2 uid,
 /// 3 payload, 4 CRC). "Lowest slot first" is found by walking a one-hot probe over the slots,
 /// so that every index rust-hdl evaluates is a loop variable; decisions read only register
-/// outputs (the state before the edge), as §8.4 requires.
+/// outputs (the state before the edge), as §8.4 requires. Payloads sit word 0 at the top of
+/// their 256-bit registers, and `rx_lane` / `tx_lane` address the 32-bit word of the flit in
+/// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
+/// synthesizes only the lanes it uses.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,
@@ -90,6 +93,7 @@ pub struct Ni {
     rx_len: DFF<Bits<6>>,
     rx_uid: DFF<Bits<32>>,
     rx_left: DFF<Bits<6>>,
+    rx_lane: DFF<Bits<3>>,
     rx_data: DFF<Bits<256>>,
     rx_crc: DFF<Bits<32>>,
     rx_word: Signal<Local, Bits<256>>,
@@ -100,6 +104,7 @@ pub struct Ni {
     tx_len: DFF<Bits<6>>,
     tx_uid: DFF<Bits<32>>,
     tx_left: DFF<Bits<6>>,
+    tx_lane: DFF<Bits<3>>,
     tx_data: DFF<Bits<256>>,
     tx_crc: DFF<Bits<32>>,
     tx_crc_unit: Crc32Word,
@@ -153,13 +158,16 @@ pub struct Ni {
     tx_word: Signal<Local, Bits<32>>,
     rx_words: Signal<Local, Bits<6>>,
     tx_words: Signal<Local, Bits<6>>,
-    rx_gap: Signal<Local, Bits<6>>,
-    dlv_shift: Signal<Local, Bits<9>>,
+    rx_lane_shift: Signal<Local, Bits<9>>,
+    tx_lane_shift: Signal<Local, Bits<9>>,
+    tx_lane_data: Signal<Local, Bits<256>>,
     // Constants.
     node: Constant<Bits<16>>,
     node_hi: Constant<Bits<32>>,
     retry_reload: Constant<Bits<16>>,
     ack_reload: Constant<Bits<16>>,
+    retry_mask: Constant<Bits<16>>,
+    ack_mask: Constant<Bits<16>>,
     z2: Constant<Bits<2>>,
     z3: Constant<Bits<3>>,
     z6: Constant<Bits<6>>,
@@ -186,11 +194,11 @@ pub struct Ni {
     two: Constant<Bits<6>>,
     three: Constant<Bits<6>>,
     five: Constant<Bits<6>>,
-    eight: Constant<Bits<6>>,
     s16: Constant<Bits<6>>,
     s24: Constant<Bits<6>>,
     s30: Constant<Bits<6>>,
-    s32: Constant<Bits<9>>,
+    s224: Constant<Bits<9>>,
+    one3: Constant<Bits<3>>,
     low24: Constant<Bits<32>>,
     flit_valid: Constant<Flit>,
     flit_head: Constant<Flit>,
@@ -205,6 +213,13 @@ fn vec_of<T: Default>(n: usize) -> Vec<T> {
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
+}
+
+/// The bits a timer reloaded with `interval - 1` ever uses. Masking the count down to them
+/// keeps the higher flip-flops at 0, so synthesis removes them and their borrow chain.
+fn timer_mask(interval: u16) -> u64 {
+    let reload = interval.saturating_sub(1) as u64;
+    (1u64 << (64 - reload.leading_zeros())) - 1
 }
 
 impl Ni {
@@ -261,6 +276,7 @@ impl Ni {
             rx_len: Default::default(),
             rx_uid: Default::default(),
             rx_left: Default::default(),
+            rx_lane: Default::default(),
             rx_data: Default::default(),
             rx_crc: Default::default(),
             rx_word: Default::default(),
@@ -270,6 +286,7 @@ impl Ni {
             tx_len: Default::default(),
             tx_uid: Default::default(),
             tx_left: Default::default(),
+            tx_lane: Default::default(),
             tx_data: Default::default(),
             tx_crc: Default::default(),
             tx_crc_unit: Default::default(),
@@ -321,12 +338,15 @@ impl Ni {
             tx_word: Default::default(),
             rx_words: Default::default(),
             tx_words: Default::default(),
-            rx_gap: Default::default(),
-            dlv_shift: Default::default(),
+            rx_lane_shift: Default::default(),
+            tx_lane_shift: Default::default(),
+            tx_lane_data: Default::default(),
             node: c(cfg.node as u64),
             node_hi: c((cfg.node as u64) << 16),
             retry_reload: c(cfg.retry_interval as u64 - 1),
             ack_reload: c(cfg.ack_interval as u64 - 1),
+            retry_mask: c(timer_mask(cfg.retry_interval)),
+            ack_mask: c(timer_mask(cfg.ack_interval)),
             z2: c(0),
             z3: c(0),
             z6: c(0),
@@ -353,11 +373,11 @@ impl Ni {
             two: c(2),
             three: c(3),
             five: c(5),
-            eight: c(8),
             s16: c(16),
             s24: c(24),
             s30: c(30),
-            s32: c(32),
+            s224: c(224),
+            one3: c(1),
             low24: c(0x00FF_FFFF),
             flit_valid: c(1 << 34),
             flit_head: c(1 << 33),
@@ -388,7 +408,8 @@ impl Logic for Ni {
             self.s_sent[s].d.next = self.s_sent[s].q.val();
             self.s_timer[s].d.next = self.s_timer[s].q.val();
             if self.s_timer[s].q.val().any() {
-                self.s_timer[s].d.next = self.s_timer[s].q.val() - self.one16.val();
+                self.s_timer[s].d.next =
+                    (self.s_timer[s].q.val() - self.one16.val()) & self.retry_mask.val();
             }
         }
         for r in 0..self._nr {
@@ -399,7 +420,8 @@ impl Logic for Ni {
             self.r_uid[r].d.next = self.r_uid[r].q.val();
             self.r_timer[r].d.next = self.r_timer[r].q.val();
             if self.r_timer[r].q.val().any() {
-                self.r_timer[r].d.next = self.r_timer[r].q.val() - self.one16.val();
+                self.r_timer[r].d.next =
+                    (self.r_timer[r].q.val() - self.one16.val()) & self.ack_mask.val();
             }
         }
         dff_setup!(
@@ -416,6 +438,7 @@ impl Logic for Ni {
             rx_len,
             rx_uid,
             rx_left,
+            rx_lane,
             rx_data,
             rx_crc,
             tx_phase,
@@ -423,6 +446,7 @@ impl Logic for Ni {
             tx_len,
             tx_uid,
             tx_left,
+            tx_lane,
             tx_data,
             tx_crc,
             o_ready,
@@ -452,8 +476,9 @@ impl Logic for Ni {
         // Payload words of the packet in reception / transmission: ceil(len / 4).
         self.rx_words.next = (self.rx_len.q.val() + self.three6.val()) >> self.two.val();
         self.tx_words.next = (self.tx_len.q.val() + self.three6.val()) >> self.two.val();
-        self.rx_gap.next = self.eight.val() - self.rx_words.val();
-        self.dlv_shift.next = bit_cast::<9, 6>(self.rx_gap.val()) << self.five.val();
+        self.rx_lane_shift.next = bit_cast::<9, 3>(self.rx_lane.q.val()) << self.five.val();
+        self.tx_lane_shift.next = bit_cast::<9, 3>(self.tx_lane.q.val()) << self.five.val();
+        self.tx_lane_data.next = self.tx_data.q.val() << self.tx_lane_shift.val();
 
         // ---- Slot scans over the state before the edge (one-hot, lowest slot first).
         self.s_free.next = self.z16.val();
@@ -550,7 +575,10 @@ impl Logic for Ni {
         if self.f_head.val() {
             self.rx_crc_unit.crc_in.next = self.ones32.val();
         }
-        self.rx_word.next = bit_cast::<256, 32>(self.f_data.val());
+        // Payload word `rx_lane` goes straight to its place on the delivery bus (word 0 at the
+        // top), so delivery needs no alignment shifter and unused lanes synthesize away.
+        self.rx_word.next = (bit_cast::<256, 32>(self.f_data.val()) << self.s224.val())
+            >> self.rx_lane_shift.val();
         self.arrived.next = false;
         self.inc_truncated.next = self.z16.val();
         if self.f_valid.val() {
@@ -601,14 +629,15 @@ impl Logic for Ni {
                 self.rx_uid.d.next = self.f_data.val();
                 self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
                 self.rx_left.d.next = self.rx_words.val();
+                self.rx_lane.d.next = self.z3.val();
                 if self.rx_len.q.val().any() {
                     self.rx_state.d.next = self.p3.val();
                 } else {
                     self.rx_state.d.next = self.p4.val();
                 }
             } else if self.rx_state.q.val() == self.p3.val() {
-                // Payload: words enter from the bottom; earlier words move up.
-                self.rx_data.d.next = (self.rx_data.q.val() << self.s32.val()) | self.rx_word.val();
+                self.rx_data.d.next = self.rx_data.q.val() | self.rx_word.val();
+                self.rx_lane.d.next = self.rx_lane.q.val() + self.one3.val();
                 self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
                 self.rx_left.d.next = self.rx_left.q.val() - self.one6.val();
                 if self.rx_left.q.val() == self.one6.val() {
@@ -654,8 +683,7 @@ impl Logic for Ni {
                     self.o_dlv_src.d.next = self.rx_src.q.val();
                     self.o_dlv_uid.d.next = self.rx_uid.q.val();
                     self.o_dlv_len.d.next = self.rx_len.q.val();
-                    // Align the payload: word 0 to the top of the bus.
-                    self.o_dlv_data.d.next = self.rx_data.q.val() << self.dlv_shift.val();
+                    self.o_dlv_data.d.next = self.rx_data.q.val();
                 } else {
                     self.c_table_full.d.next = self.c_table_full.q.val() + self.one16.val();
                 }
@@ -786,16 +814,18 @@ impl Logic for Ni {
             self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
             self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
             self.tx_left.d.next = self.tx_words.val();
+            self.tx_lane.d.next = self.z3.val();
             if self.tx_len.q.val().any() {
                 self.tx_phase.d.next = self.p3.val();
             } else {
                 self.tx_phase.d.next = self.p4.val();
             }
         } else if self.tx_phase.q.val() == self.p3.val() {
-            self.tx_word.next = self.tx_data.q.val().get_bits::<32>(224);
+            // Word `tx_lane` of the payload, word 0 at the top (the payload register holds).
+            self.tx_word.next = self.tx_lane_data.val().get_bits::<32>(224);
             self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
             self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
-            self.tx_data.d.next = self.tx_data.q.val() << self.s32.val();
+            self.tx_lane.d.next = self.tx_lane.q.val() + self.one3.val();
             self.tx_left.d.next = self.tx_left.q.val() - self.one6.val();
             if self.tx_left.q.val() == self.one6.val() {
                 self.tx_phase.d.next = self.p4.val();

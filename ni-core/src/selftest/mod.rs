@@ -39,6 +39,9 @@ pub struct SelfTestConfig {
     /// `corrupt / 65536` with one bit flipped.
     pub loss: u16,
     pub corrupt: u16,
+    /// Injectors on the inter-switch links too, not only on the node links (every worm crosses
+    /// two node links, its source's and its destination's).
+    pub switch_link_faults: bool,
     /// Half the datagrams carry a second payload word (8 bytes, not 4).
     pub two_words: bool,
     /// Cycles between two UART lines (the board clock: one line a second).
@@ -65,6 +68,7 @@ impl SelfTestConfig {
             load: 0x0400,
             loss: 66,
             corrupt: 33,
+            switch_link_faults: false,
             two_words: true,
             period: clock_hz,
             divider: (clock_hz + 57_600) / 115_200,
@@ -213,7 +217,18 @@ impl SelfTest {
         let topo = Topology::new(cfg.k, cfg.n).expect("validated tree");
         let n = topo.nodes;
         let links = (topo.n - 1) * topo.per_level * topo.k;
-        let wires = wires(&topo);
+        let mut wires = wires(&topo);
+        // Node links carry injectors 0..2n (§9's numbering); the rest sit on switch links.
+        let injectors = if cfg.switch_link_faults {
+            2 * n + 2 * links
+        } else {
+            for w in wires.iter_mut() {
+                if w.injector.is_some_and(|i| i >= 2 * n) {
+                    w.injector = None;
+                }
+            }
+            2 * n
+        };
         Self {
             clock: Default::default(),
             clear: Default::default(),
@@ -253,7 +268,7 @@ impl SelfTest {
                     Switch::new(&topo, l, w)
                 })
                 .collect(),
-            faults: (0..2 * n + 2 * links).map(LinkFault::new).collect(),
+            faults: (0..injectors).map(LinkFault::new).collect(),
             nodes: (0..n)
                 .map(|p| {
                     Ni::new(&NiConfig {
