@@ -123,9 +123,24 @@ pub fn fpga(
     );
     let missed = reports.iter().any(|r| r.timing_met == Some(false));
     if let Some(r) = reports.iter().find(|r| !r.fits) {
+        let cells = match (r.logic_cells, r.logic_cell_pct) {
+            (Some(n), Some(p)) => format!("{n} logic cells ({p}%), "),
+            _ => String::new(),
+        };
         eprintln!(
-            "idemnet fpga: {} / {} does not fit the device: {} LUT4 ({}%), {} FF ({}%), {} BRAM ({}%)",
-            r.board, r.design, r.luts, r.lut_pct, r.flip_flops, r.ff_pct, r.brams, r.bram_pct
+            "idemnet fpga: {} / {} does not fit the device: {cells}{} LUT4 ({}%), {} FF ({}%), {} BRAM ({}%){}",
+            r.board,
+            r.design,
+            r.luts,
+            r.lut_pct,
+            r.flip_flops,
+            r.ff_pct,
+            r.brams,
+            r.bram_pct,
+            r.unfit
+                .as_ref()
+                .map(|u| format!(" (nextpnr: {u})"))
+                .unwrap_or_default()
         );
     }
     let unfit = reports.iter().any(|r| !r.fits) && stage == Stage::Bitstream;

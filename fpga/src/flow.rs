@@ -50,6 +50,12 @@ pub struct Report {
     pub ff_pct: f64,
     pub carry_pct: f64,
     pub bram_pct: f64,
+    /// The logic cells nextpnr packed the design into and their share of the device
+    /// (`ICESTORM_LC` on the iCE40: a LUT4, its flip-flop and carry; `TRELLIS_COMB` on the ECP5).
+    /// On the iCE40 this, not `luts`, is what must fit: a flip-flop fed by no LUT of its own and
+    /// a lone carry take a cell each. Known once place and route has run, also when it fails.
+    pub logic_cells: Option<u64>,
+    pub logic_cell_pct: Option<f64>,
     /// Flip-flops of the stimulus harness included in `flip_flops` (0 for the self-test).
     pub harness_flip_flops: u64,
     /// The clock constraint the place and route ran against.
@@ -216,6 +222,18 @@ fn timing(report: &Value) -> (Option<f64>, Option<CriticalPath>) {
 }
 
 /// icetime's estimate: "Total path delay: 12.34 ns (81.04 MHz)".
+/// The used and available logic cells of nextpnr's device utilisation (its log).
+fn packed_cells(log: &str, board: Board) -> Option<(u64, u64)> {
+    let kind = match board {
+        Board::Ice40Hx8k => "ICESTORM_LC:",
+        Board::Ecp5_85k => "TRELLIS_COMB:",
+    };
+    let line = log.lines().find(|l| l.contains(kind))?;
+    let (used, avail) = line.split(kind).nth(1)?.split_once('/')?;
+    let avail = avail.split_whitespace().next()?;
+    Some((used.trim().parse().ok()?, avail.parse().ok()?))
+}
+
 fn icetime_mhz(text: &str) -> Option<f64> {
     let line = text.lines().find(|l| l.contains("Total path delay"))?;
     let open = line.find('(')?;
@@ -274,6 +292,8 @@ pub fn run_flow(
         ff_pct: pct(flip_flops, cap.flip_flops),
         carry_pct: pct(carries, cap.carries),
         bram_pct: pct(brams, cap.brams),
+        logic_cells: None,
+        logic_cell_pct: None,
         harness_flip_flops: design.harness_flip_flops(&ports),
         constraint_mhz,
         fmax_mhz: None,
@@ -371,7 +391,13 @@ pub fn run_flow(
 /// Runs place and route; `false` (and `fits` cleared, with nextpnr's words in `unfit`) when
 /// the design does not fit the device.
 fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Report) -> Result<bool> {
-    match run(board, prog, dir, args) {
+    let result = run(board, prog, dir, args);
+    let log = fs::read_to_string(dir.join("nextpnr.log")).unwrap_or_default();
+    if let Some((used, avail)) = packed_cells(&log, board) {
+        report.logic_cells = Some(used);
+        report.logic_cell_pct = Some(pct(used, avail));
+    }
+    match result {
         Ok(_) => Ok(true),
         Err(e) => {
             let msg = format!("{e:#}");
@@ -405,8 +431,8 @@ fn finish(dir: &Path, report: Report) -> Result<Report> {
 /// The reports as a table (Markdown, so that the README can carry it as printed).
 pub fn table(reports: &[Report]) -> String {
     let mut s = String::from(
-        "| board | design | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+        "| board | design | logic cells (packed) | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         let mhz = |x: Option<f64>| x.map(|f| format!("{f:.1} MHz")).unwrap_or("-".into());
@@ -419,10 +445,15 @@ pub fn table(reports: &[Report]) -> String {
             ),
             None => "(synthesis only)".to_string(),
         };
+        let cells = match (r.logic_cells, r.logic_cell_pct) {
+            (Some(n), Some(p)) => format!("{n} ({p}%)"),
+            _ => "-".into(),
+        };
         s += &format!(
-            "| {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
+            "| {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
             r.board,
             r.design,
+            cells,
             r.luts,
             r.lut_pct,
             r.flip_flops,
@@ -443,6 +474,15 @@ pub fn table(reports: &[Report]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_packed_cells() {
+        let log = "Info: port $nextpnr_ICESTORM_LC_43.I1, connected\nInfo: \t         ICESTORM_LC:  9163/ 7680   119%\n";
+        assert_eq!(packed_cells(log, Board::Ice40Hx8k), Some((9163, 7680)));
+        let log = "Info: \t        TRELLIS_COMB:    5941/  83640     7%\n";
+        assert_eq!(packed_cells(log, Board::Ecp5_85k), Some((5941, 83640)));
+        assert_eq!(packed_cells(log, Board::Ice40Hx8k), None);
+    }
 
     #[test]
     fn parses_icetime() {

@@ -38,7 +38,8 @@ use rust_hdl::prelude::*;
 /// outputs (the state before the edge), as §8.4 requires. Payloads sit word 0 at the top of
 /// their 256-bit registers, and `rx_lane` / `tx_lane` address the 32-bit word of the flit in
 /// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
-/// synthesizes only the lanes it uses.
+/// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
+/// (`tx_slot`, one-hot), keeping no copy.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,
@@ -105,7 +106,7 @@ pub struct Ni {
     tx_uid: DFF<Bits<32>>,
     tx_left: DFF<Bits<6>>,
     tx_lane: DFF<Bits<3>>,
-    tx_data: DFF<Bits<256>>,
+    tx_slot: DFF<Bits<16>>,
     tx_crc: DFF<Bits<32>>,
     tx_crc_unit: Crc32Word,
     // Output registers.
@@ -154,7 +155,8 @@ pub struct Ni {
     pick_uid: Signal<Local, Bits<32>>,
     pick_cnt: Signal<Local, Bits<16>>,
     pick_len: Signal<Local, Bits<6>>,
-    pick_data: Signal<Local, Bits<256>>,
+    pick_slot: Signal<Local, Bits<16>>,
+    tx_payload: Signal<Local, Bits<256>>,
     tx_word: Signal<Local, Bits<32>>,
     rx_words: Signal<Local, Bits<6>>,
     tx_words: Signal<Local, Bits<6>>,
@@ -287,7 +289,7 @@ impl Ni {
             tx_uid: Default::default(),
             tx_left: Default::default(),
             tx_lane: Default::default(),
-            tx_data: Default::default(),
+            tx_slot: Default::default(),
             tx_crc: Default::default(),
             tx_crc_unit: Default::default(),
             o_net: Default::default(),
@@ -334,7 +336,8 @@ impl Ni {
             pick_uid: Default::default(),
             pick_cnt: Default::default(),
             pick_len: Default::default(),
-            pick_data: Default::default(),
+            pick_slot: Default::default(),
+            tx_payload: Default::default(),
             tx_word: Default::default(),
             rx_words: Default::default(),
             tx_words: Default::default(),
@@ -447,7 +450,7 @@ impl Logic for Ni {
             tx_uid,
             tx_left,
             tx_lane,
-            tx_data,
+            tx_slot,
             tx_crc,
             o_ready,
             o_dlv_valid,
@@ -478,7 +481,15 @@ impl Logic for Ni {
         self.tx_words.next = (self.tx_len.q.val() + self.three6.val()) >> self.two.val();
         self.rx_lane_shift.next = bit_cast::<9, 3>(self.rx_lane.q.val()) << self.five.val();
         self.tx_lane_shift.next = bit_cast::<9, 3>(self.tx_lane.q.val()) << self.five.val();
-        self.tx_lane_data.next = self.tx_data.q.val() << self.tx_lane_shift.val();
+        // A SEND's payload is read from its slot while it goes out: the slot is not free (only
+        // a FORGET, picked when the transmitter is idle, frees it), so `s_data` cannot change.
+        self.tx_payload.next = self.z256.val();
+        for s in 0..self._ns {
+            if self.tx_slot.q.val().get_bit(s) {
+                self.tx_payload.next = self.s_data[s].q.val();
+            }
+        }
+        self.tx_lane_data.next = self.tx_payload.val() << self.tx_lane_shift.val();
 
         // ---- Slot scans over the state before the edge (one-hot, lowest slot first).
         self.s_free.next = self.z16.val();
@@ -577,8 +588,8 @@ impl Logic for Ni {
         }
         // Payload word `rx_lane` goes straight to its place on the delivery bus (word 0 at the
         // top), so delivery needs no alignment shifter and unused lanes synthesize away.
-        self.rx_word.next = (bit_cast::<256, 32>(self.f_data.val()) << self.s224.val())
-            >> self.rx_lane_shift.val();
+        self.rx_word.next =
+            (bit_cast::<256, 32>(self.f_data.val()) << self.s224.val()) >> self.rx_lane_shift.val();
         self.arrived.next = false;
         self.inc_truncated.next = self.z16.val();
         if self.f_valid.val() {
@@ -728,7 +739,7 @@ impl Logic for Ni {
         self.pick_uid.next = self.z32.val();
         self.pick_cnt.next = self.z16.val();
         self.pick_len.next = self.z6.val();
-        self.pick_data.next = self.z256.val();
+        self.pick_slot.next = self.z16.val();
         self.tx_crc_unit.crc_in.next = self.tx_crc.q.val();
         self.tx_word.next = self.z32.val();
         if !self.tx_phase.q.val().any() {
@@ -763,6 +774,7 @@ impl Logic for Ni {
                     }
                 } else if self.s_due.val().any() {
                     self.pick.next = self.p3.val();
+                    self.pick_slot.next = self.s_due.val();
                     for s in 0..self._ns {
                         if self.s_due.val().get_bit(s) {
                             self.s_timer[s].d.next = self.retry_reload.val();
@@ -774,7 +786,6 @@ impl Logic for Ni {
                             self.pick_dst.next = self.s_dst[s].q.val();
                             self.pick_cnt.next = self.s_cnt[s].q.val();
                             self.pick_len.next = self.s_len[s].q.val();
-                            self.pick_data.next = self.s_data[s].q.val();
                         }
                     }
                     self.pick_uid.next =
@@ -799,7 +810,7 @@ impl Logic for Ni {
                     }
                     self.tx_len.d.next = self.pick_len.val();
                     self.tx_uid.d.next = self.pick_uid.val();
-                    self.tx_data.d.next = self.pick_data.val();
+                    self.tx_slot.d.next = self.pick_slot.val();
                     self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
                 }
             }
@@ -821,7 +832,7 @@ impl Logic for Ni {
                 self.tx_phase.d.next = self.p4.val();
             }
         } else if self.tx_phase.q.val() == self.p3.val() {
-            // Word `tx_lane` of the payload, word 0 at the top (the payload register holds).
+            // Word `tx_lane` of the payload, word 0 at the top.
             self.tx_word.next = self.tx_lane_data.val().get_bits::<32>(224);
             self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
             self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();

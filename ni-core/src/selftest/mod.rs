@@ -25,6 +25,32 @@ pub use report::Reporter;
 pub use source::TrafficSource;
 pub use tally::Tally;
 
+/// Which links of the self-test carry a fault injector (§14). §9 numbers the injectors: node
+/// `p`'s injection link `2p`, its ejection link `2p + 1`, the inter-switch links from `2n` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultLinks {
+    /// Each node's injection link: every worm crosses exactly one.
+    Injection,
+    /// Each node's injection and ejection links: every worm crosses two.
+    Node,
+    /// Every directed link, as in the co-simulated system.
+    All,
+}
+
+impl FaultLinks {
+    /// The §9 numbers of the injectors built for `nodes` nodes and `links` inter-switch links,
+    /// in order. Each keeps its number's seed; the Verilog names them `faults$x` by position.
+    pub fn built(self, nodes: usize, links: usize) -> Vec<usize> {
+        (0..2 * nodes + 2 * links)
+            .filter(|&i| match self {
+                FaultLinks::Injection => i < 2 * nodes && i % 2 == 0,
+                FaultLinks::Node => i < 2 * nodes,
+                FaultLinks::All => true,
+            })
+            .collect()
+    }
+}
+
 /// The self-test's parameters (§14.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelfTestConfig {
@@ -39,9 +65,8 @@ pub struct SelfTestConfig {
     /// `corrupt / 65536` with one bit flipped.
     pub loss: u16,
     pub corrupt: u16,
-    /// Injectors on the inter-switch links too, not only on the node links (every worm crosses
-    /// two node links, its source's and its destination's).
-    pub switch_link_faults: bool,
+    /// The links that carry an injector.
+    pub fault_links: FaultLinks,
     /// Half the datagrams carry a second payload word (8 bytes, not 4).
     pub two_words: bool,
     /// Cycles between two UART lines (the board clock: one line a second).
@@ -68,7 +93,7 @@ impl SelfTestConfig {
             load: 0x0400,
             loss: 66,
             corrupt: 33,
-            switch_link_faults: false,
+            fault_links: FaultLinks::All,
             two_words: true,
             period: clock_hz,
             divider: (clock_hz + 57_600) / 115_200,
@@ -218,17 +243,10 @@ impl SelfTest {
         let n = topo.nodes;
         let links = (topo.n - 1) * topo.per_level * topo.k;
         let mut wires = wires(&topo);
-        // Node links carry injectors 0..2n (§9's numbering); the rest sit on switch links.
-        let injectors = if cfg.switch_link_faults {
-            2 * n + 2 * links
-        } else {
-            for w in wires.iter_mut() {
-                if w.injector.is_some_and(|i| i >= 2 * n) {
-                    w.injector = None;
-                }
-            }
-            2 * n
-        };
+        let built = cfg.fault_links.built(n, links);
+        for w in wires.iter_mut() {
+            w.injector = w.injector.and_then(|i| built.iter().position(|&b| b == i));
+        }
         Self {
             clock: Default::default(),
             clear: Default::default(),
@@ -268,7 +286,7 @@ impl SelfTest {
                     Switch::new(&topo, l, w)
                 })
                 .collect(),
-            faults: (0..injectors).map(LinkFault::new).collect(),
+            faults: built.into_iter().map(LinkFault::new).collect(),
             nodes: (0..n)
                 .map(|p| {
                     Ni::new(&NiConfig {
