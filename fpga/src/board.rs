@@ -25,6 +25,22 @@ pub struct Capacity {
 impl Board {
     pub const ALL: [Board; 2] = [Board::Ice40Hx8k, Board::Ecp5_85k];
 
+    /// The place-and-route tool.
+    pub fn nextpnr(self) -> &'static str {
+        match self {
+            Board::Ice40Hx8k => "nextpnr-ice40",
+            Board::Ecp5_85k => "nextpnr-ecp5",
+        }
+    }
+
+    /// nextpnr's device, package and constraint-file arguments.
+    pub fn nextpnr_device(self) -> [&'static str; 5] {
+        match self {
+            Board::Ice40Hx8k => ["--hx8k", "--package", "cb132", "--pcf", "board.pcf"],
+            Board::Ecp5_85k => ["--85k", "--package", "CABGA381", "--lpf", "board.lpf"],
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Board::Ice40Hx8k => "ice40-hx8k",

@@ -53,7 +53,8 @@ pub struct Report {
     /// The logic cells nextpnr packed the design into and their share of the device
     /// (`ICESTORM_LC` on the iCE40: a LUT4, its flip-flop and carry; `TRELLIS_COMB` on the ECP5).
     /// On the iCE40 this, not `luts`, is what must fit: a flip-flop fed by no LUT of its own and
-    /// a lone carry take a cell each. Known once place and route has run, also when it fails.
+    /// a lone carry take a cell each. From nextpnr's packing: when synthesis already exceeds
+    /// the device, the flow packs without placing, to give this count.
     pub logic_cells: Option<u64>,
     pub logic_cell_pct: Option<f64>,
     /// Flip-flops of the stimulus harness included in `flip_flops` (0 for the self-test).
@@ -309,6 +310,16 @@ pub fn run_flow(
         synth_seconds,
         pnr_seconds: 0.0,
     };
+    if stage == Stage::Bitstream && !report.fits {
+        // Pack only, for the cell count nextpnr would have to place.
+        let a = [
+            &board.nextpnr_device()[..],
+            &["--json", "board.json", "--pack-only"],
+        ]
+        .concat();
+        let a: Vec<&str> = a.into_iter().chain(["-q", "-l", "nextpnr.log"]).collect();
+        let _ = place(board, board.nextpnr(), &dir, &a, &mut report)?;
+    }
     if stage == Stage::Bitstream && report.fits {
         let freq = format!("{constraint_mhz}");
         let t1 = Instant::now();
@@ -328,10 +339,10 @@ pub fn run_flow(
         ];
         let bitstream = match board {
             Board::Ice40Hx8k => {
-                let mut a = vec!["--hx8k", "--package", "cb132", "--pcf", "board.pcf"];
+                let mut a = board.nextpnr_device().to_vec();
                 a.extend(["--asc", "board.asc"]);
                 a.extend(common);
-                if !place(board, "nextpnr-ice40", &dir, &a, &mut report)? {
+                if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
                     return finish(&dir, report);
                 }
                 run(board, "icepack", &dir, &["board.asc", "board.bin"])?;
@@ -355,10 +366,10 @@ pub fn run_flow(
                 dir.join("board.bin")
             }
             Board::Ecp5_85k => {
-                let mut a = vec!["--85k", "--package", "CABGA381", "--lpf", "board.lpf"];
+                let mut a = board.nextpnr_device().to_vec();
                 a.extend(["--textcfg", "board.config"]);
                 a.extend(common);
-                if !place(board, "nextpnr-ecp5", &dir, &a, &mut report)? {
+                if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
                     return finish(&dir, report);
                 }
                 run(
