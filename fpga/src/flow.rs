@@ -312,13 +312,16 @@ pub fn run_flow(
     };
     if stage == Stage::Bitstream && !report.fits {
         // Pack only, for the cell count nextpnr would have to place.
-        let a = [
-            &board.nextpnr_device()[..],
-            &["--json", "board.json", "--pack-only"],
-        ]
-        .concat();
-        let a: Vec<&str> = a.into_iter().chain(["-q", "-l", "nextpnr.log"]).collect();
-        let _ = place(board, board.nextpnr(), &dir, &a, &mut report)?;
+        let mut a = board.nextpnr_device().to_vec();
+        a.extend([
+            "--json",
+            "board.json",
+            "--pack-only",
+            "-q",
+            "-l",
+            "nextpnr.log",
+        ]);
+        place(board, board.nextpnr(), &dir, &a, &mut report)?;
     }
     if stage == Stage::Bitstream && report.fits {
         let freq = format!("{constraint_mhz}");

@@ -60,6 +60,11 @@ pub fn clock_fabric_hdl(switches: usize, faults: usize, loss: &str, corrupt: &st
     v
 }
 
+/// `n` fresh signals (or blocks): one per node, link or switch of a parent.
+pub fn sigs<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
 /// A node as the links see it: one flit port each way.
 pub trait LinkNode {
     fn net_out(&self) -> Flit;

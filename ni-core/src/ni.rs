@@ -40,6 +40,32 @@ use rust_hdl::prelude::*;
 /// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
 /// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
 /// (`tx_slot`, one-hot), keeping no copy.
+/// The NI's host-side input ports, in port order (the system's and the self-test's port lists
+/// repeat them per node).
+pub const HOST_INPUTS: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
+
+/// The NI's host-side output ports, counters included, in port order.
+pub const HOST_OUTPUTS: [&str; 18] = [
+    "req_ready",
+    "dlv_valid",
+    "dlv_src",
+    "dlv_uid",
+    "dlv_len",
+    "dlv_data",
+    "done_valid",
+    "done_uid",
+    "cnt_crc",
+    "cnt_truncated",
+    "cnt_malformed",
+    "cnt_misrouted",
+    "cnt_not_source",
+    "cnt_table_full",
+    "cnt_unknown",
+    "cnt_busy",
+    "cnt_duplicate",
+    "cnt_retransmit",
+];
+
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,

@@ -12,8 +12,9 @@ use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
 use crate::links::{
-    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, LinkNode,
+    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, sigs, LinkNode,
 };
+use crate::ni::{HOST_INPUTS, HOST_OUTPUTS};
 use crate::node::Node;
 
 /// The whole machine's network: nodes, switches, injectors (docs/protocol.md §10, §13).
@@ -126,33 +127,6 @@ pub struct System {
     _topo: Topology,
     _wires: Vec<Wire>,
 }
-
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
-/// The host-side port names of an NI, in the order they appear as system ports.
-const NI_IN: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
-const NI_OUT: [&str; 18] = [
-    "req_ready",
-    "dlv_valid",
-    "dlv_src",
-    "dlv_uid",
-    "dlv_len",
-    "dlv_data",
-    "done_valid",
-    "done_uid",
-    "cnt_crc",
-    "cnt_truncated",
-    "cnt_malformed",
-    "cnt_misrouted",
-    "cnt_not_source",
-    "cnt_table_full",
-    "cnt_unknown",
-    "cnt_busy",
-    "cnt_duplicate",
-    "cnt_retransmit",
-];
 
 /// The RMPP host-side port names of a node (§13), in the order they appear as system ports:
 /// the inputs, then the outputs.
@@ -531,10 +505,10 @@ impl Logic for System {
         }));
         for p in 0..self.nodes.len() {
             let _ = writeln!(v, "    nodes${p}$clock = clock;");
-            for name in NI_IN.iter().chain(RMPP_IN.iter()) {
+            for name in HOST_INPUTS.iter().chain(RMPP_IN.iter()) {
                 let _ = writeln!(v, "    nodes${p}${name} = {name}${p};");
             }
-            for name in NI_OUT.iter().chain(RMPP_OUT.iter()) {
+            for name in HOST_OUTPUTS.iter().chain(RMPP_OUT.iter()) {
                 let _ = writeln!(v, "    {name}${p} = nodes${p}${name};");
             }
         }

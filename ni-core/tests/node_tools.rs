@@ -5,6 +5,7 @@
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40};
 use idemnet_model::rmpp::RmppConfig;
+use idemnet_ni_core::ni::{HOST_INPUTS, HOST_OUTPUTS};
 use idemnet_ni_core::node::{Node, RmppTx, RxDemux, TxMerge};
 use idemnet_ni_core::{system_verilog, NiConfig};
 use idemnet_rtl::ports::port_list;
@@ -56,32 +57,6 @@ fn node0() -> Node {
 fn names(ports: &[idemnet_ni_core::PortSpec]) -> Vec<String> {
     ports.iter().map(|p| p.name.clone()).collect()
 }
-
-const NI_HOST: [&str; 23] = [
-    "req_valid",
-    "req_dst",
-    "req_len",
-    "req_data",
-    "dlv_ready",
-    "req_ready",
-    "dlv_valid",
-    "dlv_src",
-    "dlv_uid",
-    "dlv_len",
-    "dlv_data",
-    "done_valid",
-    "done_uid",
-    "cnt_crc",
-    "cnt_truncated",
-    "cnt_malformed",
-    "cnt_misrouted",
-    "cnt_not_source",
-    "cnt_table_full",
-    "cnt_unknown",
-    "cnt_busy",
-    "cnt_duplicate",
-    "cnt_retransmit",
-];
 
 /// The RMPP host ports of a node, as the node and (suffixed) the system show them.
 const RMPP_HOST: [(&str, u32); 50] = [
@@ -175,7 +150,12 @@ fn small_blocks_lint_clean_alone() {
 fn node_ports_are_in_the_documented_order() {
     let (_, ports) = verilog(node0());
     let mut want = vec!["net_in".to_string(), "net_out".to_string()];
-    want.extend(NI_HOST.iter().map(|s| s.to_string()));
+    want.extend(
+        HOST_INPUTS
+            .iter()
+            .chain(&HOST_OUTPUTS)
+            .map(|s| s.to_string()),
+    );
     // The node lists the receive path's inputs, its outputs, then the framer's inputs and
     // tx_ready.
     let rx_in = RMPP_HOST[..5].iter();

@@ -17,9 +17,9 @@ use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
 use crate::links::{
-    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, LinkNode,
+    clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, sigs, LinkNode,
 };
-use crate::ni::Ni;
+use crate::ni::{Ni, HOST_INPUTS, HOST_OUTPUTS};
 pub use checker::Checker;
 pub use report::Reporter;
 pub use source::TrafficSource;
@@ -199,10 +199,6 @@ pub struct SelfTest {
     _wires: Vec<Wire>,
 }
 
-fn sigs<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
 impl LinkNode for Ni {
     fn net_out(&self) -> Flit {
         self.net_out.val()
@@ -211,30 +207,6 @@ impl LinkNode for Ni {
         self.net_in.next = f;
     }
 }
-
-/// The monitor ports that copy an NI port of the same name.
-const NI_TAPS: [&str; 20] = [
-    "req_ready",
-    "dlv_valid",
-    "dlv_src",
-    "dlv_uid",
-    "dlv_len",
-    "dlv_data",
-    "done_valid",
-    "done_uid",
-    "cnt_crc",
-    "cnt_truncated",
-    "cnt_malformed",
-    "cnt_misrouted",
-    "cnt_not_source",
-    "cnt_table_full",
-    "cnt_unknown",
-    "cnt_busy",
-    "cnt_duplicate",
-    "cnt_retransmit",
-    "req_valid",
-    "req_dst",
-];
 
 impl SelfTest {
     /// The self-test for `cfg` (validated by [`SelfTestConfig::validate`]).
@@ -512,7 +484,8 @@ impl Logic for SelfTest {
                 v,
                 "    checkers${p}$dlv_data = nodes${p}$dlv_data[255:192];"
             );
-            for x in NI_TAPS {
+            // The monitor ports that copy an NI port of the same name.
+            for x in HOST_OUTPUTS.iter().chain(&HOST_INPUTS[..2]) {
                 let _ = writeln!(v, "    {x}${p} = nodes${p}${x};");
             }
             for x in ["req_len", "req_data"] {
