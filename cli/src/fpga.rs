@@ -171,10 +171,13 @@ pub fn selftest(
         bail!("--cycles 0: nothing to run");
     }
     eprintln!(
-        "idemnet selftest: the {board} image ({} nodes, loss {}/65536 and corruption {}/65536 per flit on every link, a UART line every {} cycles), {cycles} cycles",
+        "idemnet selftest: the {board} image ({} nodes, {}/{} send/receive slots, loss {}/65536 and corruption {}/65536 per flit on {}, a UART line every {} cycles), {cycles} cycles",
         cfg.k.pow(cfg.n as u32),
+        cfg.ni.send_slots,
+        cfg.ni.recv_slots,
         cfg.loss,
         cfg.corrupt,
+        cfg.fault_links.describe(),
         cfg.period
     );
     let rep = idemnet_testbench::run_selftest(

@@ -60,9 +60,15 @@ impl Design {
         }
     }
 
-    /// The self-test's configuration on `board`.
+    /// The self-test's configuration on `board`: the whole image (every link faulty, two
+    /// slots, 8-byte datagrams) on the ECP5, the compact one on the iCE40-HX8K, which the
+    /// whole image overfills by half (docs/protocol.md §14.6).
     pub fn selftest_config(board: Board) -> SelfTestConfig {
-        SelfTestConfig::board((board.clock_mhz() * 1e6) as u32)
+        let hz = (board.clock_mhz() * 1e6) as u32;
+        match board {
+            Board::Ice40Hx8k => SelfTestConfig::compact(hz),
+            Board::Ecp5_85k => SelfTestConfig::board(hz),
+        }
     }
 
     /// The design's Verilog (module `top` and its children), its port list, and the board top

@@ -40,6 +40,9 @@ use rust_hdl::prelude::*;
 /// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
 /// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
 /// (`tx_slot`, one-hot), keeping no copy.
+/// The receive FSM compares a worm's `dst` with `node` at the head and a uid's owner with
+/// `src` and `node` when the uid flit arrives, keeping one bit for each instead of the fields;
+/// every uid it stores is then rebuilt from the route (`rx_uid`) or the node number.
 /// The NI's host-side input ports, in port order (the system's and the self-test's port lists
 /// repeat them per node).
 pub const HOST_INPUTS: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
@@ -110,15 +113,17 @@ pub struct Ni {
     r_timer: Vec<DFF<Bits<16>>>,
     uid_cnt: DFF<Bits<16>>,
     lf_valid: DFF<Bit>,
-    lf_uid: DFF<Bits<32>>,
+    lf_cnt: DFF<Bits<16>>,
     lf_dst: DFF<Bits<16>>,
     // Receive FSM.
     rx_state: DFF<Bits<3>>,
     rx_src: DFF<Bits<16>>,
-    rx_dst: DFF<Bits<16>>,
+    rx_to_me: DFF<Bit>,
     rx_kind: DFF<Bits<2>>,
     rx_len: DFF<Bits<6>>,
-    rx_uid: DFF<Bits<32>>,
+    rx_cnt: DFF<Bits<16>>,
+    rx_own_src: DFF<Bit>,
+    rx_own_me: DFF<Bit>,
     rx_left: DFF<Bits<6>>,
     rx_lane: DFF<Bits<3>>,
     rx_data: DFF<Bits<256>>,
@@ -174,7 +179,7 @@ pub struct Ni {
     accept: Signal<Local, Bit>,
     len_in: Signal<Local, Bits<6>>,
     arrived: Signal<Local, Bit>,
-    owner: Signal<Local, Bits<16>>,
+    rx_uid: Signal<Local, Bits<32>>,
     inc_truncated: Signal<Local, Bits<16>>,
     pick: Signal<Local, Bits<3>>,
     pick_dst: Signal<Local, Bits<16>>,
@@ -295,14 +300,16 @@ impl Ni {
             r_timer: vec_of(nr),
             uid_cnt: Default::default(),
             lf_valid: Default::default(),
-            lf_uid: Default::default(),
+            lf_cnt: Default::default(),
             lf_dst: Default::default(),
             rx_state: Default::default(),
             rx_src: Default::default(),
-            rx_dst: Default::default(),
+            rx_to_me: Default::default(),
             rx_kind: Default::default(),
             rx_len: Default::default(),
-            rx_uid: Default::default(),
+            rx_cnt: Default::default(),
+            rx_own_src: Default::default(),
+            rx_own_me: Default::default(),
             rx_left: Default::default(),
             rx_lane: Default::default(),
             rx_data: Default::default(),
@@ -355,7 +362,7 @@ impl Ni {
             accept: Default::default(),
             len_in: Default::default(),
             arrived: Default::default(),
-            owner: Default::default(),
+            rx_uid: Default::default(),
             inc_truncated: Default::default(),
             pick: Default::default(),
             pick_dst: Default::default(),
@@ -458,14 +465,16 @@ impl Logic for Ni {
             clock,
             uid_cnt,
             lf_valid,
-            lf_uid,
+            lf_cnt,
             lf_dst,
             rx_state,
             rx_src,
-            rx_dst,
+            rx_to_me,
             rx_kind,
             rx_len,
-            rx_uid,
+            rx_cnt,
+            rx_own_src,
+            rx_own_me,
             rx_left,
             rx_lane,
             rx_data,
@@ -502,6 +511,9 @@ impl Logic for Ni {
         self.o_done_uid.clock.next = self.clock.val();
         self.o_done_uid.d.next = self.z32.val();
 
+        // The uid of a SEND or FORGET whose owner is its source (only those use it whole).
+        self.rx_uid.next = (bit_cast::<32, 16>(self.rx_src.q.val()) << self.s16.val())
+            | bit_cast::<32, 16>(self.rx_cnt.q.val());
         // Payload words of the packet in reception / transmission: ceil(len / 4).
         self.rx_words.next = (self.rx_len.q.val() + self.three6.val()) >> self.two.val();
         self.tx_words.next = (self.tx_len.q.val() + self.three6.val()) >> self.two.val();
@@ -541,7 +553,7 @@ impl Logic for Ni {
                 self.s_due.next = self.probe.val();
             }
             if self.s_state[s].q.val().any()
-                & (self.s_cnt[s].q.val() == self.rx_uid.q.val().get_bits::<16>(0))
+                & (self.s_cnt[s].q.val() == self.rx_cnt.q.val())
                 & !self.s_ack.val().any()
             {
                 self.s_ack.next = self.probe.val();
@@ -560,7 +572,7 @@ impl Logic for Ni {
                 self.r_due.next = self.probe.val();
             }
             if self.r_act[r].q.val()
-                & (self.r_uid[r].q.val() == self.rx_uid.q.val())
+                & (self.r_uid[r].q.val() == self.rx_uid.val())
                 & !self.r_match.val().any()
             {
                 self.r_match.next = self.probe.val();
@@ -632,7 +644,7 @@ impl Logic for Ni {
                     self.rx_state.d.next = self.p1.val();
                 }
                 self.rx_src.d.next = self.f_data.val().get_bits::<16>(16);
-                self.rx_dst.d.next = self.f_data.val().get_bits::<16>(0);
+                self.rx_to_me.d.next = self.f_data.val().get_bits::<16>(0) == self.node.val();
                 self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
                 self.rx_data.d.next = self.z256.val();
             } else if self.rx_state.q.val() == self.z3.val() {
@@ -663,7 +675,12 @@ impl Logic for Ni {
                     self.rx_state.d.next = self.p5.val();
                 }
             } else if self.rx_state.q.val() == self.p2.val() {
-                self.rx_uid.d.next = self.f_data.val();
+                // The owner is checked against the route now, so only the counter half is
+                // kept: an accepted uid's owner is `rx_src` (SEND, FORGET) or `node` (ACK).
+                self.rx_cnt.d.next = self.f_data.val().get_bits::<16>(0);
+                self.rx_own_src.d.next =
+                    self.f_data.val().get_bits::<16>(16) == self.rx_src.q.val();
+                self.rx_own_me.d.next = self.f_data.val().get_bits::<16>(16) == self.node.val();
                 self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
                 self.rx_left.d.next = self.rx_words.val();
                 self.rx_lane.d.next = self.z3.val();
@@ -689,7 +706,7 @@ impl Logic for Ni {
                     self.rx_state.d.next = self.z3.val();
                     if self.f_data.val() != self.rx_crc.q.val() {
                         self.c_crc.d.next = self.c_crc.q.val() + self.one16.val();
-                    } else if self.rx_dst.q.val() != self.node.val() {
+                    } else if !self.rx_to_me.q.val() {
                         self.c_misrouted.d.next = self.c_misrouted.q.val() + self.one16.val();
                     } else {
                         self.arrived.next = true;
@@ -700,11 +717,10 @@ impl Logic for Ni {
         self.c_truncated.d.next = self.c_truncated.q.val() + self.inc_truncated.val();
 
         // ---- What an arrived packet does (§8.4).
-        self.owner.next = self.rx_uid.q.val().get_bits::<16>(16);
         if self.arrived.val() {
             if !self.rx_kind.q.val().any() {
                 // SEND
-                if self.owner.val() != self.rx_src.q.val() {
+                if !self.rx_own_src.q.val() {
                     self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
                 } else if self.r_match.val().any() {
                     self.c_duplicate.d.next = self.c_duplicate.q.val() + self.one16.val();
@@ -712,20 +728,20 @@ impl Logic for Ni {
                     for r in 0..self._nr {
                         if self.r_first_free.val().get_bit(r) {
                             self.r_act[r].d.next = true;
-                            self.r_uid[r].d.next = self.rx_uid.q.val();
+                            self.r_uid[r].d.next = self.rx_uid.val();
                             self.r_timer[r].d.next = self.z16.val();
                         }
                     }
                     self.o_dlv_valid.d.next = true;
                     self.o_dlv_src.d.next = self.rx_src.q.val();
-                    self.o_dlv_uid.d.next = self.rx_uid.q.val();
+                    self.o_dlv_uid.d.next = self.rx_uid.val();
                     self.o_dlv_len.d.next = self.rx_len.q.val();
                     self.o_dlv_data.d.next = self.rx_data.q.val();
                 } else {
                     self.c_table_full.d.next = self.c_table_full.q.val() + self.one16.val();
                 }
             } else if self.rx_kind.q.val() == self.k_ack.val() {
-                if self.owner.val() != self.node.val() {
+                if !self.rx_own_me.q.val() {
                     self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
                 } else if self.s_ack.val().any() {
                     for s in 0..self._ns {
@@ -737,14 +753,14 @@ impl Logic for Ni {
                     }
                 } else if !self.lf_valid.q.val() {
                     self.lf_valid.d.next = true;
-                    self.lf_uid.d.next = self.rx_uid.q.val();
+                    self.lf_cnt.d.next = self.rx_cnt.q.val();
                     self.lf_dst.d.next = self.rx_src.q.val();
                 } else {
                     self.c_busy.d.next = self.c_busy.q.val() + self.one16.val();
                 }
             } else {
                 // FORGET
-                if self.owner.val() != self.rx_src.q.val() {
+                if !self.rx_own_src.q.val() {
                     self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
                 } else if self.r_match.val().any() {
                     for r in 0..self._nr {
@@ -774,7 +790,8 @@ impl Logic for Ni {
                     self.pick.next = self.p1.val();
                     self.lf_valid.d.next = false;
                     self.pick_dst.next = self.lf_dst.q.val();
-                    self.pick_uid.next = self.lf_uid.q.val();
+                    self.pick_uid.next =
+                        self.node_hi.val() | bit_cast::<32, 16>(self.lf_cnt.q.val());
                 } else if self.s_fp.val().any() {
                     self.pick.next = self.p1.val();
                     self.s_freed.next = self.s_fp.val();

@@ -7,7 +7,7 @@ use rust_hdl::prelude::*;
 ///
 /// Ports: `clock`; `dlv_valid`, `dlv_src` (16), `dlv_len` (6) (in, from the NI, whose
 /// `dlv_ready` the self-test ties high), `dlv_data` (in, 64: the NI's `dlv_data[255:192]`,
-/// the payload's first two words); `exp_out$s` (out, 8: the sequence number
+/// the payload's first two words; the second is read only with `two_words`); `exp_out$s` (out, 8: the sequence number
 /// expected next from node `s`); `ev_delivered`, `ev_duplicated`, `ev_bad` (out, one-cycle
 /// pulses).
 ///
@@ -40,13 +40,15 @@ pub struct Checker {
     head: Constant<Bits<16>>,
     len4: Constant<Bits<6>>,
     len8: Constant<Bits<6>>,
+    long_ok: Constant<Bit>,
     one8: Constant<Bits<8>>,
     _nodes: usize,
 }
 
 impl Checker {
-    /// The checker of node `me` of `nodes`.
-    pub fn new(me: usize, nodes: usize) -> Self {
+    /// The checker of node `me` of `nodes`; 8-byte datagrams are well-formed only if the
+    /// sources send them (`two_words`), so without them the second word is not read at all.
+    pub fn new(me: usize, nodes: usize, two_words: bool) -> Self {
         assert!(me < nodes && nodes <= 16);
         Self {
             clock: Default::default(),
@@ -73,6 +75,7 @@ impl Checker {
             head: Constant::new(Bits::from((MAGIC << 8) | me as u64)),
             len4: Constant::new(Bits::from(4)),
             len8: Constant::new(Bits::from(8)),
+            long_ok: Constant::new(two_words),
             one8: Constant::new(Bits::from(1)),
             _nodes: nodes,
         }
@@ -101,6 +104,7 @@ impl Logic for Checker {
             & (self.word0.val().get_bits::<8>(8) == self.dlv_src.val().get_bits::<8>(0))
             & ((self.dlv_len.val() == self.len4.val())
                 | ((self.dlv_len.val() == self.len8.val())
+                    & self.long_ok.val()
                     & (self.word1.val() == !self.word0.val())));
         self.ev_delivered.next = self.o_delivered.q.val();
         self.ev_duplicated.next = self.o_duplicated.q.val();

@@ -38,6 +38,15 @@ pub enum FaultLinks {
 }
 
 impl FaultLinks {
+    /// Which links, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FaultLinks::Injection => "every injection link",
+            FaultLinks::Node => "every node link",
+            FaultLinks::All => "every link",
+        }
+    }
+
     /// The §9 numbers of the injectors built for `nodes` nodes and `links` inter-switch links,
     /// in order. Each keeps its number's seed; the Verilog names them `faults$x` by position.
     pub fn built(self, nodes: usize, links: usize) -> Vec<usize> {
@@ -98,6 +107,23 @@ impl SelfTestConfig {
             period: clock_hz,
             divider: (clock_hz + 57_600) / 115_200,
             activity_bit: 14,
+        }
+    }
+
+    /// The board image cut to fit the iCE40-HX8K's 7,680 logic cells: the same four nodes on
+    /// the 2-ary 2-tree with its four switches, but one send and one receive slot per NI,
+    /// 4-byte datagrams only, and injectors on the four injection links (every worm crosses
+    /// one). Everything else, loads and thresholds included, is [`Self::board`]'s.
+    pub fn compact(clock_hz: u32) -> Self {
+        SelfTestConfig {
+            ni: NiConfig {
+                send_slots: 1,
+                recv_slots: 1,
+                ..NiConfig::DEFAULT
+            },
+            fault_links: FaultLinks::Injection,
+            two_words: false,
+            ..Self::board(clock_hz)
         }
     }
 
@@ -268,9 +294,9 @@ impl SelfTest {
                 })
                 .collect(),
             sources: (0..n)
-                .map(|p| TrafficSource::new(p, n, cfg.load, cfg.two_words))
+                .map(|p| TrafficSource::new(p, n, cfg.load, cfg.two_words, cfg.ni.send_slots))
                 .collect(),
-            checkers: (0..n).map(|p| Checker::new(p, n)).collect(),
+            checkers: (0..n).map(|p| Checker::new(p, n, cfg.two_words)).collect(),
             tally: Tally::new(n),
             reporter: Reporter::new(cfg.period, cfg.divider, cfg.activity_bit),
             _cfg: *cfg,

@@ -58,6 +58,7 @@ pub struct TrafficSource {
     mask: Constant<Bits<4>>,
     load: Constant<Bits<16>>,
     long_mask: Constant<Bit>,
+    match_uid: Constant<Bit>,
     head: Constant<Bits<32>>,
     sh16: Constant<Bits<8>>,
     sh192: Constant<Bits<8>>,
@@ -74,7 +75,11 @@ impl TrafficSource {
     /// The source of node `me` of `nodes` (a power of two, 2..=16), offering a datagram with
     /// probability `load / 65536` per cycle, of 4 bytes or (if `two_words`, half of them) 8 bytes (`load` at most 0x0800: §14.1 draws the
     /// destination and length from the low bits of the same LFSR value).
-    pub fn new(me: usize, nodes: usize, load: u16, two_words: bool) -> Self {
+    ///
+    /// With one send slot (`send_slots == 1`) the NI completes each datagram before it takes
+    /// the next, so at most one destination is busy and a completion is that one's: the
+    /// source then keeps no uids (§14.1).
+    pub fn new(me: usize, nodes: usize, load: u16, two_words: bool, send_slots: usize) -> Self {
         assert!(nodes.is_power_of_two() && (2..=16).contains(&nodes) && me < nodes);
         let c4 = |v: usize| Constant::new(Bits::<4>::from(v as u64));
         Self {
@@ -110,6 +115,7 @@ impl TrafficSource {
             mask: c4(nodes - 1),
             load: Constant::new(Bits::from(load as u64)),
             long_mask: Constant::new(two_words),
+            match_uid: Constant::new(send_slots > 1),
             head: Constant::new(Bits::from((MAGIC << 24) | ((me as u64) << 8))),
             sh16: Constant::new(Bits::from(16)),
             sh192: Constant::new(Bits::from(192)),
@@ -192,7 +198,9 @@ impl Logic for TrafficSource {
         }
         if self.done_valid.val() {
             for d in 0..self._nodes {
-                if self.busy[d].q.val() & (self.out_uid[d].q.val() == self.done_uid.val()) {
+                if self.busy[d].q.val()
+                    & (!self.match_uid.val() | (self.out_uid[d].q.val() == self.done_uid.val()))
+                {
                     self.busy[d].d.next = false;
                     self.seq[d].d.next = self.seq[d].q.val() + self.one8.val();
                     if self.exp_in[d].val() != self.seq[d].q.val() + self.one8.val() {
