@@ -148,20 +148,20 @@ fn ni_receive_slot_match_inverted_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "(r_uid$0$q == rx_uid$q)",
-        "(r_uid$0$q != rx_uid$q)",
+        "(r_uid$0$q == rx_uid)",
+        "(r_uid$0$q != rx_uid)",
         "mutant-ni-match",
     );
 }
 
-/// The source check of an arriving SEND inverted in the NI.
+/// The source check of an arriving SEND inverted in the NI (the SEND's is the first).
 #[test]
 fn ni_send_source_check_inverted_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "if (owner != rx_src$q) begin",
-        "if (owner == rx_src$q) begin",
+        "if (~rx_own_src$q) begin",
+        "if (rx_own_src$q) begin",
         "mutant-ni-source",
     );
 }
