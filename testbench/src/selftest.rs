@@ -35,7 +35,7 @@ pub struct SelfTestReport {
     /// UART lines decoded, and those that did not match their snapshot.
     pub lines: Vec<String>,
     pub bad_lines: Vec<String>,
-    /// Datagrams accepted but neither delivered nor completed at the end (still in flight).
+    /// Datagrams accepted whose send had not completed (no `done_valid`) at the end.
     pub in_flight: u64,
     /// The NIs' own counters summed over nodes: CRC drops and retransmitted SENDs (faults seen
     /// and recovered from), and the switches' drops.
