@@ -5,6 +5,32 @@ use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::flit::Flit;
 use rust_hdl::prelude::*;
 
+/// The NI's host-side input ports, in port order (the system's and the self-test's port lists
+/// repeat them per node).
+pub const HOST_INPUTS: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
+
+/// The NI's host-side output ports, counters included, in port order.
+pub const HOST_OUTPUTS: [&str; 18] = [
+    "req_ready",
+    "dlv_valid",
+    "dlv_src",
+    "dlv_uid",
+    "dlv_len",
+    "dlv_data",
+    "done_valid",
+    "done_uid",
+    "cnt_crc",
+    "cnt_truncated",
+    "cnt_malformed",
+    "cnt_misrouted",
+    "cnt_not_source",
+    "cnt_table_full",
+    "cnt_unknown",
+    "cnt_busy",
+    "cnt_duplicate",
+    "cnt_retransmit",
+];
+
 /// One NI (docs/protocol.md §8).
 ///
 /// Ports (Verilog names):
@@ -39,36 +65,9 @@ use rust_hdl::prelude::*;
 /// their 256-bit registers, and `rx_lane` / `tx_lane` address the 32-bit word of the flit in
 /// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
 /// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
-/// (`tx_slot`, one-hot), keeping no copy.
-/// The receive FSM compares a worm's `dst` with `node` at the head and a uid's owner with
+/// (`tx_slot`, one-hot), keeping no copy. The receive FSM compares a worm's `dst` with `node` at the head and a uid's owner with
 /// `src` and `node` when the uid flit arrives, keeping one bit for each instead of the fields;
 /// every uid it stores is then rebuilt from the route (`rx_uid`) or the node number.
-/// The NI's host-side input ports, in port order (the system's and the self-test's port lists
-/// repeat them per node).
-pub const HOST_INPUTS: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
-
-/// The NI's host-side output ports, counters included, in port order.
-pub const HOST_OUTPUTS: [&str; 18] = [
-    "req_ready",
-    "dlv_valid",
-    "dlv_src",
-    "dlv_uid",
-    "dlv_len",
-    "dlv_data",
-    "done_valid",
-    "done_uid",
-    "cnt_crc",
-    "cnt_truncated",
-    "cnt_malformed",
-    "cnt_misrouted",
-    "cnt_not_source",
-    "cnt_table_full",
-    "cnt_unknown",
-    "cnt_busy",
-    "cnt_duplicate",
-    "cnt_retransmit",
-];
-
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,

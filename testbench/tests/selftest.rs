@@ -5,7 +5,7 @@
 
 use idemnet_fpga::{Board, Design};
 use idemnet_ni_core::selftest::SelfTestConfig;
-use idemnet_testbench::{run_selftest, SelfTestReport};
+use idemnet_testbench::run_selftest;
 
 fn cache() -> std::path::PathBuf {
     idemnet_cosim::default_cache_dir()
@@ -49,7 +49,7 @@ fn ecp5_image_counts_every_datagram_once() {
 }
 
 /// Runs `board`'s image with `mutate` applied to its Verilog (which must change it).
-fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) -> SelfTestReport {
+fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
     let cfg = image(board);
     let (v, _) = idemnet_ni_core::selftest_verilog(&cfg).unwrap();
     let mutant = mutate(&v);
@@ -67,7 +67,6 @@ fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) -> Self
         rep.chip, rep.scoreboard,
         "image and scoreboard still agree: {rep}"
     );
-    rep
 }
 
 /// §8.4: a SEND whose uid a receive slot holds is a duplicate. The mutant never sees a holding

@@ -7,9 +7,9 @@ use rust_hdl::prelude::*;
 ///
 /// Ports: `clock`; `dlv_valid`, `dlv_src` (16), `dlv_len` (6) (in, from the NI, whose
 /// `dlv_ready` the self-test ties high), `dlv_data` (in, 64: the NI's `dlv_data[255:192]`,
-/// the payload's first two words; the second is read only with `two_words`); `exp_out$s` (out, 8: the sequence number
-/// expected next from node `s`); `ev_delivered`, `ev_duplicated`, `ev_bad` (out, one-cycle
-/// pulses).
+/// the payload's first two words; the second is read only with `two_words`); `exp_out$s`
+/// (out, 8: the sequence number expected next from node `s`); `ev_delivered`,
+/// `ev_duplicated`, `ev_bad` (out, one-cycle pulses).
 ///
 /// Timing: every output is a register; a delivery shown in `O_(t-1)` is judged at edge `t` and
 /// its pulse is in `O_t`. A well-formed payload from source `s` carrying the expected number
