@@ -123,21 +123,21 @@ fn fabric_down_port_busy_check_inverted_is_caught() {
     caught(
         "fabric",
         "fabric.v",
-        "if (~|(held & want)) begin",
-        "if (|(held & want)) begin",
+        "if (~|((held | claimed) & want)) begin",
+        "if (|((held | claimed) & want)) begin",
         "mutant-fabric-busy",
     );
 }
 
-/// The free check of the first up port tried inverted (a held up port is granted, a free one
+/// The free check of the first up port tried inverted (a held up port is picked, a free one
 /// skipped), in the switch alone.
 #[test]
 fn switch_up_port_choice_mutated_is_caught() {
     caught(
         "router",
         "switch.v",
-        "if (~|grant & ~|(held & cand)) begin",
-        "if (~|grant & |(held & cand)) begin",
+        "if (~|pick$0 & |(avail & cand)) begin",
+        "if (~|pick$0 & ~|(avail & cand)) begin",
         "mutant-switch-up",
     );
 }

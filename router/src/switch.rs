@@ -23,13 +23,16 @@ use rust_hdl::prelude::*;
 /// (applied before rising edge `t`) is on the output register after edge `t` (one cycle per
 /// hop); a drop counted in cycle `t` shows after edge `t`. Outputs no worm drives are all zero.
 ///
-/// Internals: inputs are handled in priority order `0..2k` (down inputs, then up inputs) by one
-/// unrolled combinational pass. Per input: `hold` (one-hot mask of the output held in
-/// `forward(o)`, zero when not forwarding), `discard`, and the drop counter `drops`. Per output: the
-/// output register `out_reg`. The set of held outputs is derived from the `hold` masks; a head
-/// arriving on an input in `forward(o)` releases `o` before any arbitration of the cycle. Up ports
-/// are tried in the order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, one-hot in
-/// `start`/`cand` so that every index rust-hdl has to evaluate is a loop variable.
+/// Internals: per input `hold` (one-hot mask of the output held in `forward(o)`, zero when not
+/// forwarding), `discard`, and the drop counter `drops`; per output the output register
+/// `out_reg`. The set of held outputs is derived from the `hold` masks; a head arriving on an
+/// input in `forward(o)` releases `o` before any arbitration of the cycle. §4's priority order is
+/// kept without chaining one input's grant through another's: a head gets its down port when
+/// the port is free and no lower-numbered head asks for it (`claimed`, an OR of requests), and
+/// the `r`-th up-bound head of the cycle (`rank`) gets `pick[r]`, the `r`-th free up port in the
+/// order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, which depends only on the held
+/// set and the LFSR. Outputs are an AND-OR of the inputs sending to them. Masks are one-hot so
+/// that every index rust-hdl has to evaluate is a loop variable.
 #[derive(LogicBlock)]
 pub struct Switch {
     pub clock: Signal<In, Clock>,
@@ -64,11 +67,21 @@ pub struct Switch {
     may_up: Constant<Bits<16>>,
     // Combinational temporaries.
     flit: Vec<Signal<Local, Flit>>,
+    /// The next value of each output register: the OR of the flits sent to it.
+    out_next: Vec<Signal<Local, Flit>>,
     held: Signal<Local, Bits<16>>,
     start: Signal<Local, Bits<16>>,
     dst: Signal<Local, Bits<16>>,
     want: Signal<Local, Bits<16>>,
     cand: Signal<Local, Bits<16>>,
+    /// Up ports not yet picked by the `pick` walk.
+    avail: Signal<Local, Bits<16>>,
+    /// `pick[r]`: the `r`-th free up port in the order they are tried (zero if fewer are free).
+    pick: Vec<Signal<Local, Bits<16>>>,
+    /// Down ports asked for by lower-numbered heads this cycle.
+    claimed: Signal<Local, Bits<16>>,
+    /// One-hot rank of the next up-bound head among this cycle's up-bound heads.
+    rank: Signal<Local, Bits<16>>,
     grant: Signal<Local, Bits<16>>,
     send: Signal<Local, Bits<16>>,
     valid: Signal<Local, Bit>,
@@ -135,11 +148,16 @@ impl Switch {
             up_mask: c16(((1 << k) - 1) << k),
             may_up: c16(may_up),
             flit: vec_of(2 * k),
+            out_next: vec_of(2 * k),
             held: Default::default(),
             start: Default::default(),
             dst: Default::default(),
             want: Default::default(),
             cand: Default::default(),
+            avail: Default::default(),
+            pick: vec_of(k),
+            claimed: Default::default(),
+            rank: Default::default(),
             grant: Default::default(),
             send: Default::default(),
             valid: Default::default(),
@@ -168,7 +186,6 @@ impl Logic for Switch {
         self.lfsr.clock.next = self.clock.val();
         for i in 0..self._n_in {
             self.out_reg[i].clock.next = self.clock.val();
-            self.out_reg[i].d.next = self.zero_flit.val();
             self.hold[i].clock.next = self.clock.val();
             self.hold[i].d.next = self.hold[i].q.val();
             self.discard[i].clock.next = self.clock.val();
@@ -195,6 +212,29 @@ impl Logic for Switch {
         }
         // First up port to try, one-hot in the up half of the output mask.
         self.start.next = self.up_base.val() << (self.lfsr.value.val() & self.kmask.val());
+        // The free up ports in the order §4 tries them: `pick[r]` goes to the `r`-th up-bound
+        // head of the cycle, since every earlier up-bound head took the first port still free.
+        // It depends on `held` and `start` only, so the heads' grants need no chain through
+        // each other's decisions.
+        self.avail.next = !self.held.val() & self.up_mask.val();
+        for r in 0..self._k {
+            self.pick[r].next = self.zero.val();
+            self.cand.next = self.start.val();
+            for _m in 0..self._k {
+                if !self.pick[r].val().any() & (self.avail.val() & self.cand.val()).any() {
+                    self.pick[r].next = self.cand.val();
+                }
+                // Rotate cand to the next up port (mod k).
+                self.cand.next = ((self.cand.val() << 1) & self.up_mask.val())
+                    | ((self.cand.val() >> self.kmask.val()) & self.up_base.val());
+            }
+            self.avail.next = self.avail.val() & !self.pick[r].val();
+        }
+        self.claimed.next = self.zero.val();
+        self.rank.next = self.one.val();
+        for o in 0..self._n_in {
+            self.out_next[o].next = self.zero_flit.val();
+        }
         for i in 0..self._n_in {
             self.valid.next = self.flit[i].val().get_bit(34);
             self.head.next = self.flit[i].val().get_bit(33);
@@ -205,29 +245,27 @@ impl Logic for Switch {
             self.want.next =
                 self.one.val() << ((self.dst.val() >> self.shift.val()) & self.kmask.val());
             self.grant.next = self.zero.val();
-            self.cand.next = self.start.val();
             // One-hot mask of the output this input's flit is copied to (zero: none).
             self.send.next = self.zero.val();
             if self.valid.val() {
                 if self.head.val() {
-                    // Arbitration against outputs held or granted earlier in this cycle.
+                    // Arbitration against outputs held from earlier cycles and outputs asked
+                    // for by lower-numbered heads (the first head to ask for a free down port
+                    // gets it).
                     if self.covered.val() {
-                        if !(self.held.val() & self.want.val()).any() {
+                        if !((self.held.val() | self.claimed.val()) & self.want.val()).any() {
                             self.grant.next = self.want.val();
                         }
+                        self.claimed.next = self.claimed.val() | self.want.val();
                     } else if self.may_up.val().get_bit(i) {
-                        for _m in 0..self._k {
-                            if !self.grant.val().any() & !(self.held.val() & self.cand.val()).any()
-                            {
-                                self.grant.next = self.cand.val();
+                        for r in 0..self._k {
+                            if self.rank.val().get_bit(r) {
+                                self.grant.next = self.pick[r].val();
                             }
-                            // Rotate cand to the next up port (mod k).
-                            self.cand.next = ((self.cand.val() << 1) & self.up_mask.val())
-                                | ((self.cand.val() >> self.kmask.val()) & self.up_base.val());
                         }
+                        self.rank.next = self.rank.val() << 1;
                     }
                     if self.grant.val().any() {
-                        self.held.next = self.held.val() | self.grant.val();
                         self.send.next = self.grant.val();
                         self.discard[i].d.next = false;
                         if self.tail.val() {
@@ -256,11 +294,15 @@ impl Logic for Switch {
                     self.discard[i].d.next = !self.tail.val();
                 }
             }
+            // At most one input sends to an output, so the output is an OR of the senders.
             for o in 0..self._n_in {
                 if self.send.val().get_bit(o) {
-                    self.out_reg[o].d.next = self.flit[i].val();
+                    self.out_next[o].next = self.out_next[o].val() | self.flit[i].val();
                 }
             }
+        }
+        for o in 0..self._n_in {
+            self.out_reg[o].d.next = self.out_next[o].val();
         }
         for i in 0..self._k {
             self.down_out[i].next = self.out_reg[i].q.val();
