@@ -65,9 +65,10 @@ pub const HOST_OUTPUTS: [&str; 18] = [
 /// their 256-bit registers, and `rx_lane` / `tx_lane` address the 32-bit word of the flit in
 /// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
 /// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
-/// (`tx_slot`, one-hot), keeping no copy. The receive FSM compares a worm's `dst` with `node` at the head and a uid's owner with
-/// `src` and `node` when the uid flit arrives, keeping one bit for each instead of the fields;
-/// every uid it stores is then rebuilt from the route (`rx_uid`) or the node number.
+/// (`tx_slot`, one-hot), keeping no copy. The receive FSM compares a worm's `dst` with `node`
+/// at the head and a uid's owner with `src` and `node` when the uid flit arrives, keeping one
+/// bit for each instead of the fields; every uid it stores is then rebuilt from the route
+/// (`rx_uid`) or the node number.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,

@@ -67,7 +67,9 @@ pub struct Switch {
     may_up: Constant<Bits<16>>,
     // Combinational temporaries.
     flit: Vec<Signal<Local, Flit>>,
-    /// The next value of each output register: the OR of the flits sent to it.
+    /// The next value of each output register: the OR of the flits sent to it. Built here and
+    /// not on the register's `d`, because rust-hdl's simulator does not read a DFF's `d` back
+    /// within one update (the fabric tests failed that way).
     out_next: Vec<Signal<Local, Flit>>,
     held: Signal<Local, Bits<16>>,
     start: Signal<Local, Bits<16>>,

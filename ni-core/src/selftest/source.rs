@@ -73,8 +73,9 @@ pub struct TrafficSource {
 
 impl TrafficSource {
     /// The source of node `me` of `nodes` (a power of two, 2..=16), offering a datagram with
-    /// probability `load / 65536` per cycle, of 4 bytes or (if `two_words`, half of them) 8 bytes (`load` at most 0x0800: §14.1 draws the
-    /// destination and length from the low bits of the same LFSR value).
+    /// probability `load / 65536` per cycle, of 4 bytes or (if `two_words`, half of them)
+    /// 8 bytes (`load` at most 0x0800: §14.1 draws the destination and length from the low
+    /// bits of the same LFSR value).
     ///
     /// With one send slot (`send_slots == 1`) the NI completes each datagram before it takes
     /// the next, so at most one destination is busy and a completion is that one's: the
