@@ -11,10 +11,12 @@ use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
 use idemnet_model::fault::Faults;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
+use idemnet_model::Reachability;
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::{BlockArg, Engine, ReplayBlock};
+use crate::output::write_whole;
+use crate::{out, outln, BlockArg, Command, Engine, ReplayBlock};
 
 fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
     let block = match block {
@@ -27,11 +29,65 @@ fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
     Config::new(block, k, n)
 }
 
-fn check_load(load: f64) -> Result<()> {
-    if !(0.0..=1.0).contains(&load) {
-        bail!("--load {load}: the offered load must be between 0 and 1 (flits per node per cycle)");
+/// The run's options as the command line gives them (waveforms and netlist aside).
+pub fn options(cycles: u64, seed: u64, load: f64, faults: &FaultArgs) -> CosimOptions {
+    CosimOptions {
+        drain: faults.drain,
+        ..CosimOptions::new(cycles, seed, load)
     }
-    Ok(())
+}
+
+/// The blocks `idemnet model` runs: the fabric and the system.
+pub fn model_block(block: BlockArg) -> Result<BlockArg> {
+    match block {
+        BlockArg::System | BlockArg::Fabric => Ok(block),
+        other => bail!(
+            "--block {}: `idemnet model` runs the fabric or the system",
+            format!("{other:?}").to_lowercase()
+        ),
+    }
+}
+
+/// Checks a command without running it: every configuration it would build, every bound and
+/// every option, as the run itself checks them first (the same functions).
+pub fn validate(command: &Command) -> Result<()> {
+    let (block, k, n, cycles, seed, load, faults, traffic, rtl) = match command {
+        Command::Verilog { k, n, .. } => return verilog_designs(*k, *n).map(|_| ()),
+        Command::Cosim {
+            block,
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+            faults,
+            traffic,
+            ..
+        } => (*block, k, n, cycles, seed, load, faults, traffic, true),
+        Command::Model {
+            block,
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+            faults,
+            traffic,
+        } => (
+            model_block(*block)?,
+            k,
+            n,
+            cycles,
+            seed,
+            load,
+            faults,
+            traffic,
+            false,
+        ),
+        _ => return Ok(()),
+    };
+    let opts = options(*cycles, *seed, *load, faults);
+    setup(block, *k, *n, opts, faults, traffic, rtl).map(|_| ())
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and not `quiet`.
@@ -48,68 +104,70 @@ fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
     pb
 }
 
+/// The files `idemnet verilog` writes and the configuration of each, validated (the tree's size
+/// included: [`Config::check_rtl_size`]).
+fn verilog_designs(k: usize, n: usize) -> Result<Vec<(&'static str, Config)>> {
+    let designs = vec![
+        ("switch.v", Config::new(Block::Switch, k, n)?),
+        ("fabric.v", Config::new(Block::Fabric, k, n)?),
+        ("ni.v", Config::named("ni")?),
+        ("rmpp_rx.v", Config::named("rmpp-rx")?),
+        ("system.v", Config::new(Block::System, k, n)?),
+    ];
+    for (_, cfg) in &designs {
+        cfg.check_rtl_size()?;
+    }
+    Ok(designs)
+}
+
 /// `idemnet verilog`: `switch.v` (leaf switch 0), `fabric.v`, `ni.v` (the `ni` configuration),
-/// `rmpp_rx.v` (the `rmpp-rx` configuration), `system.v` and the lint waivers.
+/// `rmpp_rx.v` (the `rmpp-rx` configuration), `system.v` and the lint waivers. Each file is
+/// written whole or not at all.
 pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
-    let fabric = Config::new(Block::Fabric, k, n)?;
-    let switch = Config::new(Block::Switch, k, n)?;
+    let designs = verilog_designs(k, n)?;
     std::fs::create_dir_all(out)
         .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
-    let ni = Config::named("ni")?;
-    let system = Config::new(Block::System, k, n)?;
-    let rmpp_rx = Config::named("rmpp-rx")?;
-    for (file, cfg) in [
-        ("switch.v", switch),
-        ("fabric.v", fabric),
-        ("ni.v", ni),
-        ("rmpp_rx.v", rmpp_rx),
-        ("system.v", system),
-    ] {
+    for (file, cfg) in designs {
         let (v, ports) = cfg.verilog()?;
         let path = out.join(file);
-        std::fs::write(&path, &v).with_context(|| format!("cannot write {}", path.display()))?;
-        println!(
+        write_whole(&path, v.as_bytes())?;
+        outln!(
             "{}: {cfg}, top module `top`, {} ports, {} bytes",
             path.display(),
             ports.len() + 1,
             v.len()
-        );
+        )?;
     }
     let w = out.join("waivers.vlt");
-    std::fs::write(&w, idemnet_rtl::LINT_WAIVERS)
-        .with_context(|| format!("cannot write {}", w.display()))?;
-    println!(
+    write_whole(&w, idemnet_rtl::LINT_WAIVERS.as_bytes())?;
+    outln!(
         "{}: Verilator lint waivers (verilator --lint-only -Wall waivers.vlt fabric.v)",
         w.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The fault options of `idemnet cosim` and `idemnet model`, as given (system only).
 #[derive(clap::Args)]
 pub struct FaultArgs {
-    /// System: probability that a link drops a flit (every link).
-    #[arg(long, default_value_t = 0.0)]
+    /// System: probability that a link drops a flit (every link), 0..=1.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::args::fraction, allow_negative_numbers = true)]
     pub loss: f64,
-    /// System: probability that a link flips a data bit of a flit.
-    #[arg(long, default_value_t = 0.0)]
+    /// System: probability that a link flips a data bit of a flit, 0..=1.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::args::fraction, allow_negative_numbers = true)]
     pub corrupt: f64,
     /// System: kill up port PORT of switch SWITCH (global switch index), both directions;
     /// may be given more than once.
     #[arg(long, value_name = "SWITCH:PORT")]
     pub dead_link: Vec<String>,
-    /// System: cycles the drain may take at most after the traffic stops.
-    #[arg(long, default_value_t = 200_000)]
+    /// System: cycles the drain may take at most after the traffic stops, 0 to 10^12.
+    #[arg(long, default_value_t = 200_000, value_parser = crate::args::drain)]
     pub drain: u64,
 }
 
 impl FaultArgs {
     /// The injectors' settings; `--dead-link S:U` is inter-switch link `j = S k + U` (§9).
     fn faults(&self, cfg: &Config) -> Result<Faults> {
-        let any = self.loss != 0.0 || self.corrupt != 0.0 || !self.dead_link.is_empty();
-        if any && cfg.block != Block::System {
-            bail!("--loss, --corrupt and --dead-link apply to --block system only");
-        }
         let mut f = Faults::from_probabilities(self.loss, self.corrupt)
             .map_err(|e| anyhow::anyhow!("--loss / --corrupt: {e}"))?;
         let tree = cfg.tree()?;
@@ -150,9 +208,9 @@ pub struct TrafficArgs {
     /// System: which protocols carry traffic (datagrams at --load, messages at --rmpp-load).
     #[arg(long, value_enum, default_value = "idempotent")]
     pub protocol: Protocol,
-    /// System: offered RMPP load, flits of data worms per sending node per cycle. RMPP restarts
-    /// whole blocks on a loss, so it saturates far below the idempotent protocol.
-    #[arg(long, default_value_t = 0.05)]
+    /// System: offered RMPP load, flits of data worms per sending node per cycle, 0..=1. RMPP
+    /// restarts whole blocks on a loss, so it saturates far below the idempotent protocol.
+    #[arg(long, default_value_t = 0.05, value_parser = crate::args::fraction, allow_negative_numbers = true)]
     pub rmpp_load: f64,
     /// System: RMPP message lengths are uniform in 0..=MAX_LEN bytes (at most 1024, the
     /// receive path's buffer per message).
@@ -166,13 +224,6 @@ pub struct TrafficArgs {
 impl TrafficArgs {
     /// Applies the options to `opts` (the system only; rejected elsewhere).
     fn apply(&self, cfg: &Config, opts: &mut CosimOptions) -> Result<()> {
-        let given = self.protocol != Protocol::Idempotent || self.to_one.is_some();
-        if given && cfg.block != Block::System {
-            bail!("--protocol rmpp|both and --to-one apply to --block system only");
-        }
-        if !(0.0..=1.0).contains(&self.rmpp_load) {
-            bail!("--rmpp-load {}: must be between 0 and 1", self.rmpp_load);
-        }
         if self.max_len > cfg.rmpp.max_msg {
             bail!(
                 "--max-len {}: the receive path keeps at most {} bytes per message",
@@ -205,43 +256,77 @@ impl TrafficArgs {
     }
 }
 
+/// The configuration and options of a run, every option checked: the block's tree and its size
+/// (for the RTL when `rtl`, else for the golden model), the faults, the traffic and the length.
+fn setup(
+    block: BlockArg,
+    k: usize,
+    n: usize,
+    mut opts: CosimOptions,
+    faults: &FaultArgs,
+    traffic: &TrafficArgs,
+    rtl: bool,
+) -> Result<(Config, CosimOptions)> {
+    let cfg = config(block, k, n)?;
+    if rtl {
+        cfg.check_rtl_size()?;
+    } else {
+        cfg.check_system_nodes()?;
+    }
+    opts.faults = faults.faults(&cfg)?;
+    traffic.apply(&cfg, &mut opts)?;
+    Ok((cfg, opts))
+}
+
+/// The system's settings as the first line of a run prints them, and, when the dead links
+/// disconnect nodes, a second line saying so before the run.
+fn system_header(
+    cfg: &Config,
+    opts: &CosimOptions,
+    faults: &FaultArgs,
+    traffic: &TrafficArgs,
+) -> Result<String> {
+    let mut s = format!(
+        ", protocol {:?} (RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+        traffic.protocol,
+        opts.rmpp.load,
+        opts.rmpp.max_len,
+        traffic.to_one.map(|d| format!(", all to node {d}")).unwrap_or_default(),
+        faults.loss,
+        faults.corrupt,
+        opts.faults.loss,
+        opts.faults.corrupt,
+        opts.faults.dead
+    );
+    if let Some(cut) = Reachability::new(&cfg.tree()?, &opts.faults.dead).describe() {
+        s += &format!("\n  warning: {cut}: what they send each other cannot arrive");
+    }
+    Ok(s)
+}
+
 /// `idemnet cosim`: exit 1 on a mismatch, a scoreboard error or a lost datagram.
 pub fn cosim(
     block: BlockArg,
     k: usize,
     n: usize,
-    mut opts: CosimOptions,
+    opts: CosimOptions,
     faults: FaultArgs,
     traffic: TrafficArgs,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let cfg = config(block, k, n)?;
-    check_load(opts.load)?;
-    opts.faults = faults.faults(&cfg)?;
-    traffic.apply(&cfg, &mut opts)?;
+    let (cfg, opts) = setup(block, k, n, opts, &faults, &traffic, true)?;
     if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
         }
     }
-    println!(
+    outln!(
         "idemnet cosim: {cfg}, seed {}, load {}, {} cycles{}{}",
         opts.seed,
         opts.load,
         opts.cycles,
         if cfg.block == Block::System {
-            format!(
-                ", protocol {:?} (RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
-                traffic.protocol,
-                opts.rmpp.load,
-                opts.rmpp.max_len,
-                traffic.to_one.map(|d| format!(", all to node {d}")).unwrap_or_default(),
-                faults.loss,
-                faults.corrupt,
-                opts.faults.loss,
-                opts.faults.corrupt,
-                opts.faults.dead
-            )
+            system_header(&cfg, &opts, &faults, &traffic)?
         } else {
             String::new()
         },
@@ -249,11 +334,11 @@ pub fn cosim(
             .as_ref()
             .map(|v| format!(", RTL from {}", v.display()))
             .unwrap_or_default()
-    );
+    )?;
     let pb = progress_bar(opts.cycles, quiet);
     let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
     pb.finish_and_clear();
-    print!("{report}");
+    out!("{report}")?;
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
@@ -262,36 +347,43 @@ pub fn cosim(
 }
 
 /// The last lines of a model-only run.
-fn print_scoreboard_and_speed(errors: u64, first: Option<&str>, cycles: u64, secs: f64) {
+fn print_scoreboard_and_speed(
+    errors: u64,
+    first: Option<&str>,
+    cycles: u64,
+    secs: f64,
+) -> Result<()> {
     match first {
-        None => println!("  scoreboard 0 errors"),
-        Some(e) => println!("  scoreboard {errors} errors, the first: {e}"),
+        None => outln!("  scoreboard 0 errors")?,
+        Some(e) => outln!("  scoreboard {errors} errors, the first: {e}")?,
     }
-    println!(
+    outln!(
         "  speed      {:.0} cycles/s ({secs:.2} s)",
         cycles as f64 / secs.max(1e-9)
-    );
+    )?;
+    Ok(())
 }
 
 /// `idemnet model`: the golden model alone; exit 1 on a scoreboard error.
 pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<ExitCode> {
     let cfg = Config::new(Block::Fabric, k, n)?;
-    check_load(load)?;
-    println!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles");
+    outln!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles")?;
     let t0 = Instant::now();
     let s = idemnet_model::run_model_only(k, n, load, seed, cycles)
         .map_err(|e| anyhow::anyhow!("{}", e.0))?;
     let secs = t0.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "  sent       {} flits in {} worms",
-        s.flits_sent, s.worms_sent
-    );
-    println!(
+        s.flits_sent,
+        s.worms_sent
+    )?;
+    outln!(
         "  delivered  {} flits in {} worms",
-        s.flits_delivered, s.worms_delivered
-    );
-    println!("  discarded  {} worms", s.drops);
-    print_scoreboard_and_speed(s.errors, s.first_error.as_deref(), cycles, secs);
+        s.flits_delivered,
+        s.worms_delivered
+    )?;
+    outln!("  discarded  {} worms", s.drops)?;
+    print_scoreboard_and_speed(s.errors, s.first_error.as_deref(), cycles, secs)?;
     Ok(if s.errors == 0 {
         ExitCode::SUCCESS
     } else {
@@ -304,21 +396,16 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
 pub fn model_system(
     k: usize,
     n: usize,
-    cycles: u64,
-    seed: u64,
-    load: f64,
+    opts: CosimOptions,
     faults: FaultArgs,
     traffic: TrafficArgs,
 ) -> Result<ExitCode> {
-    let cfg = Config::new(Block::System, k, n)?;
-    check_load(load)?;
-    let f = faults.faults(&cfg)?;
-    let mut opts = CosimOptions::new(cycles, seed, load);
-    traffic.apply(&cfg, &mut opts)?;
-    println!(
-        "idemnet model: {cfg}, seed {seed}, protocol {:?}, load {load} / RMPP {}, {cycles} cycles, loss {} corrupt {}, dead links {:?}",
-        traffic.protocol, opts.rmpp.load, faults.loss, faults.corrupt, f.dead
-    );
+    let (cfg, opts) = setup(BlockArg::System, k, n, opts, &faults, &traffic, false)?;
+    let (cycles, seed, load) = (opts.cycles, opts.seed, opts.load);
+    outln!(
+        "idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles{}",
+        system_header(&cfg, &opts, &faults, &traffic)?
+    )?;
     let tree = cfg.tree()?;
     let idem_load = if opts.idempotent { load } else { 0.0 };
     let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
@@ -330,25 +417,17 @@ pub fn model_system(
         cfg.rmpp,
         hosts,
         cycles,
-        &f,
-        faults.drain,
+        &opts.faults,
+        opts.drain,
     )
     .map_err(|e| anyhow::anyhow!(e))?;
     let secs = t0.elapsed().as_secs_f64();
-    print!(
+    out!(
         "{}",
         idemnet_testbench::cosim::side_by_side(&h.figures(cycles))
-    );
-    let first = h.first_error().cloned().or_else(|| {
-        (h.failures() > 0).then(|| {
-            format!(
-                "{} datagrams and {} messages lost after the drain",
-                h.idem.lost(),
-                h.rmpp.lost()
-            )
-        })
-    });
-    print_scoreboard_and_speed(h.failures(), first.as_deref(), cycles, secs);
+    )?;
+    let verdict = h.verdict(&tree, &opts.faults);
+    print_scoreboard_and_speed(h.failures(), verdict.as_deref(), cycles, secs)?;
     Ok(if h.failures() == 0 {
         ExitCode::SUCCESS
     } else {
@@ -377,7 +456,7 @@ pub fn wavediff(
             deep: false,
         },
     )?;
-    print!("{d}");
+    out!("{d}")?;
     Ok(if d.is_equal() {
         ExitCode::SUCCESS
     } else {
@@ -401,7 +480,7 @@ pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCo
             replay_ni_rtl(&read_ni_trace(trace)?, &idemnet_cosim::default_cache_dir())?
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::Stdout;
     for l in lines {
         writeln!(out, "{l}")?;
     }

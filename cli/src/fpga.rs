@@ -112,15 +112,15 @@ pub fn fpga(
         }
         reports.push(r);
     }
-    std::fs::write(
-        out.join("summary.json"),
-        serde_json::to_string_pretty(&reports)? + "\n",
+    crate::output::write_whole(
+        &out.join("summary.json"),
+        (serde_json::to_string_pretty(&reports)? + "\n").as_bytes(),
     )?;
-    print!("{}", table(&reports));
-    println!(
+    crate::out!("{}", table(&reports))?;
+    crate::outln!(
         "reports: {}/<board>/<design>/idemnet-report.json",
         out.display()
-    );
+    )?;
     let missed = reports.iter().any(|r| r.timing_met == Some(false));
     if let Some(r) = reports.iter().find(|r| !r.fits) {
         let cells = match (r.logic_cells, r.logic_cell_pct) {
@@ -187,7 +187,7 @@ pub fn selftest(
         vcd,
         &idemnet_cosim::default_cache_dir(),
     )?;
-    println!("{rep}");
+    crate::outln!("{rep}")?;
     Ok(if rep.passed() {
         ExitCode::SUCCESS
     } else {

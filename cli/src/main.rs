@@ -8,10 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+mod args;
 mod cmd;
 mod fpga;
+mod output;
 
 #[derive(Parser)]
 #[command(
@@ -78,12 +80,13 @@ enum Command {
         k: usize,
         #[arg(long, default_value_t = 2)]
         n: usize,
-        #[arg(long, default_value_t = 100_000)]
+        /// Cycles of traffic, 1 to 10^12 (the system then drains: --drain).
+        #[arg(long, default_value_t = 100_000, value_parser = args::cycles)]
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Offered load, flits per node (or input) per cycle, 0..=1.
-        #[arg(long, default_value_t = 0.5)]
+        #[arg(long, default_value_t = 0.5, value_parser = args::fraction)]
         load: f64,
         /// Write rtl.vcd (Verilator) and model.vcd (golden model) into this folder.
         #[arg(long)]
@@ -108,19 +111,21 @@ enum Command {
         k: usize,
         #[arg(long, default_value_t = 2)]
         n: usize,
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Cycles of traffic, 1 to 10^12 (the system then drains: --drain).
+        #[arg(long, default_value_t = 1_000_000, value_parser = args::cycles)]
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, default_value_t = 0.5)]
+        /// Offered load, flits per node per cycle, 0..=1.
+        #[arg(long, default_value_t = 0.5, value_parser = args::fraction)]
         load: f64,
         #[command(flatten)]
         faults: cmd::FaultArgs,
         #[command(flatten)]
         traffic: cmd::TrafficArgs,
     },
-    /// Drive one network-interface block from a packet trace (JSON Lines, shared/conformance
-    /// format) and print what it does, one JSON line per action.
+    /// Drive one network-interface block from a packet trace (JSON Lines, docs/replay.md) and
+    /// print what it does, one JSON line per action.
     Replay {
         #[arg(long, value_enum)]
         block: ReplayBlock,
@@ -154,7 +159,8 @@ enum Command {
     Selftest {
         #[arg(long, value_enum, default_value = "ice40-hx8k")]
         board: fpga::BoardArg,
-        #[arg(long, default_value_t = 2_000_000)]
+        /// Cycles to run, 1 to 10^12.
+        #[arg(long, default_value_t = 2_000_000, value_parser = args::cycles)]
         cycles: u64,
         /// A UART line every this many cycles instead of once a second (changes the image).
         #[arg(long)]
@@ -184,23 +190,97 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("idemnet: internal error (please report): {info}");
     }));
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+    let command = match parse(std::env::args_os()) {
+        Ok(command) => command,
+        Err(Parsed::Shown) => return ExitCode::SUCCESS,
+        Err(Parsed::Bad(line)) => {
+            eprintln!("idemnet: error: {line}");
+            return ExitCode::from(2);
         }
     };
-    match dispatch(cli.command) {
+    match dispatch(command) {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("idemnet: error: {e:#}");
-            ExitCode::from(2)
+        Err(e) => match output::stdout_failure(&e) {
+            Some(std::io::ErrorKind::BrokenPipe) => ExitCode::from(output::CLOSED_PIPE_EXIT),
+            _ => {
+                eprintln!("idemnet: error: {e:#}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+/// Why [`parse`] gave no command: help or version shown (exit 0), or a bad command line (one
+/// line for the user, exit 2).
+#[derive(Debug)]
+enum Parsed {
+    Shown,
+    Bad(String),
+}
+
+/// The command of a command line, every option checked: its value (ranges, numbers) and that
+/// the chosen block uses it. Nothing runs here, so any input may be thrown at it.
+fn parse<I, T>(argv: I) -> std::result::Result<Command, Parsed>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let clap_error = |e: clap::Error| match args::one_line(&e) {
+        None => {
+            let _ = e.print();
+            Parsed::Shown
         }
+        Some(line) => Parsed::Bad(line),
+    };
+    let mut root = args::negative_values_reach_parsers(Cli::command());
+    let matches = root.try_get_matches_from_mut(argv).map_err(clap_error)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(clap_error)?;
+    if let Some((name, sub)) = matches.subcommand() {
+        let spec = root
+            .find_subcommand(name)
+            .ok_or_else(|| Parsed::Bad(format!("no subcommand {name}")))?;
+        check_applicable(&cli.command, spec, sub).map_err(|e| Parsed::Bad(format!("{e:#}")))?;
+    }
+    cmd::validate(&cli.command).map_err(|e| Parsed::Bad(format!("{e:#}")))?;
+    Ok(cli.command)
+}
+
+/// The options only the system uses: faults, the drain and the traffic of both protocols.
+const SYSTEM_ONLY: &[&str] = &[
+    "loss",
+    "corrupt",
+    "dead_link",
+    "drain",
+    "protocol",
+    "rmpp_load",
+    "max_len",
+    "to_one",
+];
+
+/// An option given for a block that does not use it is an error naming it, never ignored.
+fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -> Result<()> {
+    let (block, model) = match command {
+        Command::Cosim { block, .. } => (*block, false),
+        Command::Model { block, .. } => (*block, true),
+        _ => return Ok(()),
+    };
+    let system_only = |id: &str| !SYSTEM_ONLY.contains(&id);
+    match block {
+        BlockArg::System => Ok(()),
+        BlockArg::Router | BlockArg::Fabric => args::reject_inapplicable(
+            spec,
+            sub,
+            system_only,
+            "the fault, drain and traffic options apply to --block system",
+        ),
+        BlockArg::Ni | BlockArg::RmppRx if !model => args::reject_inapplicable(
+            spec,
+            sub,
+            |id| system_only(id) && id != "k" && id != "n",
+            "--block ni and --block rmpp-rx run one block of the 16-node machine (no --k, --n), \
+             and the fault, drain and traffic options apply to --block system",
+        ),
+        BlockArg::Ni | BlockArg::RmppRx => Ok(()),
     }
 }
 
@@ -226,8 +306,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             idemnet_testbench::CosimOptions {
                 vcd_dir: vcd,
                 verilog,
-                drain: faults.drain,
-                ..idemnet_testbench::CosimOptions::new(cycles, seed, load)
+                ..cmd::options(cycles, seed, load, &faults)
             },
             faults,
             traffic,
@@ -242,13 +321,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             load,
             faults,
             traffic,
-        } => match block {
-            BlockArg::System => cmd::model_system(k, n, cycles, seed, load, faults, traffic),
-            BlockArg::Fabric => cmd::model(k, n, cycles, seed, load),
-            other => Err(anyhow::anyhow!(
-                "--block {}: `idemnet model` runs the fabric or the system",
-                format!("{other:?}").to_lowercase()
-            )),
+        } => match cmd::model_block(block)? {
+            BlockArg::System => {
+                let opts = cmd::options(cycles, seed, load, &faults);
+                cmd::model_system(k, n, opts, faults, traffic)
+            }
+            _ => cmd::model(k, n, cycles, seed, load),
         },
         Command::Replay {
             block,
@@ -282,5 +360,162 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             root_a,
             root_b,
         } => cmd::wavediff(&a, &b, root_a.as_deref(), root_b.as_deref()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every option of the runs that takes a number, with its subcommand.
+    const NUMERIC: &[(&str, &str)] = &[
+        ("cosim", "--cycles"),
+        ("cosim", "--seed"),
+        ("cosim", "--load"),
+        ("cosim", "--k"),
+        ("cosim", "--n"),
+        ("model", "--cycles"),
+        ("model", "--load"),
+        ("model", "--k"),
+        ("model", "--n"),
+        ("verilog", "--k"),
+        ("verilog", "--n"),
+        ("selftest", "--cycles"),
+        ("selftest", "--line-every"),
+        ("fpga", "--freq"),
+    ];
+    /// The system's numeric options, given with `--block system`.
+    const SYSTEM_NUMERIC: &[&str] = &[
+        "--loss",
+        "--corrupt",
+        "--drain",
+        "--rmpp-load",
+        "--max-len",
+        "--to-one",
+        "--dead-link",
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i128>().prop_map(|v| v.to_string()),
+            any::<u64>().prop_map(|v| v.to_string()),
+            any::<f64>().prop_map(|v| v.to_string()),
+            (0.0..1.0f64).prop_map(|v| v.to_string()),
+            (0u64..20).prop_map(|v| v.to_string()),
+            "[-+0-9.eE:x_ ]{0,24}",
+            ".{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// Parsing and checking any numeric value never panics, and what passes is in range.
+        #[test]
+        fn numeric_arguments_are_checked_without_panic(
+            which in 0..NUMERIC.len() + SYSTEM_NUMERIC.len(),
+            v in value(),
+            second in value(),
+        ) {
+            let mut argv = vec!["idemnet".to_string()];
+            if which < NUMERIC.len() {
+                let (sub, opt) = NUMERIC[which];
+                argv.extend([sub.to_string(), opt.to_string(), v]);
+                if sub == "verilog" {
+                    argv.extend(["--out".into(), "unused".into()]);
+                }
+                if sub == "fpga" {
+                    argv.extend(["--board".into(), "ice40-hx8k".into(), "--design".into(), "switch".into()]);
+                }
+            } else {
+                let opt = SYSTEM_NUMERIC[which - NUMERIC.len()];
+                argv.extend(["model", "--block", "system", opt].map(String::from));
+                argv.extend([v, "--cycles".into(), second]);
+            }
+            if let Ok(command) = parse(argv.clone()) {
+                match command {
+                    Command::Cosim { cycles, load, .. } | Command::Model { cycles, load, .. } => {
+                        prop_assert!((1..=args::MAX_CYCLES).contains(&cycles), "{argv:?}");
+                        prop_assert!((0.0..=1.0).contains(&load), "{argv:?}");
+                    }
+                    Command::Selftest { cycles, .. } => {
+                        prop_assert!((1..=args::MAX_CYCLES).contains(&cycles), "{argv:?}");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_command_lines_get_one_line_naming_the_option() {
+        let bad =
+            |argv: &[&str]| match parse(std::iter::once("idemnet").chain(argv.iter().copied())) {
+                Err(Parsed::Bad(line)) => line,
+                Err(Parsed::Shown) => panic!("{argv:?}: help shown"),
+                Ok(_) => panic!("{argv:?}: accepted"),
+            };
+        for (argv, needle) in [
+            (&["cosim", "--load", "-0.1"][..], "--load"),
+            (&["cosim", "--seed", "-1"], "--seed"),
+            (&["cosim", "--cycles", "0"], "1 to 1000000000000"),
+            (
+                &[
+                    "cosim",
+                    "--block",
+                    "system",
+                    "--drain",
+                    "18446744073709551615",
+                ],
+                "--drain",
+            ),
+            (
+                &["cosim", "--block", "ni", "--k", "3", "--n", "0"],
+                "--k does not apply",
+            ),
+            (
+                &["model", "--block", "fabric", "--loss", "0.1"],
+                "--loss does not apply",
+            ),
+            (
+                &["cosim", "--block", "router", "--protocol", "both"],
+                "--protocol does not apply",
+            ),
+            (
+                &["verilog", "--out", "x", "--k", "2", "--n", "16"],
+                "MB of Verilog",
+            ),
+            (
+                &["model", "--block", "system", "--k", "2", "--n", "16"],
+                "at most 256",
+            ),
+            (&["model", "--block", "ni"], "runs the fabric or the system"),
+        ] {
+            let line = bad(argv);
+            assert!(line.contains(needle), "{argv:?}: {line}");
+            assert!(!line.contains('\n'), "{argv:?}: more than one line: {line}");
+        }
+        // What the documentation allows is taken: 64 nodes for every engine.
+        for argv in [
+            &["verilog", "--out", "x", "--k", "4", "--n", "3"][..],
+            &["cosim", "--block", "system", "--k", "8", "--n", "2"],
+            &[
+                "model",
+                "--block",
+                "system",
+                "--k",
+                "4",
+                "--n",
+                "3",
+                "--dead-link",
+                "0:1",
+            ],
+        ] {
+            assert!(
+                parse(std::iter::once("idemnet").chain(argv.iter().copied())).is_ok(),
+                "{argv:?}"
+            );
+        }
     }
 }

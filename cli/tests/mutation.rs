@@ -178,3 +178,49 @@ fn rmpp_rx_order_check_inverted_is_caught() {
         "mutant-rmpp-order",
     );
 }
+
+/// The README's recipe for checking a mutated design by hand, run line by line as it stands
+/// there: a `sed` that matches nothing (a recipe gone stale) or a mutant that passes fails.
+#[test]
+fn readme_recipe_catches_its_mutant() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let block = readme
+        .split("Checking a mutated design by hand")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's recipe block");
+    let d = work("readme-recipe");
+    let bin = Path::new(env!("CARGO_BIN_EXE_idemnet")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let before = std::fs::read(d.join("v/fabric.v")).ok();
+        let o = Command::new("bash")
+            .args(["-c", line])
+            .current_dir(&d)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let expect = if line.starts_with("idemnet cosim") || line.starts_with("idemnet wavediff") {
+            1
+        } else {
+            0
+        };
+        assert_eq!(o.status.code(), Some(expect), "`{line}`: {}", text(&o));
+        if line.starts_with("sed ") {
+            let after = std::fs::read(d.join("v/fabric.v")).unwrap();
+            assert!(
+                before.as_ref() != Some(&after),
+                "`{line}` changed nothing: the recipe is stale"
+            );
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 4, "{block}");
+}

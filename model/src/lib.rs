@@ -26,7 +26,7 @@ pub mod wave;
 pub use block::ModelBlock;
 pub use fabric::Fabric;
 pub use switch::Switch;
-pub use topology::{ConfigError, FatTree};
+pub use topology::{ConfigError, FatTree, Reachability};
 pub use traffic::{Scoreboard, TrafficGen};
 pub use wave::PortVcd;
 

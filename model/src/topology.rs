@@ -180,6 +180,141 @@ impl FatTree {
     }
 }
 
+/// Which destinations the fabric can still deliver to when some inter-switch links are dead
+/// (both directions of up port `u` of switch `s`, link `s k + u`, as in §9): a worm climbs by any
+/// live up port (the switch's random choice finds one after retries) and descends by the one
+/// fixed down path, so a pair is cut off when every switch its climb can reach at the turning
+/// level has a dead link on the fixed way down, or when no live way up reaches that level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reachability {
+    /// `cut[p * N + q]`: no worm from node `p` can reach node `q`.
+    cut: Vec<bool>,
+    nodes: usize,
+}
+
+impl Reachability {
+    /// The reachability of every ordered pair of nodes of `tree` with the links `dead` cut.
+    /// Links outside `0..switches*k` are ignored (the callers range-check them first).
+    pub fn new(tree: &FatTree, dead: &[usize]) -> Reachability {
+        let k = tree.k;
+        let mut is_dead = vec![false; tree.switches() * k];
+        for &j in dead {
+            if let Some(d) = is_dead.get_mut(j) {
+                *d = true;
+            }
+        }
+        let nodes = tree.nodes();
+        let mut cut = vec![false; nodes * nodes];
+        if dead.is_empty() {
+            return Reachability { cut, nodes };
+        }
+        // Nodes on one leaf switch climb alike, so the climb is worked out once per leaf.
+        for leaf in 0..tree.per_level() {
+            for q in 0..nodes {
+                let reachable = tree.climb_reaches(leaf, q, &is_dead);
+                for d in 0..k {
+                    cut[((leaf << tree.b()) | d) * nodes + q] = !reachable;
+                }
+            }
+        }
+        Reachability { cut, nodes }
+    }
+
+    /// Whether a worm from `p` can reach `q`.
+    pub fn reaches(&self, p: usize, q: usize) -> bool {
+        !self.cut[p * self.nodes + q]
+    }
+
+    /// Ordered pairs `(p, q)` that cannot reach each other.
+    pub fn cut_pairs(&self) -> usize {
+        self.cut.iter().filter(|&&c| c).count()
+    }
+
+    /// Nodes that can reach no other node, and can be reached by none (a whole leaf cut off,
+    /// for example), in order.
+    pub fn isolated(&self) -> Vec<usize> {
+        let n = self.nodes;
+        (0..n)
+            .filter(|&p| {
+                n > 1 && (0..n).all(|q| q == p || (!self.reaches(p, q) && !self.reaches(q, p)))
+            })
+            .collect()
+    }
+
+    /// One line for a user: how many pairs are cut off, which nodes are isolated, and the first
+    /// cut pair; `None` when every pair is connected.
+    pub fn describe(&self) -> Option<String> {
+        let pairs = self.cut_pairs();
+        if pairs == 0 {
+            return None;
+        }
+        let first = (0..self.nodes * self.nodes).find(|&i| self.cut[i])?;
+        let isolated = self.isolated();
+        let isolated = if isolated.is_empty() {
+            String::new()
+        } else {
+            format!("; nodes {isolated:?} are cut off from every other node")
+        };
+        Some(format!(
+            "the dead links disconnect {pairs} of {} ordered node pairs (the first: {} cannot reach {}){isolated}",
+            self.nodes * (self.nodes - 1),
+            first / self.nodes,
+            first % self.nodes
+        ))
+    }
+}
+
+impl FatTree {
+    /// Whether a worm entering leaf switch `leaf` can reach node `q` with the links marked in
+    /// `dead` (indexed `s k + u`) cut.
+    fn climb_reaches(&self, leaf: usize, q: usize, dead: &[bool]) -> bool {
+        let k = self.k;
+        let mut level_switches = vec![leaf];
+        for l in 0..self.n {
+            // Every switch of one climb level covers the same destinations (the climb changes
+            // only the digits below the level).
+            if self.covers(l, self.switch_lw(level_switches[0]).1, q) {
+                return level_switches
+                    .iter()
+                    .any(|&s| self.descent_live(s, q, dead));
+            }
+            let mut above: Vec<usize> = level_switches
+                .iter()
+                .flat_map(|&s| {
+                    (0..k)
+                        .filter(move |&u| !dead[s * k + u])
+                        .map(move |u| (s, u))
+                })
+                .filter_map(|(s, u)| self.up_link(s, u).map(|(s2, _)| s2))
+                .collect();
+            above.sort_unstable();
+            above.dedup();
+            if above.is_empty() {
+                return false;
+            }
+            level_switches = above;
+        }
+        false
+    }
+
+    /// Whether the fixed down path from switch `s` (which covers `q`) to node `q` is live.
+    fn descent_live(&self, mut s: usize, q: usize, dead: &[bool]) -> bool {
+        loop {
+            let (l, _) = self.switch_lw(s);
+            match self.down_link(s, self.down_port(l, q)) {
+                Peer::Node(_) => return true,
+                Peer::Switch { switch, port } => {
+                    if dead[switch * self.k + port] {
+                        return false;
+                    }
+                    s = switch;
+                }
+                Peer::None => return false,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +439,27 @@ mod tests {
         assert!(!t.covers(0, 2, 12));
         assert_eq!(t.down_port(0, 9), 1);
         assert_eq!(t.down_port(1, 9), 2);
+    }
+
+    #[test]
+    fn reachability_names_a_cut_off_leaf_and_keeps_spare_paths() {
+        let t = FatTree::new(4, 2).unwrap();
+        // One dead up link of leaf 0: every pair still has a way.
+        assert_eq!(Reachability::new(&t, &[0]).describe(), None);
+        // All four up links of leaf 0: its nodes 0..3 talk only among themselves.
+        let r = Reachability::new(&t, &[0, 1, 2, 3]);
+        assert_eq!(r.cut_pairs(), 2 * 4 * 12);
+        assert!(r.reaches(0, 3) && !r.reaches(0, 4) && !r.reaches(9, 2) && r.reaches(9, 15));
+        assert!(
+            r.isolated().is_empty(),
+            "the four nodes still reach each other"
+        );
+        assert!(r.describe().unwrap().contains("96 of 240"));
+        // Up port 0 of every leaf: top switch 0 is unreachable, the others carry everything.
+        assert_eq!(Reachability::new(&t, &[0, 4, 8, 12]).cut_pairs(), 0);
+        // 2-ary 1-tree has no inter-switch links; a 2-ary 3-tree cut at its one leaf-0 pair.
+        let t = FatTree::new(2, 3).unwrap();
+        let r = Reachability::new(&t, &[0, 1]);
+        assert!(!r.reaches(0, 2) && r.reaches(0, 1) && r.reaches(2, 7));
     }
 }

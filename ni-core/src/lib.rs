@@ -69,6 +69,7 @@ pub fn system_verilog(
     for p in 0..topo.nodes {
         RmppConfig {
             node: p as u16,
+            nodes: topo.nodes,
             ..*rmpp
         }
         .validate()

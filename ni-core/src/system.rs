@@ -288,6 +288,7 @@ impl System {
                         },
                         &RmppConfig {
                             node: p as u16,
+                            nodes: n,
                             ..*rmpp
                         },
                     )

@@ -161,7 +161,8 @@ fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) 
         .unwrap()
         .idem;
     let (_, med, p99) = h.latency().unwrap_or((0, 0, 0));
-    let goodput = h.payload_words as f64 / (cycles as f64 * tree.nodes() as f64);
+    // In flits of payload: the bytes the hosts asked to send, 4 to a flit (no padding counted).
+    let goodput = h.payload_bytes as f64 / 4.0 / (cycles as f64 * tree.nodes() as f64);
     (goodput, med, p99, h.lost())
 }
 

@@ -32,6 +32,13 @@ use idemnet_model::rmpp::RmppConfig;
 use idemnet_model::system::System;
 use idemnet_model::{FatTree, TrafficGen};
 
+/// The most nodes of a system the RTL takes: the RMPP receive path's source ids are 8 bits
+/// (docs/protocol.md §11.2).
+pub const MAX_SYSTEM_NODES: usize = 256;
+
+/// The most Verilog a design may emit: 256 MiB, about 2 GB of memory for rust-hdl to build.
+pub const MAX_VERILOG_BYTES: u64 = 256 << 20;
+
 /// Which block of the router a configuration is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Block {
@@ -207,6 +214,69 @@ impl Config {
         Ok(t)
     }
 
+    /// Refuses a block whose RTL cannot be built here, before anything is elaborated: a system
+    /// of more than [`MAX_SYSTEM_NODES`] nodes (the RMPP receive path's source ids), or a design
+    /// whose emitted Verilog [`Config::estimated_verilog_bytes`] puts over
+    /// [`MAX_VERILOG_BYTES`]. The golden model has neither limit.
+    pub fn check_rtl_size(&self) -> Result<()> {
+        let t = self.tree()?;
+        self.check_system_nodes()?;
+        let bytes = self.estimated_verilog_bytes()?;
+        if bytes > MAX_VERILOG_BYTES {
+            bail!(
+                "the {self} would be about {} MB of Verilog ({} switches{}), more than the {} MB \
+                 idemnet emits (rust-hdl needs about 7 bytes of memory per byte emitted): choose \
+                 a smaller tree",
+                bytes >> 20,
+                t.switches(),
+                if self.block == Block::System {
+                    format!(", {} nodes", t.nodes())
+                } else {
+                    String::new()
+                },
+                MAX_VERILOG_BYTES >> 20
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses a system of more than [`MAX_SYSTEM_NODES`] nodes, in the RTL and the golden model
+    /// alike: every node has an RMPP receive path, whose source ids are 8 bits.
+    pub fn check_system_nodes(&self) -> Result<()> {
+        let nodes = self.tree()?.nodes();
+        if self.block == Block::System && nodes > MAX_SYSTEM_NODES {
+            bail!(
+                "the system of the {}-ary {}-tree has {nodes} nodes; a system has at most \
+                 {MAX_SYSTEM_NODES}: each node's RMPP receive path keeps one expected message \
+                 number per source in a 256-word RAM (docs/protocol.md §11.2)",
+                self.k,
+                self.n
+            );
+        }
+        Ok(())
+    }
+
+    /// The size of the block's emitted Verilog, from the sizes measured per switch (by arity)
+    /// and per node: the switch of a 2-, 4- and 8-ary tree emits about 25, 53 and 127 kB, a node
+    /// of the system about 420 kB (`idemnet verilog` on the 2-ary 2-, 4-ary 3- and 4-tree and the
+    /// 8-ary 2-tree; linear in the count to within 1 %).
+    pub fn estimated_verilog_bytes(&self) -> Result<u64> {
+        let t = self.tree()?;
+        let per_switch: u64 = match t.k {
+            2 => 25_000,
+            4 => 53_000,
+            _ => 127_000,
+        };
+        const PER_NODE: u64 = 420_000;
+        let (switches, nodes) = match self.block {
+            Block::Switch => (1, 0),
+            Block::Fabric => (t.switches() as u64, 0),
+            Block::System => (t.switches() as u64, t.nodes() as u64),
+            Block::Ni | Block::RmppRx => (0, 1),
+        };
+        Ok(switches * per_switch + nodes * PER_NODE)
+    }
+
     /// Number of traffic sources: the nodes of the fabric, or the `2k` inputs of the switch.
     pub fn sources(&self) -> Result<usize> {
         let t = self.tree()?;
@@ -368,6 +438,29 @@ mod tests {
             }
         }
         assert!(Config::named("fabric-5x2").is_err());
+        // 64 nodes build; 65536 are refused with the reason, before any elaboration.
+        Config::new(Block::System, 4, 3)
+            .unwrap()
+            .check_rtl_size()
+            .unwrap();
+        Config::new(Block::Fabric, 4, 4)
+            .unwrap()
+            .check_rtl_size()
+            .unwrap();
+        let e = Config::new(Block::Fabric, 2, 16)
+            .unwrap()
+            .check_rtl_size()
+            .unwrap_err();
+        assert!(e.to_string().contains("MB of Verilog"), "{e}");
+        Config::new(Block::System, 4, 4)
+            .unwrap()
+            .check_rtl_size()
+            .unwrap();
+        let e = Config::new(Block::System, 2, 9)
+            .unwrap()
+            .check_rtl_size()
+            .unwrap_err();
+        assert!(e.to_string().contains("at most 256"), "{e}");
         assert!(Config::new(Block::Fabric, 3, 2).is_err());
         assert_eq!(Config::switch(4, 2).sources().unwrap(), 8);
     }

@@ -287,7 +287,12 @@ pub fn cosim(
     let (mut flits_in, mut flits_out, mut heads_out) = (0u64, 0u64, 0u64);
     let (mut delivered, mut completed) = (0u64, 0u64);
     let total_cycles = match cfg.block {
-        Block::System => opts.cycles + opts.drain,
+        Block::System => opts.cycles.checked_add(opts.drain).with_context(|| {
+            format!(
+                "{} cycles and a drain of {}: the run would pass 2^64 cycles",
+                opts.cycles, opts.drain
+            )
+        })?,
         _ => opts.cycles,
     };
     let mut dlv_shown = false;
@@ -364,15 +369,7 @@ pub fn cosim(
     let mut table = vec![];
     if let Stimulus::Hosts(h) = &stimulus {
         scoreboard_errors = h.failures();
-        first_scoreboard_error = h.first_error().cloned().or_else(|| {
-            (h.failures() > 0).then(|| {
-                format!(
-                    "{} datagrams and {} messages lost after the drain",
-                    h.idem.lost(),
-                    h.rmpp.lost()
-                )
-            })
-        });
+        first_scoreboard_error = h.verdict(&tree, &opts.faults);
         table = h.figures(opts.cycles);
     }
     if let Stimulus::RxPeers(p) = &stimulus {

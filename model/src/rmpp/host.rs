@@ -194,6 +194,14 @@ impl MsgHosts {
         self.recs.values().filter(|r| !r.delivered).count()
     }
 
+    /// (source, destination) of each message sent but never delivered.
+    pub fn lost_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.recs
+            .iter()
+            .filter(|(_, r)| !r.delivered)
+            .map(|((src, _), r)| (*src as usize, r.dst as usize))
+    }
+
     /// Host `p` sends `data` to `dst` now (for scripted runs; the random source does the same).
     pub fn send(&mut self, t: u64, p: usize, dst: u16, data: Vec<u8>) -> u32 {
         let msg_id = self.senders[p].send(t, dst, data.clone());

@@ -1,0 +1,276 @@
+//! The command's contract at its edges, run as a user runs it: exit 0 success, 1 a difference
+//! found, 2 bad input with one line naming what was wrong; no panic, no hang, no wrong verdict.
+//! Each test is one of the ways the contract was found broken (issue 14), with the command
+//! that broke it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Waits for `child` at most `limit`; a run that takes longer is killed and fails the test, so
+/// a hang shows as a failure, not as a stuck CI.
+fn finish(mut child: Child, limit: Duration, what: &str) -> Output {
+    let t0 = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn idemnet(args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_idemnet"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the idemnet binary runs");
+    finish(child, Duration::from_secs(120), &args.join(" "))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit 2 and exactly one line on stderr that contains `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let o = idemnet(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}{}", stdout(&o));
+    assert_eq!(e.lines().count(), 1, "{args:?}: not one line: {e}");
+    assert!(e.starts_with("idemnet: error: "), "{args:?}: {e}");
+    assert!(e.contains(needle), "{args:?}: `{needle}` not in: {e}");
+}
+
+#[test]
+fn cycle_counts_that_would_wrap_are_refused_not_run() {
+    // Was: cycles + drain wrapped, the run stopped at cycle 1999 and reported 46 datagrams lost
+    // on a fault-free network (exit 1); and --cycles 2^64-1 ran 199,999 cycles and passed.
+    refused(
+        &[
+            "cosim", "--block", "system", "--cycles", "2000", "--seed", "3", "--load", "0.3",
+        ]
+        .iter()
+        .copied()
+        .chain(["--drain", "18446744073709551615", "--quiet"])
+        .collect::<Vec<_>>(),
+        "--drain",
+    );
+    refused(
+        &[
+            "cosim",
+            "--block",
+            "system",
+            "--cycles",
+            "18446744073709551615",
+            "--quiet",
+        ],
+        "from 1 to 1000000000000",
+    );
+    refused(&["model", "--cycles", "0"], "--cycles");
+    refused(&["selftest", "--cycles", "1000000000001"], "--cycles");
+}
+
+#[test]
+fn options_the_block_does_not_use_are_errors() {
+    refused(
+        &["model", "--block", "fabric", "--loss", "0.1"],
+        "--loss does not apply",
+    );
+    refused(
+        &["cosim", "--block", "ni", "--k", "3", "--n", "0"],
+        "--k does not apply",
+    );
+    refused(
+        &["cosim", "--block", "rmpp-rx", "--drain", "10"],
+        "--drain does not apply",
+    );
+    refused(
+        &["cosim", "--load", "-0.1"],
+        "'-0.1' for '--load <LOAD>': must be a number from 0 to 1",
+    );
+    refused(&["model", "--seed", "-1"], "--seed");
+}
+
+#[test]
+fn trees_beyond_the_engines_are_refused_with_the_reason() {
+    // Was: an unbounded allocation and an abort with a backtrace.
+    let out = std::env::temp_dir().join(format!("idemnet-edges-{}", std::process::id()));
+    refused(
+        &[
+            "verilog",
+            "--out",
+            out.to_str().unwrap(),
+            "--k",
+            "2",
+            "--n",
+            "16",
+        ],
+        "MB of Verilog",
+    );
+    assert!(!out.exists(), "nothing is written for a refused tree");
+    refused(
+        &["model", "--block", "system", "--k", "2", "--n", "16"],
+        "at most 256",
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly_and_a_full_device_is_bad_input() {
+    // Was: exit 101, "failed printing to stdout".
+    let mut child = Command::new(env!("CARGO_BIN_EXE_idemnet"))
+        .args(["model", "--cycles", "3000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("idemnet model:"), "{first}");
+    // The reader is gone: the next line the run prints meets a closed pipe.
+    let o = finish(child, Duration::from_secs(120), "model | head -1");
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "a closed pipe ends the run quietly");
+
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let child = Command::new(env!("CARGO_BIN_EXE_idemnet"))
+            .args(["model", "--cycles", "1000"])
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = finish(child, Duration::from_secs(60), "model > /dev/full");
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains("cannot write to standard output"), "{e}");
+    }
+}
+
+#[test]
+fn emitted_files_are_whole_even_when_the_output_fails() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("idemnet-whole-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let child = Command::new(env!("CARGO_BIN_EXE_idemnet"))
+        .args([
+            "verilog",
+            "--out",
+            dir.to_str().unwrap(),
+            "--k",
+            "2",
+            "--n",
+            "1",
+        ])
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = finish(child, Duration::from_secs(120), "verilog > /dev/full");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Whatever is there is byte for byte what a run with a working output writes.
+    let good = dir.with_extension("good");
+    let o = idemnet(&[
+        "verilog",
+        "--out",
+        good.to_str().unwrap(),
+        "--k",
+        "2",
+        "--n",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        let reference = std::fs::read(good.join(name))
+            .unwrap_or_else(|_| panic!("{} is not a file verilog writes", path.display()));
+        assert!(
+            std::fs::read(&path).unwrap() == reference,
+            "{} is not whole",
+            path.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&good);
+}
+
+/// The verdict line of a model run: `  scoreboard N errors, the first: ...`.
+fn verdict(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.starts_with("  scoreboard") && l.contains("the first:"))
+        .unwrap_or_else(|| panic!("no verdict: {out}"))
+}
+
+#[test]
+fn a_cut_off_leaf_is_named_before_the_run_and_in_the_verdict() {
+    // Was: a 500,000-cycle drain, then "64 datagrams lost" and nothing about the topology.
+    let o = idemnet(&[
+        "model",
+        "--block",
+        "system",
+        "--cycles",
+        "3000",
+        "--load",
+        "0.2",
+        "--drain",
+        "5000",
+        "--dead-link",
+        "0:0",
+        "--dead-link",
+        "0:1",
+        "--dead-link",
+        "0:2",
+        "--dead-link",
+        "0:3",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let warning = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        warning.contains("warning: the dead links disconnect 96 of 240 ordered node pairs"),
+        "{out}"
+    );
+    let verdict = verdict(&out);
+    assert!(verdict.contains("a limit of the topology"), "{verdict}");
+    assert!(!verdict.contains("limits: a defect"), "{verdict}");
+}
+
+#[test]
+fn rmpp_past_its_loss_limit_is_called_a_protocol_limit() {
+    let o = idemnet(&[
+        "model",
+        "--block",
+        "system",
+        "--protocol",
+        "rmpp",
+        "--rmpp-load",
+        "0.05",
+        "--loss",
+        "0.05",
+        "--cycles",
+        "20000",
+        "--drain",
+        "20000",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let verdict = verdict(&out);
+    assert!(
+        verdict.contains("documented limit of the protocol"),
+        "{verdict}"
+    );
+    assert!(!verdict.contains("limits: a defect"), "{verdict}");
+}
