@@ -705,7 +705,8 @@ impl SystemHosts {
     /// error, or what was lost after the drain and why. A datagram or message between two nodes
     /// the dead links disconnect cannot arrive (a limit of the topology); RMPP messages still
     /// in flight at a flit loss of [`RMPP_LOSS_LIMIT`] or more are the protocol's documented
-    /// limit (docs/protocol.md §12.6); anything else lost is a defect, and said to be one.
+    /// limit (docs/protocol.md §12, "Where RMPP stops finishing"); anything else lost is a
+    /// defect, and said to be one.
     pub fn verdict(&self, tree: &FatTree, faults: &crate::fault::Faults) -> Option<String> {
         if let Some(e) = self.first_error() {
             return Some(e.clone());
@@ -731,7 +732,7 @@ impl SystemHosts {
             v += &format!(
                 "; RMPP recovers a lost packet only by restarting its message, and at a flit loss \
                  of {:.4} (at least {:.4}) it does not finish within the drain: a documented \
-                 limit of the protocol (docs/protocol.md §12.6), not a defect",
+                 limit of the protocol (docs/protocol.md §12), not a defect",
                 f64::from(faults.loss) / 65536.0,
                 f64::from(RMPP_LOSS_LIMIT) / 65536.0
             );
@@ -748,7 +749,7 @@ impl SystemHosts {
 
 /// The flit loss (as an injector threshold of 65536) from which RMPP, restarting a whole message
 /// on any lost packet, no longer finishes the main job's messages within the drain: measured on
-/// the golden model (docs/protocol.md §12.6).
+/// the golden model (docs/protocol.md §12, "Where RMPP stops finishing").
 pub const RMPP_LOSS_LIMIT: u16 = 655;
 
 /// The golden model of the system alone under [`SystemHosts`]: `cycles` of traffic, then a
