@@ -464,25 +464,24 @@ pub fn wavediff(
     })
 }
 
-/// `idemnet replay`: one JSON line per action of the block, summary last.
+/// `idemnet replay`: one JSON line per action of the block, written as it happens, summary
+/// last (docs/replay.md).
 pub fn replay(block: ReplayBlock, engine: Engine, trace: &Path) -> Result<ExitCode> {
-    use idemnet_testbench::replay::{read_ni_trace, replay_ni_model, replay_ni_rtl};
-    use idemnet_testbench::replay_rmpp::{read_rmpp_trace, replay_rmpp_model, replay_rmpp_rtl};
-    use std::io::Write;
-    let lines = match (block, engine) {
-        (ReplayBlock::RmppRx, Engine::Model) => replay_rmpp_model(&read_rmpp_trace(trace)?)?,
-        (ReplayBlock::RmppRx, Engine::Rtl) => replay_rmpp_rtl(
-            &read_rmpp_trace(trace)?,
-            &idemnet_cosim::default_cache_dir(),
-        )?,
-        (ReplayBlock::Ni, Engine::Model) => replay_ni_model(&read_ni_trace(trace)?)?,
-        (ReplayBlock::Ni, Engine::Rtl) => {
-            replay_ni_rtl(&read_ni_trace(trace)?, &idemnet_cosim::default_cache_dir())?
-        }
+    use idemnet_testbench::replay::{self, read_ni_trace, replay_ni_on, Idle};
+    use idemnet_testbench::replay_rmpp::{read_rmpp_trace, replay_rmpp_on};
+    let cache_dir = idemnet_cosim::default_cache_dir();
+    let on = match engine {
+        Engine::Model => replay::Engine::Model,
+        Engine::Rtl => replay::Engine::Rtl {
+            cache_dir: &cache_dir,
+        },
     };
     let mut out = crate::output::Stdout;
-    for l in lines {
-        writeln!(out, "{l}")?;
-    }
+    // Errors of reading say where in the trace; errors of the run name the trace here.
+    let run = match block {
+        ReplayBlock::Ni => replay_ni_on(on, &read_ni_trace(trace)?, Idle::Skip, &mut out),
+        ReplayBlock::RmppRx => replay_rmpp_on(on, &read_rmpp_trace(trace)?, Idle::Skip, &mut out),
+    };
+    run.with_context(|| trace.display().to_string().escape_debug().to_string())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -124,8 +124,8 @@ enum Command {
         #[command(flatten)]
         traffic: cmd::TrafficArgs,
     },
-    /// Drive one network-interface block from a packet trace (JSON Lines, docs/replay.md) and
-    /// print what it does, one JSON line per action.
+    /// Drive one network-interface block from a packet trace (JSON Lines, format in
+    /// docs/replay.md) and print what it does, one JSON line per action.
     Replay {
         #[arg(long, value_enum)]
         block: ReplayBlock,

@@ -1,5 +1,5 @@
 //! Packet-level replay of the RMPP receive path from a JSON Lines trace, in the format of
-//! `shared/conformance/README.md`, on the golden model or the Verilated RTL alike.
+//! docs/replay.md, on the golden model or the Verilated RTL alike.
 //!
 //! The driver presents the trace's packets flit by flit at `net_in` (each from its `cycle` or
 //! when the previous one has gone in), keeps `tx_gnt` high, and plays the upper layer:
@@ -16,20 +16,25 @@
 //! contract's list: it is what the block does with such a packet); every drop-counter increment
 //! a `drop` line naming the input packet whose flit was consumed in that cycle. Without an `end`
 //! event the run stops once every event has been presented and nothing has happened for 1,000
-//! cycles.
+//! cycles. Cycles in which the block has settled are skipped (docs/replay.md, "Idle cycles").
 
-use anyhow::{anyhow, bail, Context, Result};
+use std::io::Write;
+
+use anyhow::{anyhow, bail, Result};
 use idemnet_model::ni;
 use idemnet_model::rmpp::rx::{inp, out, RmppRx};
 use idemnet_model::rmpp::{cnt, Packet, RmppConfig, Type, COUNTERS, VERSION};
 use serde_json::{json, Map, Value};
 
 use crate::harness::ClockedDut;
-use crate::replay::{field_u64, hex_bytes, only_keys};
-use crate::replay_io::{Lines, NetFeed};
+use crate::replay::{Engine, Idle};
+use crate::replay_io::{
+    field_u64, hex_bytes, only_keys, read_lines, read_trace, shown, verilated, Clock, Line,
+    NetFeed, Output, WirePacket,
+};
 
 /// The configuration keys of the receive path.
-const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 10] = [
     "node",
     "nodes",
     "mtu",
@@ -43,9 +48,9 @@ const KEYS: [&str; 10] = [
 ];
 
 /// Cycles without any output line after which a trace without `end` stops.
-const QUIET: u64 = 1_000;
+pub const QUIET: u64 = 1_000;
 /// Hard limit on the cycles run past the last event.
-const MAX_TAIL: u64 = 1_000_000;
+pub const MAX_TAIL: u64 = 1_000_000;
 
 /// One input packet: RMPP or, to show that it is refused, idempotent.
 #[derive(Clone, Debug)]
@@ -54,7 +59,7 @@ pub enum InPacket {
     Ni(ni::Packet),
 }
 
-impl InPacket {
+impl WirePacket for InPacket {
     fn flits(&self) -> Vec<u64> {
         match self {
             InPacket::Rmpp(p) => p.flits(),
@@ -105,8 +110,12 @@ fn parse_packet(v: &Value, what: &str) -> Result<InPacket> {
     if ["SEND", "ACK", "FORGET"].contains(&name) {
         return Ok(InPacket::Ni(crate::replay::parse_packet(v, what)?));
     }
-    let ty = Type::from_name(name)
-        .ok_or_else(|| anyhow!("{what}: packet type `{name}` is not an RMPP or idempotent type"))?;
+    let ty = Type::from_name(name).ok_or_else(|| {
+        anyhow!(
+            "{what}: packet type `{}` is not an RMPP or idempotent type",
+            shown(name)
+        )
+    })?;
     only_keys(
         obj,
         &[
@@ -142,76 +151,47 @@ fn parse_packet(v: &Value, what: &str) -> Result<InPacket> {
 impl RmppTrace {
     /// Parses the text of a trace; errors name the line.
     pub fn parse(text: &str) -> Result<RmppTrace> {
-        let mut cfg = RmppConfig::default();
+        let mut config = RmppConfig::default();
         let mut accept = u32::MAX;
         let mut packets = vec![];
-        let mut end = None;
-        for (n, line) in text.lines().enumerate() {
-            let what = format!("line {}", n + 1);
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| anyhow!("{what}: not JSON ({e})"))?;
-            let obj = v
-                .as_object()
-                .ok_or_else(|| anyhow!("{what}: must be a JSON object"))?;
-            if let Some(c) = obj.get("config") {
-                if n != 0 {
-                    bail!("{what}: `config` may only be the first line");
-                }
-                only_keys(obj, &["config"], &what)?;
-                let c = c
-                    .as_object()
-                    .ok_or_else(|| anyhow!("{what}: `config` must be an object"))?;
-                let cw = format!("{what}, config");
-                only_keys(c, &KEYS, &cw)?;
-                let g = |k: &str, d: u64, max: u64| -> Result<u64> {
-                    if c.contains_key(k) {
-                        field_u64(c, k, max, &cw)
-                    } else {
-                        Ok(d)
+        let end = read_lines(text, &KEYS, |what, line| {
+            match line {
+                Line::Config(c) => {
+                    config.node = c.get("node", 0, 0xFFFF)? as u16;
+                    config.nodes = c.get("nodes", config.nodes as u64, 65536)? as usize;
+                    config.mtu = c.get("mtu", config.mtu as u64, 4096)? as usize;
+                    config.rx_slots = c.get("rx_slots", config.rx_slots as u64, 1024)? as usize;
+                    config.max_msg = c.get("max_msg", config.max_msg as u64, 1 << 20)? as usize;
+                    config.max_rcv_buf =
+                        c.get("max_rcv_buf", config.max_rcv_buf as u64, 0xFFFF)? as u16;
+                    config.reserved = c.get("reserved", config.reserved as u64, 0xFFFF)? as u16;
+                    config.max_data_pkts =
+                        c.get("max_data_pkts", config.max_data_pkts as u64, 0xFFFF)? as u16;
+                    config.gch_timeout =
+                        c.get("gch_timeout", config.gch_timeout as u64, u32::MAX as u64)? as u32;
+                    if let Some(a) = c.object.get("accept") {
+                        accept = parse_accept(a, what)?;
                     }
-                };
-                cfg.node = g("node", 0, 0xFFFF)? as u16;
-                cfg.nodes = g("nodes", cfg.nodes as u64, 65536)? as usize;
-                cfg.mtu = g("mtu", cfg.mtu as u64, 4096)? as usize;
-                cfg.rx_slots = g("rx_slots", cfg.rx_slots as u64, 1024)? as usize;
-                cfg.max_msg = g("max_msg", cfg.max_msg as u64, 1 << 20)? as usize;
-                cfg.max_rcv_buf = g("max_rcv_buf", cfg.max_rcv_buf as u64, 0xFFFF)? as u16;
-                cfg.reserved = g("reserved", cfg.reserved as u64, 0xFFFF)? as u16;
-                cfg.max_data_pkts = g("max_data_pkts", cfg.max_data_pkts as u64, 0xFFFF)? as u16;
-                cfg.gch_timeout = g("gch_timeout", cfg.gch_timeout as u64, u32::MAX as u64)? as u32;
-                if let Some(a) = c.get("accept") {
-                    accept = parse_accept(a, &cw)?;
+                    config.validate().map_err(|e| anyhow!("{what}: {e}"))?;
                 }
-                cfg.validate().map_err(|e| anyhow!("{cw}: {e}"))?;
-                continue;
-            }
-            if end.is_some() {
-                bail!("{what}: an event after the `end` event");
-            }
-            let cycle = obj
-                .get("cycle")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| anyhow!("{what}: an event needs a whole-number `cycle`"))?;
-            if let Some(p) = obj.get("packet") {
-                only_keys(obj, &["cycle", "packet"], &what)?;
-                packets.push((cycle, parse_packet(p, &what)?));
-            } else if obj.contains_key("send") {
-                bail!("{what}: `send` is an NI event; the RMPP receive path has no host send port");
-            } else if let Some(e) = obj.get("end") {
-                only_keys(obj, &["cycle", "end"], &what)?;
-                if e != &Value::Bool(true) {
-                    bail!("{what}: `end` must be true");
+                Line::Event(cycle, object) => {
+                    if let Some(p) = object.get("packet") {
+                        only_keys(object, &["cycle", "packet"], what)?;
+                        packets.push((cycle, parse_packet(p, what)?));
+                    } else if object.contains_key("send") {
+                        bail!(
+                            "{what}: `send` is an NI event; the RMPP receive path has no host \
+                             send port"
+                        );
+                    } else {
+                        bail!("{what}: expected `config`, `packet` or `end`");
+                    }
                 }
-                end = Some(cycle);
-            } else {
-                bail!("{what}: expected `config`, `packet` or `end`");
             }
-        }
+            Ok(())
+        })?;
         Ok(RmppTrace {
-            config: cfg,
+            config,
             accept,
             packets,
             end,
@@ -246,6 +226,11 @@ pub fn packet_json(p: &Packet) -> Value {
         m.insert("data".into(), json!(hex::encode(&p.data)));
     }
     Value::Object(m)
+}
+
+/// Every reason a `drop` line of the receive path may name.
+pub fn rmpp_drop_reasons() -> Vec<&'static str> {
+    (0..COUNTERS.len()).filter_map(drop_reason).collect()
 }
 
 fn drop_reason(counter: usize) -> Option<&'static str> {
@@ -290,46 +275,58 @@ impl Reader {
     }
 }
 
-/// Runs `trace` on `dut` (a receive path with the ports of docs/protocol.md §11.3) and returns
-/// the output lines, summary last.
-pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<Value>> {
-    let cfg = trace.config;
-    let want = RmppRx::new(cfg)
+/// Runs `trace` on `dut` (a receive path with the ports of docs/protocol.md §11.3) and writes
+/// the output lines to `writer` as they are made, summary last.
+pub fn replay_rmpp<D: ClockedDut>(
+    dut: &mut D,
+    trace: &RmppTrace,
+    idle: Idle,
+    writer: &mut dyn Write,
+) -> Result<()> {
+    let config = trace.config;
+    let want = RmppRx::new(config)
         .map_err(|e| anyhow!(e))
         .map(|m| idemnet_model::block::ModelBlock::ports(&m))?;
     if dut.ports() != want {
         bail!("the block under replay does not have the RMPP receive path's ports");
     }
-    let mut net = NetFeed::new(trace.packets.iter().map(|(c, p)| (*c, p.flits(), p.json())));
+    let mut net = NetFeed::new(trace.packets.iter().map(|(c, p)| (*c, p)));
     let last_event = trace.packets.iter().map(|(c, _)| *c).max().unwrap_or(0);
-    let limit = trace.end.unwrap_or(last_event + MAX_TAIL);
-    let mut i = vec![0u64; inp::WORDS];
-    let mut o = vec![0u64; out::WORDS];
-    let mut lines = Lines::default();
+    let mut clock = Clock::new(idle, trace.end, last_event, QUIET, MAX_TAIL);
+    // A MSGEND or MSGDROP starts a slot's clean-up timer, which frees the slot without showing
+    // anything: while one may run, the block settles only once it has surely run out.
+    let timer_settle = QUIET.max(config.gch_timeout as u64 + 2);
+    let mut timer_running = false;
+    let mut inputs = vec![0u64; inp::WORDS];
+    let mut outputs = vec![0u64; out::WORDS];
+    let mut output = Output::new(writer);
     let mut reader = Reader::Idle;
-    let mut t = 0u64;
-    while t < limit {
-        if trace.end.is_none()
-            && net.idle()
-            && t > last_event
-            && t - lines.last.max(last_event) > QUIET
-        {
+    loop {
+        let showing = outputs[out::UP_VALID] & 1 == 1 || outputs[out::DLV_VALID] & 1 == 1;
+        let idle = net.between_packets() && matches!(reader, Reader::Idle) && !showing;
+        let settle = if timer_running { timer_settle } else { QUIET };
+        let expected = clock.now;
+        let Some(now) = clock.next(&output, idle, net.next_cycle(), settle)? else {
             break;
+        };
+        if now != expected {
+            // Skipped: the block had settled, so every clean-up timer had run out.
+            timer_running = false;
         }
-        let (flit, in_packet) = net.next(t);
-        i[inp::NET_IN] = flit;
+        let (flit, in_packet) = net.next(now);
+        inputs[inp::NET_IN] = flit;
         // The upper layer: start reading what the ports showed after the last edge.
         if let Reader::Idle = reader {
-            if o[out::UP_VALID] & 1 == 1 {
-                reader = Reader::reading(true, o[out::UP_LEN].min(cfg.mtu as u64));
-            } else if o[out::DLV_VALID] & 1 == 1 {
-                reader = Reader::reading(false, o[out::DLV_LEN]);
+            if outputs[out::UP_VALID] & 1 == 1 {
+                reader = Reader::reading(true, outputs[out::UP_LEN].min(config.mtu as u64));
+            } else if outputs[out::DLV_VALID] & 1 == 1 {
+                reader = Reader::reading(false, outputs[out::DLV_LEN]);
             }
         }
-        i[inp::TX_GNT] = 1;
-        i[inp::UP_READY] = 0;
-        i[inp::UP_ACCEPT] = 0;
-        i[inp::DLV_READY] = 0;
+        inputs[inp::TX_GNT] = 1;
+        inputs[inp::UP_READY] = 0;
+        inputs[inp::UP_ACCEPT] = 0;
+        inputs[inp::DLV_READY] = 0;
         let mut taken = None;
         let mut reading = false;
         if let Reader::Reading {
@@ -339,95 +336,103 @@ pub fn replay_rmpp<D: ClockedDut>(dut: &mut D, trace: &RmppTrace) -> Result<Vec<
             data,
         } = &mut reader
         {
-            i[inp::RD_SLOT] = if *up {
-                o[out::UP_SLOT]
+            inputs[inp::RD_SLOT] = if *up {
+                outputs[out::UP_SLOT]
             } else {
-                o[out::DLV_SLOT]
+                outputs[out::DLV_SLOT]
             };
             if *next < *words {
-                i[inp::RD_WORD] = *next;
+                inputs[inp::RD_WORD] = *next;
                 *next += 1;
                 reading = true;
             } else if *up {
-                i[inp::UP_READY] = 1;
-                i[inp::UP_ACCEPT] = trace.accept as u64;
-                let len = o[out::UP_LEN];
-                let bytes = ni::words_to_bytes(data, len.min(cfg.mtu as u64) as usize);
-                taken = Some(json!({ "cycle": t, "upcall": {
-                    "src": o[out::UP_SRC], "msg_id": o[out::UP_MSG_ID],
-                    "msg_num": o[out::UP_MSG_NUM], "len": len,
-                    "data": hex::encode(bytes) } }));
+                inputs[inp::UP_READY] = 1;
+                inputs[inp::UP_ACCEPT] = trace.accept as u64;
+                let len = outputs[out::UP_LEN];
+                let bytes = ni::words_to_bytes(data, len.min(config.mtu as u64) as usize);
+                taken = Some((
+                    "upcall",
+                    json!({ "cycle": now, "upcall": {
+                    "src": outputs[out::UP_SRC], "msg_id": outputs[out::UP_MSG_ID],
+                    "msg_num": outputs[out::UP_MSG_NUM], "len": len,
+                    "data": hex::encode(bytes) } }),
+                ));
             } else {
-                i[inp::DLV_READY] = 1;
-                let len = o[out::DLV_LEN];
+                inputs[inp::DLV_READY] = 1;
+                let len = outputs[out::DLV_LEN];
                 let bytes = ni::words_to_bytes(data, len as usize);
-                taken = Some(json!({ "cycle": t, "deliver": {
-                    "src": o[out::DLV_SRC], "msg_id": o[out::DLV_MSG_ID],
-                    "len": len, "data": hex::encode(bytes) } }));
+                taken = Some((
+                    "deliver",
+                    json!({ "cycle": now, "deliver": {
+                    "src": outputs[out::DLV_SRC], "msg_id": outputs[out::DLV_MSG_ID],
+                    "len": len, "data": hex::encode(bytes) } }),
+                ));
             }
         }
-        dut.set_inputs(&i);
+        dut.set_inputs(&inputs);
         dut.tick();
-        dut.outputs(&mut o);
+        dut.outputs(&mut outputs);
 
         if let (true, Reader::Reading { data, .. }) = (reading, &mut reader) {
-            data.push(o[out::RD_DATA] as u32);
+            data.push(outputs[out::RD_DATA] as u32);
         }
-        if let Some(line) = taken {
+        if let Some((kind, line)) = taken {
             reader = Reader::Idle;
-            lines.push(t, t, 1, line);
+            output.push(now, now, 1, kind, line);
         }
-        lines.net_out(t, o[out::NET_OUT], |w| {
+        let sent = output.net_out(now, outputs[out::NET_OUT], |w| {
             Packet::from_flits(w).map(|p| packet_json(&p))
         });
-        if o[out::SND_VALID] & 1 == 1 {
-            let ty = Type::from_code(o[out::SND_TYPE] as u32).map(Type::name);
-            let line = json!({ "cycle": t, "to_sender": {
-                "type": ty, "src": o[out::SND_PEER], "msg_id": o[out::SND_MSG_ID],
-                "len": o[out::SND_LEN], "seq": o[out::SND_SEQ],
-                "info1": o[out::SND_INFO] & 0xFFFF, "info2": o[out::SND_INFO] >> 16,
-                "msg_num": o[out::SND_MSG_NUM] } });
-            lines.push(t, t, 2, line);
+        if sent.is_some_and(|p| p["type"] == "MSGEND" || p["type"] == "MSGDROP") {
+            timer_running = true;
         }
-        let shown = &o[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
-        lines.counters(t, shown, drop_reason, &in_packet);
-        t += 1;
+        if outputs[out::SND_VALID] & 1 == 1 {
+            let ty = Type::from_code(outputs[out::SND_TYPE] as u32).map(Type::name);
+            let line = json!({ "cycle": now, "to_sender": {
+                "type": ty, "src": outputs[out::SND_PEER], "msg_id": outputs[out::SND_MSG_ID],
+                "len": outputs[out::SND_LEN], "seq": outputs[out::SND_SEQ],
+                "info1": outputs[out::SND_INFO] & 0xFFFF, "info2": outputs[out::SND_INFO] >> 16,
+                "msg_num": outputs[out::SND_MSG_NUM] } });
+            output.push(now, now, 2, "to_sender", line);
+        }
+        let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
+        output.counters(now, counters, drop_reason, in_packet);
+        clock.ticked(flit != 0, &inputs, &outputs);
+        output.flush(now)?;
     }
     let summary = json!({
-        "cycles": t,
-        "packet": lines.count("packet"),
-        "upcall": lines.count("upcall"),
-        "deliver": lines.count("deliver"),
+        "cycles": clock.now,
+        "packet": output.count("packet"),
+        "upcall": output.count("upcall"),
+        "deliver": output.count("deliver"),
         "done": 0,
-        "drop": lines.count("drop"),
-        "to_sender": lines.count("to_sender"),
-        "restart": o[out::COUNTERS + cnt::RESTART] & 0xFFFF,
+        "drop": output.count("drop"),
+        "to_sender": output.count("to_sender"),
+        "restart": outputs[out::COUNTERS + cnt::RESTART] & 0xFFFF,
     });
-    Ok(lines.finish(summary))
+    output.finish(summary)
 }
 
 /// Reads and parses a trace file.
 pub fn read_rmpp_trace(path: &std::path::Path) -> Result<RmppTrace> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the trace", path.display()))?;
-    RmppTrace::parse(&text).with_context(|| format!("{}", path.display()))
+    read_trace(path, RmppTrace::parse)
 }
 
-/// Runs `trace` on the golden model of the receive path.
-pub fn replay_rmpp_model(trace: &RmppTrace) -> Result<Vec<Value>> {
-    let rx = RmppRx::new(trace.config).map_err(|e| anyhow!(e))?;
-    replay_rmpp(&mut crate::ModelDut::new(rx), trace)
-}
-
-/// Runs `trace` on the Verilated RTL of the receive path (built for the trace's configuration,
-/// cached in `cache_dir`).
-pub fn replay_rmpp_rtl(trace: &RmppTrace, cache_dir: &std::path::Path) -> Result<Vec<Value>> {
-    let (verilog, ports) =
-        idemnet_ni_core::rmpp_rx_verilog(&trace.config).map_err(|e| anyhow!(e))?;
-    let lib = crate::verilate_design(verilog, ports, cache_dir)?;
-    let mut dut = crate::Verilated {
-        ports: lib.ports().to_vec(),
-        instance: lib.instance(),
-    };
-    replay_rmpp(&mut dut, trace)
+/// Runs `trace` on `engine`.
+pub fn replay_rmpp_on(
+    engine: Engine,
+    trace: &RmppTrace,
+    idle: Idle,
+    writer: &mut dyn Write,
+) -> Result<()> {
+    match engine {
+        Engine::Model => {
+            let rx = RmppRx::new(trace.config).map_err(|e| anyhow!(e))?;
+            replay_rmpp(&mut crate::ModelDut::new(rx), trace, idle, writer)
+        }
+        Engine::Rtl { cache_dir } => {
+            let design = idemnet_ni_core::rmpp_rx_verilog(&trace.config);
+            replay_rmpp(&mut verilated(design, cache_dir)?, trace, idle, writer)
+        }
+    }
 }

@@ -1,31 +1,24 @@
-//! Replay traces of the NI (shared/conformance format), one per rule of docs/protocol.md §8 that
-//! a trace can express, plus the shared examples. Every trace runs on both engines, the golden
-//! model and the Verilated RTL, and their outputs must be identical line for line. CRC errors and truncated worms cannot be
-//! written in a trace (every trace packet is a whole, correct worm); the model's unit tests and
-//! the co-simulation cover them.
+//! Replay traces of the NI (format: docs/replay.md), one per rule of docs/protocol.md §8 that a
+//! trace can express, plus the project's example traces in `testbench/traces` and, when it sits
+//! beside the repository, the outside conformance folder. Every trace runs on both engines, the
+//! golden model and the Verilated RTL, and their outputs must be identical line for line. CRC
+//! errors and truncated worms cannot be written in a trace (every trace packet is a whole,
+//! correct worm); the model's unit tests and the co-simulation cover them.
 
-use std::path::PathBuf;
+mod replay_common;
 
-use idemnet_cosim::default_cache_dir;
-use idemnet_testbench::replay::{replay_ni_model, replay_ni_rtl, NiTrace};
+use std::cell::Cell;
+use std::rc::Rc;
+
+use idemnet_model::ni::Ni;
+use idemnet_testbench::replay::{replay_ni, replay_ni_on, Engine, Idle, NiTrace};
+use idemnet_testbench::{ClockedDut, ModelDut};
+use replay_common::{cycle, example, kind, lines, ni_both, within};
 use serde_json::Value;
 
-/// Replays `trace` on the golden model and on the Verilated RTL; both must print the same
-/// lines. Returns them.
+/// Replays `trace` on both engines; returns their lines.
 fn run(trace: &str) -> Vec<Value> {
-    let t = NiTrace::parse(trace).unwrap();
-    let model = replay_ni_model(&t).unwrap();
-    let rtl = replay_ni_rtl(&t, &default_cache_dir()).unwrap();
-    assert_eq!(model, rtl, "model and RTL differ on\n{trace}");
-    model
-}
-
-fn kind<'a>(lines: &'a [Value], k: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|l| l.get(k).is_some()).collect()
-}
-
-fn cycle(l: &Value) -> u64 {
-    l["cycle"].as_u64().unwrap()
+    lines(&ni_both(trace, trace))
 }
 
 fn packets_of(lines: &[Value], ty: &str) -> Vec<(u64, u64)> {
@@ -43,19 +36,9 @@ fn drops(lines: &[Value]) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn shared() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
-    assert!(
-        d.is_dir(),
-        "shared/conformance must sit beside the repository: {}",
-        d.display()
-    );
-    d
-}
-
 #[test]
-fn shared_example_delivers_once_and_acks_until_forget() {
-    let text = std::fs::read_to_string(shared().join("ni-basic.jsonl")).unwrap();
+fn example_delivers_once_and_acks_until_forget() {
+    let text = example("ni-basic.jsonl");
     let l = run(&text);
     let d = kind(&l, "deliver");
     assert_eq!(d.len(), 1);
@@ -187,4 +170,191 @@ fn bad_traces_are_clear_errors_naming_the_line() {
         let e = NiTrace::parse(text).expect_err(text);
         assert!(format!("{e:#}").contains(needle), "{text}: {e:#}");
     }
+}
+
+#[test]
+fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
+    let l = within(300, || run(&example("ni-idle-gap.jsonl")));
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["cycles"], (1u64 << 62) - 1);
+    let acks = packets_of(&l, "ACK");
+    assert_eq!(acks.len(), 12, "{acks:?}");
+    assert_eq!(acks[5], (1_000_000_000_005, 131074));
+    let sends = packets_of(&l, "SEND");
+    assert_eq!(
+        sends,
+        vec![
+            (1_000_000_000_000_001, 327680),
+            (1_000_000_000_000_129, 327680)
+        ]
+    );
+    assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_204);
+}
+
+#[test]
+fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
+    // Gaps that end while a SEND is still being repeated, while an ACK is, just after the
+    // timers of free slots have run out, and long after; with and without `end`.
+    let busy_and_settled = r#"{"config": {"node": 5, "ack_interval": 300, "retry_interval": 40, "recv_slots": 2}}
+{"cycle": 0, "send": {"dst": 2, "data": "01"}}
+{"cycle": 3000, "packet": {"type": "ACK", "src": 2, "dst": 5, "uid": 327680}}
+{"cycle": 3100, "packet": {"type": "SEND", "src": 1, "dst": 5, "uid": 65537, "data": "aabb"}}
+{"cycle": 50000, "packet": {"type": "FORGET", "src": 1, "dst": 5, "uid": 65537}}
+{"cycle": 50001, "packet": {"type": "ACK", "src": 2, "dst": 5, "uid": 327680}}
+{"cycle": 50665, "send": {"dst": 3, "data": ""}}
+{"cycle": 200000, "packet": {"type": "ACK", "src": 3, "dst": 5, "uid": 327681}}
+{"cycle": 300000, "end": true}"#;
+    let without_end = r#"{"config": {"node": 1, "ack_interval": 7, "retry_interval": 9}}
+{"cycle": 5, "packet": {"type": "SEND", "src": 4, "dst": 1, "uid": 262144, "data": "aa"}}
+{"cycle": 90000, "packet": {"type": "FORGET", "src": 4, "dst": 1, "uid": 262144}}
+{"cycle": 180000, "send": {"dst": 4, "data": "0102"}}
+{"cycle": 180031, "packet": {"type": "ACK", "src": 4, "dst": 1, "uid": 65536}}"#;
+    for text in [
+        busy_and_settled,
+        without_end,
+        &example("ni-basic.jsonl"),
+        &example("ni-send.jsonl"),
+    ] {
+        replay_common::skipping_is_exact(text, NiTrace::parse, replay_ni_on);
+    }
+}
+
+#[test]
+fn a_block_still_busy_is_not_ticked_through_a_huge_gap() {
+    // A datagram never forgotten is acknowledged every 64 cycles for ever: ticking to cycle
+    // 10^12 would print 1.5e10 lines over hours.
+    let trace = NiTrace::parse(
+        r#"{"config": {"node": 5}}
+{"cycle": 10, "packet": {"type": "SEND", "src": 2, "dst": 5, "uid": 131073}}
+{"cycle": 1000000000000, "end": true}"#,
+    )
+    .unwrap();
+    let (result, out) = within(120, move || {
+        let mut out = vec![];
+        let result =
+            replay_ni_on(Engine::Model, &trace, Idle::Skip, &mut out).map_err(|e| format!("{e:#}"));
+        (result, out)
+    });
+    let error = result.expect_err("refused");
+    assert!(!error.contains('\n'), "{error}");
+    for needle in ["still busy", "2^24", "1000000000000", "docs/replay.md"] {
+        assert!(error.contains(needle), "{needle}: {error}");
+    }
+    let l = lines(&out);
+    assert!(l.len() > 200_000, "the lines up to the bound are printed");
+    assert!(kind(&l, "summary").is_empty());
+}
+
+#[test]
+fn lines_are_written_while_the_block_runs() {
+    struct Counting<D> {
+        inner: D,
+        ticks: Rc<Cell<u64>>,
+    }
+    impl<D: ClockedDut> ClockedDut for Counting<D> {
+        fn ports(&self) -> Vec<idemnet_model::ports::PortSpec> {
+            self.inner.ports()
+        }
+        fn set_inputs(&mut self, words: &[u64]) {
+            self.inner.set_inputs(words)
+        }
+        fn tick(&mut self) {
+            self.ticks.set(self.ticks.get() + 1);
+            self.inner.tick()
+        }
+        fn outputs(&mut self, words: &mut [u64]) {
+            self.inner.outputs(words)
+        }
+    }
+    /// Notes how many cycles had been ticked when each line was written.
+    struct Noting {
+        ticks: Rc<Cell<u64>>,
+        at: Vec<u64>,
+    }
+    impl std::io::Write for Noting {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+            self.at.extend(std::iter::repeat_n(self.ticks.get(), lines));
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let trace = NiTrace::parse(&example("ni-basic.jsonl")).unwrap();
+    let ticks = Rc::new(Cell::new(0));
+    let mut dut = Counting {
+        inner: ModelDut::new(Ni::new(trace.config).unwrap()),
+        ticks: ticks.clone(),
+    };
+    let mut noting = Noting {
+        ticks: ticks.clone(),
+        at: vec![],
+    };
+    replay_ni(&mut dut, &trace, Idle::Skip, &mut noting).unwrap();
+    // The delivery of cycle 14 is out by the end of its cycle, the ACK of cycle 15 when its
+    // worm's tail has gone out, the summary only after the last tick.
+    assert_eq!(noting.at.len(), 8);
+    assert_eq!(noting.at[0], 15, "{:?}", noting.at);
+    assert!(noting.at[1] < 20, "{:?}", noting.at);
+    assert_eq!(*noting.at.last().unwrap(), ticks.get());
+    assert!(ticks.get() > 300, "{}", ticks.get());
+}
+
+#[test]
+fn cycles_out_of_bounds_duplicate_keys_and_a_late_end_are_refused_naming_the_line() {
+    let bad = [
+        (
+            "{\"config\": {}}\n{\"cycle\": 18446744073709551615, \"packet\": {\"type\": \"SEND\"}}",
+            &["line 2", "`cycle`", "2^62", "18446744073709551615"][..],
+        ),
+        (
+            "{\"cycle\": 4611686018427387904, \"end\": true}",
+            &["line 1", "2^62"],
+        ),
+        ("{\"cycle\": 1e30, \"end\": true}", &["line 1", "2^62"]),
+        ("{\"cycle\": -1, \"end\": true}", &["line 1", "`cycle`"]),
+        (
+            "{\"config\": {}}\n\n{\"cycle\": 3, \"cycle\": 4, \"end\": true}",
+            &["line 3", "duplicate key `cycle`"],
+        ),
+        (
+            "{\"config\": {\"node\": 1, \"node\": 2}}",
+            &["line 1", "duplicate key `node`"],
+        ),
+        (
+            "{\"cycle\": 3, \"packet\": {\"type\": \"SEND\", \"uid\": 1, \"uid\": 1}}",
+            &["line 1", "duplicate key `uid`"],
+        ),
+        (
+            "{\"cycle\": 30, \"send\": {\"dst\": 1}}\n{\"cycle\": 30, \"end\": true}",
+            &["line 2", "line 1", "cycle 30"],
+        ),
+        (
+            "{\"cycle\": 1, \"packet\": {\"type\": \"SEND\", \"a\\nb\": 1}}",
+            &["line 1", "unknown key `a\\nb`"],
+        ),
+    ];
+    for (text, needles) in bad {
+        replay_common::refused(NiTrace::parse, text, needles);
+    }
+}
+
+#[test]
+fn a_packet_at_the_last_cycle_allowed_is_presented() {
+    let last = (1u64 << 62) - 1;
+    let l = within(300, move || {
+        run(&format!(
+            "{{\"config\": {{\"node\": 5}}}}\n{{\"cycle\": {last}, \"packet\": \
+             {{\"type\": \"SEND\", \"src\": 2, \"dst\": 5, \"uid\": 131073}}}}"
+        ))
+    });
+    // Four flits: the CRC flit goes in at last + 3, and the delivery shows after that edge.
+    assert_eq!(cycle(kind(&l, "deliver")[0]), last + 3);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(
+        summary["cycles"],
+        last + 1_000_000,
+        "the tail limit past the last event"
+    );
 }

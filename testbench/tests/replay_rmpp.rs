@@ -1,24 +1,20 @@
-//! Replay traces of the RMPP receive path (shared/conformance format), one or more per rule of
-//! docs/protocol.md §11.5, plus the shared example. Every trace runs on the golden model and on
-//! the Verilated RTL, and their outputs must be identical line for line. A trace cannot make a
-//! damaged worm or a `srcNID` other than the route's source; the model's unit tests and the
-//! co-simulation cover those.
+//! Replay traces of the RMPP receive path (format: docs/replay.md), one or more per rule of
+//! docs/protocol.md §11.5, plus the project's example traces in `testbench/traces` and, when it
+//! sits beside the repository, the outside conformance folder. Every trace runs on the golden
+//! model and on the Verilated RTL, and their outputs must be identical line for line. A trace
+//! cannot make a damaged worm or a `srcNID` other than the route's source; the model's unit
+//! tests and the co-simulation cover those.
 
-use std::path::PathBuf;
+mod replay_common;
 
-use idemnet_testbench::replay_rmpp::{replay_rmpp_model, replay_rmpp_rtl, RmppTrace};
+use idemnet_testbench::replay::{Engine, Idle};
+use idemnet_testbench::replay_rmpp::{replay_rmpp_on, RmppTrace};
+use replay_common::{cycle, example, kind, lines, rmpp_both, within};
 use serde_json::{json, Value};
 
-/// Replays `trace` on both engines; they must print the same lines. Returns them.
+/// Replays `trace` on both engines; returns their lines.
 fn run(trace: &str) -> Vec<Value> {
-    let t = RmppTrace::parse(trace).unwrap();
-    let model = replay_rmpp_model(&t).unwrap();
-    let rtl = replay_rmpp_rtl(&t, &idemnet_cosim::default_cache_dir()).unwrap();
-    for (k, (m, r)) in model.iter().zip(&rtl).enumerate() {
-        assert_eq!(m, r, "line {k}: model and RTL differ on\n{trace}");
-    }
-    assert_eq!(model.len(), rtl.len(), "model and RTL differ on\n{trace}");
-    model
+    lines(&rmpp_both(trace, trace))
 }
 
 /// A trace: config, then `(cycle, packet)` events, then `end` at `end`.
@@ -54,10 +50,6 @@ fn pkt(ty: &str, src: u64, id: u64, num: u64, len: u64, seq: u64) -> Value {
 
 fn ctl(ty: &str, src: u64, id: u64, num: u64) -> Value {
     json!({ "type": ty, "src": src, "dst": 0, "msg_id": id, "msg_num": num })
-}
-
-fn kind<'a>(lines: &'a [Value], k: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|l| l.get(k).is_some()).collect()
 }
 
 /// The packets the block sent, as (type, msg_id, info1).
@@ -99,19 +91,9 @@ fn s(v: &[&str]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()
 }
 
-fn shared() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
-    assert!(
-        d.is_dir(),
-        "shared/conformance must sit beside the repository: {}",
-        d.display()
-    );
-    d
-}
-
 #[test]
-fn shared_example_upcall_delivery_msgend_and_gch() {
-    let text = std::fs::read_to_string(shared().join("rmpp-short.jsonl")).unwrap();
+fn example_upcall_delivery_msgend_and_gch() {
+    let text = example("rmpp-short.jsonl");
     let l = run(&text);
     assert_eq!(kind(&l, "upcall").len(), 1);
     assert_eq!(
@@ -122,6 +104,106 @@ fn shared_example_upcall_delivery_msgend_and_gch() {
     assert_eq!(sent(&l), vec![("MSGEND".to_string(), 7, 0)]);
     assert!(drops(&l).is_empty());
     assert_eq!(l, run(&text), "deterministic");
+}
+
+#[test]
+fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
+    // The clean-up timer of message 7 (5000 cycles) runs out unseen: RTS_LAST 9 finds the one
+    // slot taken at 4000 and free at 6000, and the GCH after the gap finds nothing to free.
+    let l = within(300, || run(&example("rmpp-idle-gap.jsonl")));
+    assert_eq!(l.last().unwrap()["summary"]["cycles"], 2_000_000_000_000u64);
+    assert_eq!(drops(&l), s(&["table_full", "unknown_message"]));
+    let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(ids, vec![7, 9, 8]);
+    assert_eq!(cycle(kind(&l, "deliver")[2]), 1_000_000_000_114);
+}
+
+#[test]
+fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
+    // The clean-up timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 26
+    // runs out so that RTS_LAST 2 finds the one slot taken when presented at 3020 and free at
+    // 3021: gaps that end around then, in a message's middle, and a trace without `end`.
+    let cfg = json!({ "rx_slots": 1, "gch_timeout": 3000, "max_rcv_buf": 20, "reserved": 16,
+                      "max_data_pkts": 8 });
+    let mut texts = vec![];
+    for second in [2000, 3019, 3020, 3021, 3022, 5000] {
+        let ev = [
+            (10, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+            (second, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+            (9000, pkt("RTS", 3, 3, 1, 100, 0)),
+            (60_000, pkt("DATA", 3, 3, 1, 100, 1)),
+            (60_100, pkt("DATA", 3, 3, 1, 100, 2)),
+            (90_000, pkt("LAST_DATA", 3, 3, 1, 100, 3)),
+            (120_000, ctl("GCH", 3, 3, 1)),
+        ];
+        texts.push(trace(cfg.clone(), &ev, 200_000));
+    }
+    let table_full = |text: &str| {
+        let mut out = vec![];
+        replay_rmpp_on(
+            Engine::Model,
+            &RmppTrace::parse(text).unwrap(),
+            Idle::Tick,
+            &mut out,
+        )
+        .unwrap();
+        drops(&lines(&out)).contains(&"table_full".to_string())
+    };
+    assert!(table_full(&texts[2]), "the slot is still taken at 3020");
+    assert!(!table_full(&texts[3]), "the timer has run out by 3021");
+    let without_end = json!({ "config": cfg }).to_string()
+        + "\n"
+        + &json!({ "cycle": 10, "packet": pkt("RTS_LAST", 1, 1, 1, 4, 0) }).to_string();
+    texts.push(without_end);
+    texts.push(example("rmpp-short.jsonl"));
+    texts.push(example("rmpp-long.jsonl"));
+    for text in &texts {
+        replay_common::skipping_is_exact(text, RmppTrace::parse, replay_rmpp_on);
+    }
+}
+
+#[test]
+fn cycles_out_of_bounds_duplicate_keys_and_a_late_end_are_refused_naming_the_line() {
+    let bad = [
+        (
+            "{\"cycle\": 18446744073709551615, \"packet\": {\"type\": \"GCH\"}}",
+            &["line 1", "`cycle`", "2^62"][..],
+        ),
+        (
+            "{\"config\": {\"accept\": \"all\", \"accept\": \"none\"}}",
+            &["line 1", "duplicate key `accept`"],
+        ),
+        (
+            "{\"cycle\": 1, \"packet\": {\"type\": \"GCH\", \"msg_id\": 1, \"msg_id\": 2}}",
+            &["line 1", "duplicate key `msg_id`"],
+        ),
+        (
+            "{\"cycle\": 1, \"packet\": {\"type\": \"RTS\\n\"}}",
+            &["line 1", "`RTS\\n`"],
+        ),
+        (
+            "{\"cycle\": 500, \"packet\": {\"type\": \"GCH\"}}\n{\"cycle\": 400, \"end\": true}",
+            &["line 2", "line 1", "cycle 500"],
+        ),
+    ];
+    for (text, needles) in bad {
+        replay_common::refused(RmppTrace::parse, text, needles);
+    }
+}
+
+#[test]
+fn a_block_with_no_events_and_a_far_end_is_skipped_to_it() {
+    let mut out = vec![];
+    let t = RmppTrace::parse("{\"cycle\": 4611686018427387903, \"end\": true}").unwrap();
+    within(60, move || {
+        replay_rmpp_on(Engine::Model, &t, Idle::Skip, &mut out).map(|()| out)
+    })
+    .map(|out| {
+        let l = lines(&out);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0]["summary"]["cycles"], (1u64 << 62) - 1);
+    })
+    .unwrap();
 }
 
 #[test]
