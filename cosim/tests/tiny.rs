@@ -244,7 +244,8 @@ fn lockstep_model_agrees_and_detects_bug() {
         &mut model,
         &mut inst,
         2000,
-    );
+    )
+    .unwrap();
     eprintln!("{r}");
     assert!(r.passed(), "{r}");
     assert_eq!(r.cycles, 2000);
@@ -259,7 +260,8 @@ fn lockstep_model_agrees_and_detects_bug() {
         &mut boxed,
         &mut inst,
         2000,
-    );
+    )
+    .unwrap();
     eprintln!("{r}");
     let m = r.mismatch.expect("the buggy model must be caught");
     assert_eq!((m.cycle, m.port.as_str()), (17, "w64"));
@@ -474,4 +476,86 @@ fn verilator_errors_are_clear() {
     let mut b = VerilatorBuild::new("bad", bad, vec![]);
     b.extra_flags.push("-Wno-fatal".into());
     assert!(b.build(&dir).is_err());
+}
+
+/// Runs `f` on another thread and fails if it has not returned after `limit`: a deadlocked
+/// waveform writer must fail the test, not hang it.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("no answer after {limit:?}: the run hangs"))
+}
+
+#[test]
+fn vcd_on_a_full_disk_is_an_error_naming_the_file() {
+    let r = within(std::time::Duration::from_secs(60), || {
+        let mut inst = lib().instance();
+        inst.open_vcd("/dev/full").unwrap();
+        for s in stimulus(5000) {
+            inst.set_inputs(&s);
+            inst.tick();
+        }
+        inst.close_vcd().map_err(|e| format!("{e:#}"))
+    });
+    let e = r.expect_err("a waveform on a full disk must not pass");
+    assert!(
+        e.contains("/dev/full") && e.contains("No space left on device"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+
+    // The lockstep runner learns it while it runs and stops, long before the last cycle.
+    let (cycles, r) = within(std::time::Duration::from_secs(60), || {
+        let stim = stimulus(20_000);
+        let mut model = TinyModel::new(None);
+        let mut step = |i: &[u64], o: &mut [u64]| model.step(i, o);
+        let mut inst = lib().instance();
+        inst.open_vcd("/dev/full").unwrap();
+        let r = run_lockstep(
+            &ports(),
+            |t, w| w.copy_from_slice(&stim[t as usize]),
+            &mut step,
+            &mut inst,
+            20_000,
+        );
+        (
+            inst.cycle(),
+            r.map(|r| r.to_string()).map_err(|e| format!("{e:#}")),
+        )
+    });
+    let e = r.expect_err("the lockstep run must end with the write error");
+    assert!(e.contains("cannot write the waveform /dev/full"), "{e}");
+    assert!(
+        cycles < 20_000,
+        "{cycles} cycles run after the disk was full"
+    );
+}
+
+#[test]
+fn vcd_that_cannot_be_opened_names_the_reason() {
+    let dir = tmp().join("unopenable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut inst = lib().instance();
+    let missing = dir.join("no-such-folder/rtl.vcd");
+    let e = format!("{:#}", inst.open_vcd(&missing).unwrap_err());
+    assert!(
+        e.contains(&missing.display().to_string()) && e.contains("No such file or directory"),
+        "{e}"
+    );
+    let e = format!("{:#}", inst.open_vcd(&dir).unwrap_err());
+    assert!(e.contains("Is a directory"), "{e}");
+    // The instance still runs, and a later waveform works.
+    let ok = dir.join("ok.vcd");
+    inst.open_vcd(&ok).unwrap();
+    inst.tick();
+    inst.flush_vcd().unwrap();
+    inst.check_vcd().unwrap();
+    inst.close_vcd().unwrap();
+    assert!(std::fs::read_to_string(&ok).unwrap().contains("#5"));
 }

@@ -269,9 +269,7 @@ pub fn cosim(
             .with_context(|| format!("--vcd {}: cannot create the folder", dir.display()))?;
         let (r, m) = (dir.join("rtl.vcd"), dir.join("model.vcd"));
         rtl.open_vcd(&r)?;
-        model_vcd = Some(
-            PortVcd::create(&m, &ports).with_context(|| format!("cannot write {}", m.display()))?,
-        );
+        model_vcd = Some(PortVcd::create(&m, &ports)?);
         vcd = Some((r, m));
     }
     let sources = cfg.sources()?;
@@ -329,7 +327,8 @@ pub fn cosim(
             }
             if let Some(w) = model_vcd.as_mut() {
                 if let Err(e) = w.cycle(v.cycle, v.inputs, v.model) {
-                    vcd_error.get_or_insert(e);
+                    vcd_error = Some(e);
+                    return false;
                 }
             }
             if v.cycle & 0xffff == 0xffff {
@@ -347,15 +346,15 @@ pub fn cosim(
                 _ => true,
             }
         },
-    );
+    )?;
     progress(lockstep.cycles);
     let stimulus = stimulus.into_inner();
     rtl.close_vcd()?;
+    if let Some(e) = vcd_error {
+        return Err(e.into());
+    }
     if let Some(w) = model_vcd {
         w.finish()?;
-    }
-    if let Some(e) = vcd_error {
-        return Err(e).context("writing the model's waveform");
     }
     let (worms_delivered, mut scoreboard_errors, mut first_scoreboard_error) = match &scoreboard {
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),

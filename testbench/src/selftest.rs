@@ -244,6 +244,7 @@ pub fn run_selftest(
     for t in 0..cycles {
         dut.set_inputs(&[0]);
         dut.tick();
+        dut.check_vcd()?;
         dut.outputs(&mut out);
         // Events shown at sample t count in the image's counters at sample t + 2.
         let ev = &mut due[(t % 3) as usize];
