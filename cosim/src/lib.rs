@@ -9,7 +9,7 @@
 //!   ([`VerilatorBuild`], [`VerilatedLib`], [`Instance`]).
 //! - [`icarus`]: run the same top under `iverilog -g2012` / `vvp` from a stimulus
 //!   ([`run_icarus`]).
-//! - [`wavediff`]: compare two VCD files signal by signal ([`wavediff()`]).
+//! - [`wavediff`]: compare two waveform files signal by signal and over time ([`wavediff()`]).
 //! - [`tools`]: Verilator lint, Icarus compile and yosys iCE40 synthesis of an emitted design.
 //! - [`lockstep`]: run a model and an RTL instance cycle by cycle and stop at the first
 //!   differing output ([`run_lockstep`]).
@@ -22,6 +22,7 @@
 pub mod icarus;
 pub mod lockstep;
 pub mod tools;
+mod vcd_check;
 pub mod verilator;
 pub mod wavediff;
 
@@ -33,7 +34,7 @@ pub use lockstep::{
     StepModel,
 };
 pub use verilator::{Instance, VerilatedLib, VerilatorBuild};
-pub use wavediff::{wavediff, DiffOptions, SignalDiff, WaveDiff};
+pub use wavediff::{wavediff, DiffOptions, SignalDiff, Span, WaveDiff};
 
 use std::process::{Command, Output};
 
