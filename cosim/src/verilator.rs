@@ -32,6 +32,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::build_steps::{compiler_style, remove_stale_builds, run_step, StepFailure};
 use crate::{check_ports, input_words, output_words, run_tool, tool_version, PortDir, PortSpec};
 
 /// Version of the shim generator and build recipe; part of the cache key, next to the text the
@@ -60,6 +61,9 @@ pub struct VerilatorBuild {
     /// Text of a Verilator configuration / waiver file (`lint_off -rule ... -file ...`),
     /// written as `waivers.vlt` and passed to `verilator`.
     pub waivers: Option<String>,
+    /// The file the Verilog was read from, if any. A failed build names it, and Verilator's
+    /// messages name it in place of the temporary copy that was compiled.
+    pub source: Option<PathBuf>,
 }
 
 impl VerilatorBuild {
@@ -72,6 +76,7 @@ impl VerilatorBuild {
             trace: true,
             extra_flags: Vec::new(),
             waivers: None,
+            source: None,
         }
     }
 
@@ -122,7 +127,9 @@ impl VerilatorBuild {
         Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
 
-    /// Builds (or reuses from `cache_dir`) the shared library and loads it.
+    /// Builds (or reuses from `cache_dir`) the shared library and loads it. A build that fails
+    /// is one line, which names the Verilog's file and a log of the failed tool's whole output
+    /// in `failed/` of the cache; the temporary folders of builds killed earlier are removed.
     pub fn build(&self, cache_dir: impl AsRef<Path>) -> Result<VerilatedLib> {
         let cache_dir = cache_dir.as_ref();
         check_ports(&self.ports)?;
@@ -146,6 +153,7 @@ impl VerilatorBuild {
         }
         fs::create_dir_all(cache_dir)
             .with_context(|| format!("creating cache dir {}", cache_dir.display()))?;
+        remove_stale_builds(cache_dir);
         let key = self.cache_key()?;
         let dir = cache_dir.join(format!("{}-{}", self.top, &key[..20]));
         let lib = dir.join(LIB_NAME);
@@ -163,15 +171,9 @@ impl VerilatorBuild {
         fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
         let res = self.build_in(cache_dir, &tmp);
         if let Err(e) = res {
-            // Keep the failed tree for inspection next to the cache, replacing an older one.
-            let failed = cache_dir.join(format!(".{}-failed", self.top));
-            let _ = fs::remove_dir_all(&failed);
-            let _ = fs::rename(&tmp, &failed);
-            return Err(e.context(format!(
-                "verilator build of `{}` failed (files kept in {})",
-                self.top,
-                failed.display()
-            )));
+            let e = self.failure(e, cache_dir, &tmp, &key);
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
         }
         // Publish atomically; a concurrent builder may have won the race.
         if fs::rename(&tmp, &dir).is_err() {
@@ -185,6 +187,55 @@ impl VerilatorBuild {
             }
         }
         VerilatedLib::load(&lib, &self.ports, self.trace, false)
+    }
+
+    /// The error of a failed build in `tmp`, as one line. A tool's failure names the Verilog's
+    /// source (or a copy of the Verilog kept next to the log when it has none) and keeps the
+    /// tool's whole output in `failed/` of the cache, as `tmp` is about to be removed.
+    fn failure(&self, e: anyhow::Error, cache_dir: &Path, tmp: &Path, key: &str) -> anyhow::Error {
+        let Some(step) = e.downcast_ref::<StepFailure>() else {
+            return e.context(format!("Verilator build of `{}` failed", self.top));
+        };
+        let kept = cache_dir.join("failed");
+        let stem = format!("{}-{}", self.top, &key[..20]);
+        let copy = tmp.join(format!("{}.v", self.top)).display().to_string();
+        let (shown, saved) = match &self.source {
+            Some(p) => (p.display().to_string(), None),
+            None => {
+                let v = kept.join(format!("{stem}.v"));
+                (v.display().to_string(), Some(v))
+            }
+        };
+        let log_path = kept.join(format!("{stem}.log"));
+        let log = format!(
+            "Verilator build of `{}` from {shown}. The tools compiled a copy of it, {copy}, \
+             in a build folder that is now removed; below, that copy is named {shown}.\n{}",
+            self.top,
+            step.log.replace(&copy, &shown)
+        );
+        let wrote = fs::create_dir_all(&kept).and_then(|_| {
+            if let Some(v) = &saved {
+                fs::write(v, &self.verilog)?;
+            }
+            fs::write(&log_path, log)
+        });
+        let whole = match wrote {
+            Ok(()) => format!("{}'s whole output: {}", step.tool, log_path.display()),
+            Err(err) => format!(
+                "{}'s whole output could not be kept in {}: {err}",
+                step.tool,
+                log_path.display()
+            ),
+        };
+        let first = compiler_style(&step.first.replace(&copy, &shown), &shown);
+        if step.tool == "verilator" {
+            anyhow!("{shown}: Verilator rejects it: {first} ({whole})")
+        } else {
+            anyhow!(
+                "the C++ build of `{}` ({shown}) failed: {first} ({whole})",
+                self.top
+            )
+        }
     }
 
     fn build_in(&self, cache_dir: &Path, tmp: &Path) -> Result<()> {
@@ -212,7 +263,7 @@ impl VerilatorBuild {
             cmd.arg(&wf);
         }
         cmd.arg(&vfile);
-        run_tool(
+        run_step(
             "verilator",
             &mut cmd,
             &format!("verilating {}", vfile.display()),
@@ -300,7 +351,7 @@ impl VerilatorBuild {
             .args(&objects)
             .arg("-pthread")
             .arg("-latomic");
-        run_tool(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
+        run_step(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
         // Objects of the top are not needed any more.
         for (_, o, shared) in &jobs {
             if !shared {
@@ -455,7 +506,7 @@ fn compile_parallel(
                 }
                 let (src, o, shared) = &jobs[i];
                 let tmp_o = o.with_extension(format!(
-                    "o.tmp{}-{}",
+                    "o.tmp-{}-{}",
                     std::process::id(),
                     TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
                 ));
@@ -465,7 +516,7 @@ fn compile_parallel(
                     c.arg(local_flag);
                 }
                 c.arg("-c").arg(src).arg("-o").arg(&tmp_o);
-                let r = run_tool(&cxx.name, &mut c, &format!("compiling {}", src.display()))
+                let r = run_step(&cxx.name, &mut c, &format!("compiling {}", src.display()))
                     .and_then(|_| {
                         fs::rename(&tmp_o, o).with_context(|| {
                             format!("renaming {} to {}", tmp_o.display(), o.display())
@@ -667,10 +718,7 @@ fn bind_ports(ports: &[PortSpec], members: &[Member]) -> Result<Vec<Binding>> {
         }
     }
     if !problems.is_empty() {
-        bail!(
-            "port list does not match the top:\n  {}",
-            problems.join("\n  ")
-        );
+        bail!("port list does not match the top: {}", problems.join("; "));
     }
     Ok(out)
 }

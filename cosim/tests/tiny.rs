@@ -450,7 +450,10 @@ fn verilator_errors_are_clear() {
     .build(&dir)
     .unwrap_err();
     let s = format!("{e:#}");
-    assert!(s.contains("verilator failed") && s.contains("WIDTH"), "{s}");
+    assert!(
+        s.contains("Verilator rejects it") && s.contains("WIDTH"),
+        "{s}"
+    );
     // The same design with a waiver builds.
     let mut b = VerilatorBuild::new(
         "bad",
@@ -562,4 +565,83 @@ fn vcd_that_cannot_be_opened_names_the_reason() {
     inst.check_vcd().unwrap();
     inst.close_vcd().unwrap();
     assert!(std::fs::read_to_string(&ok).unwrap().contains("#5"));
+}
+
+#[test]
+fn verilator_rejection_is_one_line_naming_the_source() {
+    let dir = tmp().join("rejected");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("user-design.v");
+    let text = "module rejected(input clock, output y);\n  wire a;\n  assign a = ;\n  assign y = a;\nendmodule\n";
+    std::fs::write(&source, text).unwrap();
+    let mut b = VerilatorBuild::new("rejected", text, vec![PortSpec::output("y", 1)]);
+    b.source = Some(source.clone());
+    let e = format!("{:#}", b.build(cache()).unwrap_err());
+    let shown = source.display().to_string();
+    let key = b.cache_key().unwrap();
+    let log = cache().join(format!("failed/rejected-{}.log", &key[..20]));
+    assert_eq!(
+        e,
+        format!(
+            "{shown}: Verilator rejects it: {shown}:3:14: Error: syntax error, unexpected ';', \
+             expecting TYPE-IDENTIFIER (verilator's whole output: {})",
+            log.display()
+        )
+    );
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(
+        log.contains("  assign a = ;") && log.contains("Exiting due to"),
+        "{log}"
+    );
+    let left = std::fs::read_dir(cache())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".rejected-"))
+        .count();
+    assert_eq!(left, 0, "the temporary build folder must be removed");
+}
+
+#[test]
+fn what_killed_builds_left_is_removed_by_the_next_build() {
+    let c = cache();
+    lib();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    let me = std::process::id();
+    let killed = c.join(format!(".tiny-0123456789abcdef0123.tmp-{gone}-0"));
+    std::fs::create_dir_all(killed.join("obj")).unwrap();
+    let running = c.join(format!(".tiny-0123456789abcdef0123.tmp-{me}-999999"));
+    std::fs::create_dir_all(&running).unwrap();
+    let forgotten = c.join(format!(".tiny-0123456789abcdef0123.tmp-{me}-999998"));
+    std::fs::create_dir_all(&forgotten).unwrap();
+    let two_days = std::time::Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::open(&forgotten)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - two_days)
+        .unwrap();
+    let runtime = std::fs::read_dir(&c)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("verilated-rt-"))
+        .expect("the runtime objects of the tiny build")
+        .path();
+    let half_written = runtime.join(format!("verilated.o.tmp-{gone}-0"));
+    std::fs::write(&half_written, b"half an object").unwrap();
+
+    let again = VerilatorBuild::new("tiny", TINY, ports())
+        .build(&c)
+        .unwrap();
+    assert!(again.from_cache());
+    assert!(!killed.exists(), "the folder of a dead builder must go");
+    assert!(
+        !half_written.exists(),
+        "the object of a dead builder must go"
+    );
+    assert!(!forgotten.exists(), "a folder older than a day must go");
+    assert!(
+        running.exists(),
+        "the folder of a running builder must stay"
+    );
+    std::fs::remove_dir_all(&running).unwrap();
 }

@@ -195,7 +195,7 @@ pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Resul
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?,
     };
-    verilate_design(text, ports, cache_dir)
+    verilate_source(text, verilog, ports, cache_dir)
 }
 
 /// Builds (or loads from the cache) the Verilated library of a design (top module `top`) with
@@ -205,8 +205,19 @@ pub fn verilate_design(
     ports: Vec<idemnet_model::ports::PortSpec>,
     cache_dir: &Path,
 ) -> Result<VerilatedLib> {
+    verilate_source(verilog, None, ports, cache_dir)
+}
+
+/// [`verilate_design`] of a design read from the file `source`, which a failed build names.
+pub fn verilate_source(
+    verilog: String,
+    source: Option<&Path>,
+    ports: Vec<idemnet_model::ports::PortSpec>,
+    cache_dir: &Path,
+) -> Result<VerilatedLib> {
     let mut build = VerilatorBuild::new("top", verilog, ports);
     build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
+    build.source = source.map(Path::to_path_buf);
     build.build(cache_dir)
 }
 
