@@ -241,9 +241,19 @@ impl<R: BufRead> Checker<'_, R> {
 
     fn header(&mut self) -> Result<()> {
         let mut depth = 0usize;
+        // `wellen` asserts that these come once.
+        let mut once: HashMap<String, u64> = HashMap::new();
         loop {
             let (line, name, body) = self.command()?;
             let name = String::from_utf8_lossy(&name).into_owned();
+            if matches!(name.as_str(), "date" | "version" | "timescale") {
+                if let Some(first) = once.insert(name.clone(), line) {
+                    return Err(self.error(
+                        line,
+                        format!("a second `${name}` (the first is on line {first})"),
+                    ));
+                }
+            }
             match name.as_str() {
                 "date" | "version" | "comment" => {}
                 "timescale" => {
@@ -619,6 +629,11 @@ mod tests {
                 "expected 1, 10 or 100",
             ),
             (GOOD.replace("$upscope $end\n", ""), "line 6", "not closed"),
+            (
+                format!("$timescale 1ns $end\n{GOOD}"),
+                "line 2",
+                "a second `$timescale`",
+            ),
         ];
         for (text, line, what) in cases {
             let e = check(&text).expect_err(what);

@@ -24,7 +24,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -312,30 +312,26 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Reads the waveform at `path`. The file is read into memory once: the check and the reader
+/// see the same bytes, and a file truncated while it is read cannot take a mapped page away
+/// from the reader (which ends the process with SIGBUS).
 fn load(path: &Path) -> Result<Waveform> {
-    let mut input = BufReader::new(open(path)?);
-    let first = loop {
-        let buf = input
-            .fill_buf()
-            .map_err(|e| anyhow!("{}: cannot be read: {e}", path.display()))?;
-        match buf
-            .iter()
-            .position(|&c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
-        {
-            Some(i) => break Some(buf[i]),
-            None if buf.is_empty() => break None,
-            None => {
-                let n = buf.len();
-                input.consume(n);
-            }
-        }
-    };
-    match first {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow!("{}: cannot be read: {e}", path.display()))?;
+    match bytes
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+    {
         None => bail!("{}: holds only white space", path.display()),
-        Some(b'$') => crate::vcd_check::check_vcd(path, input)?,
+        Some(b'$') => crate::vcd_check::check_vcd(path, &bytes[..])?,
         Some(_) => {
-            let mut input = BufReader::new(open(path)?);
-            let format = contained(path, || Ok(wellen::viewers::detect_file_format(&mut input)))?;
+            let format = contained(path, || {
+                Ok(wellen::viewers::detect_file_format(&mut Cursor::new(
+                    &bytes,
+                )))
+            })?;
             if !matches!(format, wellen::FileFormat::Fst | wellen::FileFormat::Ghw) {
                 bail!(
                     "{}: not a waveform file (a VCD starts with a `$` keyword, and it is no FST \
@@ -345,12 +341,9 @@ fn load(path: &Path) -> Result<Waveform> {
             }
         }
     }
-    let opts = wellen::LoadOptions {
-        multi_thread: false,
-        remove_scopes_with_empty_name: false,
-    };
+    // From a reader, wellen parses on this thread only, so `contained` sees all its panics.
     contained(path, || {
-        wellen::simple::read_with_options(path, &opts)
+        wellen::simple::read_from_reader(Cursor::new(bytes))
             .map_err(|e| anyhow!("{}: {}", path.display(), one_line(&e.to_string())))
     })
 }
