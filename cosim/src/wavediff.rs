@@ -546,8 +546,8 @@ pub fn wavediff(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
     for name in &compared {
         let (ra, wa, _) = sa.signals[name];
         let (rb, wb, _) = sb.signals[name];
-        let ca = changes(&sa, ra);
-        let cb = changes(&sb, rb);
+        let ca = contained(a, || Ok(changes(&sa, ra)))?;
+        let cb = contained(b, || Ok(changes(&sb, rb)))?;
         let xa = "x".repeat(wa as usize);
         let xb = "x".repeat(wb as usize);
         let (mut i, mut j) = (0, 0);
