@@ -147,7 +147,12 @@ fn run_in(
     if total > 0 {
         let _ = writeln!(tb, "      cur = stim[t];");
     }
-    let _ = writeln!(tb, "      #5 clock = 1'b1;\n      #5;\n    end");
+    // The run ends with the last rising edge, as Verilator's and the model's waveforms do, so
+    // that all three cover the same time span.
+    let _ = writeln!(
+        tb,
+        "      #5 clock = 1'b1;\n      if (t + 1 < {n}) #5;\n    end"
+    );
     let _ = writeln!(tb, "    $finish;\n  end\nendmodule");
     let tbf = work.join("idemnet_tb.v");
     fs::write(&tbf, tb).with_context(|| format!("writing {}", tbf.display()))?;

@@ -9,7 +9,7 @@
 //!   ([`VerilatorBuild`], [`VerilatedLib`], [`Instance`]).
 //! - [`icarus`]: run the same top under `iverilog -g2012` / `vvp` from a stimulus
 //!   ([`run_icarus`]).
-//! - [`wavediff`]: compare two VCD files signal by signal ([`wavediff()`]).
+//! - [`wavediff`]: compare two waveform files signal by signal and over time ([`wavediff()`]).
 //! - [`tools`]: Verilator lint, Icarus compile and yosys iCE40 synthesis of an emitted design.
 //! - [`lockstep`]: run a model and an RTL instance cycle by cycle and stop at the first
 //!   differing output ([`run_lockstep`]).
@@ -19,9 +19,11 @@
 //! on output. Time contract: docs/protocol.md §1 (10 time units of 1 ns per cycle, inputs change
 //! with the clock fall at `10t`, rising edge at `10t + 5`).
 
+mod build_steps;
 pub mod icarus;
 pub mod lockstep;
 pub mod tools;
+mod vcd_check;
 pub mod verilator;
 pub mod wavediff;
 
@@ -33,7 +35,7 @@ pub use lockstep::{
     StepModel,
 };
 pub use verilator::{Instance, VerilatedLib, VerilatorBuild};
-pub use wavediff::{wavediff, DiffOptions, SignalDiff, WaveDiff};
+pub use wavediff::{wavediff, DiffOptions, SignalDiff, Span, WaveDiff};
 
 use std::process::{Command, Output};
 
@@ -110,10 +112,10 @@ pub(crate) fn tail(bytes: &[u8], n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Runs `cmd` (named `tool` in errors), failing with the tail of its stderr/stdout unless it
-/// exits successfully.
-pub(crate) fn run_tool(tool: &str, cmd: &mut Command, what: &str) -> Result<Output> {
-    let out = cmd.output().map_err(|e| {
+/// Runs `cmd` (named `tool` in errors) to its end, whatever its exit status; fails only if it
+/// cannot be started.
+pub(crate) fn tool_output(tool: &str, cmd: &mut Command, what: &str) -> Result<Output> {
+    cmd.output().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             anyhow::anyhow!(
                 "{tool} not found in PATH ({what}); install it (Debian: apt-get install {tool})"
@@ -121,7 +123,13 @@ pub(crate) fn run_tool(tool: &str, cmd: &mut Command, what: &str) -> Result<Outp
         } else {
             anyhow::anyhow!("failed to start {tool} ({what}): {e}")
         }
-    })?;
+    })
+}
+
+/// Runs `cmd` (named `tool` in errors), failing with the tail of its stderr/stdout unless it
+/// exits successfully.
+pub(crate) fn run_tool(tool: &str, cmd: &mut Command, what: &str) -> Result<Output> {
+    let out = tool_output(tool, cmd, what)?;
     if !out.status.success() {
         bail!(
             "{tool} failed ({what}), {}:\n--- stderr (tail) ---\n{}\n--- stdout (tail) ---\n{}",

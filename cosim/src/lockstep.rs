@@ -4,10 +4,13 @@
 //! model ([`StepModel`], any `FnMut(&[u64], &mut [u64])` or a boxed one) and the RTL ([`Dut`],
 //! implemented by [`crate::Instance`]) with the same words, and compares every Out port (masked
 //! to its width) after every cycle: `O_t` of docs/protocol.md §1. It stops at the first
-//! difference and reports the cycle, the port and both values in hex.
+//! difference and reports the cycle, the port and both values in hex; a failure of the RTL side
+//! that is not a difference (a waveform it cannot write) ends the run with an error.
 
 use std::fmt;
 use std::time::{Duration, Instant};
+
+use anyhow::Result;
 
 use crate::{hex_value, input_words, output_words, word_mask, Instance, PortDir, PortSpec};
 
@@ -31,6 +34,11 @@ pub trait Dut {
     fn set_inputs(&mut self, words: &[u64]);
     fn tick(&mut self);
     fn outputs(&mut self, words: &mut [u64]);
+    /// An error that must end the run, such as a waveform that cannot be written. Asked after
+    /// every tick, so it must be cheap.
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl Dut for Instance {
@@ -42,6 +50,9 @@ impl Dut for Instance {
     }
     fn outputs(&mut self, words: &mut [u64]) {
         Instance::outputs(self, words)
+    }
+    fn check(&self) -> Result<()> {
+        self.check_vcd()
     }
 }
 
@@ -111,14 +122,15 @@ impl fmt::Display for LockstepReport {
 }
 
 /// Runs `cycles` cycles. `stimulus(t, inputs)` fills the flat input words of cycle `t`;
-/// `model` and `rtl` get the same words. Stops at the first output difference.
+/// `model` and `rtl` get the same words. Stops at the first output difference, or with an error
+/// at the first [`Dut::check`] that fails.
 pub fn run_lockstep(
     ports: &[PortSpec],
     mut stimulus: impl FnMut(u64, &mut [u64]),
     model: &mut dyn StepModel,
     rtl: &mut dyn Dut,
     cycles: u64,
-) -> LockstepReport {
+) -> Result<LockstepReport> {
     run_lockstep_observed(
         ports,
         |t, _, inputs| stimulus(t, inputs),
@@ -153,7 +165,7 @@ pub fn run_lockstep_observed(
     rtl: &mut dyn Dut,
     cycles: u64,
     mut observe: impl FnMut(CycleView<'_>) -> bool,
-) -> LockstepReport {
+) -> Result<LockstepReport> {
     let t0 = Instant::now();
     let mut inputs = vec![0u64; input_words(ports)];
     let mut exp = vec![0u64; output_words(ports)];
@@ -177,6 +189,7 @@ pub fn run_lockstep_observed(
         let b = Instant::now();
         rtl.set_inputs(&inputs);
         rtl.tick();
+        rtl.check()?;
         rtl.outputs(&mut act);
         let c = Instant::now();
         model_time += b - a;
@@ -207,12 +220,12 @@ pub fn run_lockstep_observed(
             break;
         }
     }
-    LockstepReport {
+    Ok(LockstepReport {
         cycles: ran,
         comparisons,
         mismatch,
         elapsed: t0.elapsed(),
         model_time,
         rtl_time,
-    }
+    })
 }

@@ -22,6 +22,7 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,10 +32,13 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::build_steps::{compiler_style, remove_stale_builds, run_step, StepFailure};
 use crate::{check_ports, input_words, output_words, run_tool, tool_version, PortDir, PortSpec};
 
-/// Version of the shim generator and build recipe; part of the cache key.
-pub const SHIM_VERSION: u32 = 2;
+/// Version of the shim generator and build recipe; part of the cache key, next to the text the
+/// generator writes for a sample port list (so a changed shim cannot reuse an old library even
+/// if this number was not raised), and checked again when a library is loaded.
+pub const SHIM_VERSION: u32 = 3;
 
 /// Parallel compile jobs.
 const JOBS: usize = 2;
@@ -57,6 +61,9 @@ pub struct VerilatorBuild {
     /// Text of a Verilator configuration / waiver file (`lint_off -rule ... -file ...`),
     /// written as `waivers.vlt` and passed to `verilator`.
     pub waivers: Option<String>,
+    /// The file the Verilog was read from, if any. A failed build names it, and Verilator's
+    /// messages name it in place of the temporary copy that was compiled.
+    pub source: Option<PathBuf>,
 }
 
 impl VerilatorBuild {
@@ -69,6 +76,7 @@ impl VerilatorBuild {
             trace: true,
             extra_flags: Vec::new(),
             waivers: None,
+            source: None,
         }
     }
 
@@ -83,8 +91,13 @@ impl VerilatorBuild {
     }
 
     /// The cache key: SHA-256 (hex) of the Verilog, top, ports, flags, waivers, the
-    /// `verilator --version` string, the C++ compiler and the shim generator version.
+    /// `verilator --version` string, the C++ compiler, the shim generator version and the shim
+    /// it generates for a sample port list.
     pub fn cache_key(&self) -> Result<String> {
+        self.key_with_shim(&generate_shim(&sample_bindings(), self.trace))
+    }
+
+    fn key_with_shim(&self, shim: &str) -> Result<String> {
         let mut h = Sha256::new();
         let mut field = |tag: &str, data: &[u8]| {
             h.update(tag.as_bytes());
@@ -92,6 +105,7 @@ impl VerilatorBuild {
             h.update(data);
         };
         field("shim", SHIM_VERSION.to_string().as_bytes());
+        field("shim text", shim.as_bytes());
         field("verilator", verilator_version()?.as_bytes());
         field("cxx", compiler()?.ident.as_bytes());
         field("top", self.top.as_bytes());
@@ -113,7 +127,9 @@ impl VerilatorBuild {
         Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
 
-    /// Builds (or reuses from `cache_dir`) the shared library and loads it.
+    /// Builds (or reuses from `cache_dir`) the shared library and loads it. A build that fails
+    /// is one line, which names the Verilog's file and a log of the failed tool's whole output
+    /// in `failed/` of the cache; the temporary folders of builds killed earlier are removed.
     pub fn build(&self, cache_dir: impl AsRef<Path>) -> Result<VerilatedLib> {
         let cache_dir = cache_dir.as_ref();
         check_ports(&self.ports)?;
@@ -137,6 +153,7 @@ impl VerilatorBuild {
         }
         fs::create_dir_all(cache_dir)
             .with_context(|| format!("creating cache dir {}", cache_dir.display()))?;
+        remove_stale_builds(cache_dir);
         let key = self.cache_key()?;
         let dir = cache_dir.join(format!("{}-{}", self.top, &key[..20]));
         let lib = dir.join(LIB_NAME);
@@ -154,15 +171,9 @@ impl VerilatorBuild {
         fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
         let res = self.build_in(cache_dir, &tmp);
         if let Err(e) = res {
-            // Keep the failed tree for inspection next to the cache, replacing an older one.
-            let failed = cache_dir.join(format!(".{}-failed", self.top));
-            let _ = fs::remove_dir_all(&failed);
-            let _ = fs::rename(&tmp, &failed);
-            return Err(e.context(format!(
-                "verilator build of `{}` failed (files kept in {})",
-                self.top,
-                failed.display()
-            )));
+            let e = self.failure(e, cache_dir, &tmp, &key);
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
         }
         // Publish atomically; a concurrent builder may have won the race.
         if fs::rename(&tmp, &dir).is_err() {
@@ -176,6 +187,55 @@ impl VerilatorBuild {
             }
         }
         VerilatedLib::load(&lib, &self.ports, self.trace, false)
+    }
+
+    /// The error of a failed build in `tmp`, as one line. A tool's failure names the Verilog's
+    /// source (or a copy of the Verilog kept next to the log when it has none) and keeps the
+    /// tool's whole output in `failed/` of the cache, as `tmp` is about to be removed.
+    fn failure(&self, e: anyhow::Error, cache_dir: &Path, tmp: &Path, key: &str) -> anyhow::Error {
+        let Some(step) = e.downcast_ref::<StepFailure>() else {
+            return e.context(format!("Verilator build of `{}` failed", self.top));
+        };
+        let kept = cache_dir.join("failed");
+        let stem = format!("{}-{}", self.top, &key[..20]);
+        let copy = tmp.join(format!("{}.v", self.top)).display().to_string();
+        let (shown, saved) = match &self.source {
+            Some(p) => (p.display().to_string(), None),
+            None => {
+                let v = kept.join(format!("{stem}.v"));
+                (v.display().to_string(), Some(v))
+            }
+        };
+        let log_path = kept.join(format!("{stem}.log"));
+        let log = format!(
+            "Verilator build of `{}` from {shown}. The tools compiled a copy of it, {copy}, \
+             in a build folder that is now removed; below, that copy is named {shown}.\n{}",
+            self.top,
+            step.log.replace(&copy, &shown)
+        );
+        let wrote = fs::create_dir_all(&kept).and_then(|_| {
+            if let Some(v) = &saved {
+                fs::write(v, &self.verilog)?;
+            }
+            fs::write(&log_path, log)
+        });
+        let whole = match wrote {
+            Ok(()) => format!("{}'s whole output: {}", step.tool, log_path.display()),
+            Err(err) => format!(
+                "{}'s whole output could not be kept in {}: {err}",
+                step.tool,
+                log_path.display()
+            ),
+        };
+        let first = compiler_style(&step.first.replace(&copy, &shown), &shown);
+        if step.tool == "verilator" {
+            anyhow!("{shown}: Verilator rejects it: {first} ({whole})")
+        } else {
+            anyhow!(
+                "the C++ build of `{}` ({shown}) failed: {first} ({whole})",
+                self.top
+            )
+        }
     }
 
     fn build_in(&self, cache_dir: &Path, tmp: &Path) -> Result<()> {
@@ -203,7 +263,7 @@ impl VerilatorBuild {
             cmd.arg(&wf);
         }
         cmd.arg(&vfile);
-        run_tool(
+        run_step(
             "verilator",
             &mut cmd,
             &format!("verilating {}", vfile.display()),
@@ -291,7 +351,7 @@ impl VerilatorBuild {
             .args(&objects)
             .arg("-pthread")
             .arg("-latomic");
-        run_tool(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
+        run_step(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
         // Objects of the top are not needed any more.
         for (_, o, shared) in &jobs {
             if !shared {
@@ -446,7 +506,7 @@ fn compile_parallel(
                 }
                 let (src, o, shared) = &jobs[i];
                 let tmp_o = o.with_extension(format!(
-                    "o.tmp{}-{}",
+                    "o.tmp-{}-{}",
                     std::process::id(),
                     TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
                 ));
@@ -456,7 +516,7 @@ fn compile_parallel(
                     c.arg(local_flag);
                 }
                 c.arg("-c").arg(src).arg("-o").arg(&tmp_o);
-                let r = run_tool(&cxx.name, &mut c, &format!("compiling {}", src.display()))
+                let r = run_step(&cxx.name, &mut c, &format!("compiling {}", src.display()))
                     .and_then(|_| {
                         fs::rename(&tmp_o, o).with_context(|| {
                             format!("renaming {} to {}", tmp_o.display(), o.display())
@@ -658,12 +718,29 @@ fn bind_ports(ports: &[PortSpec], members: &[Member]) -> Result<Vec<Binding>> {
         }
     }
     if !problems.is_empty() {
-        bail!(
-            "port list does not match the top:\n  {}",
-            problems.join("\n  ")
-        );
+        bail!("port list does not match the top: {}", problems.join("; "));
     }
     Ok(out)
+}
+
+/// Ports of every width class the shim converts differently (8, 16, 32, 64 bits and wider), in
+/// both directions: the shim generated for them stands for the generator in the cache key.
+fn sample_bindings() -> Vec<Binding> {
+    let widths = [1u32, 9, 17, 33, 65, 130];
+    let mut out = Vec::new();
+    for input in [true, false] {
+        let mut offset = 0;
+        for (i, &width) in widths.iter().enumerate() {
+            out.push(Binding {
+                member: format!("p{i}"),
+                width,
+                input,
+                offset,
+            });
+            offset += (width as usize).div_ceil(64);
+        }
+    }
+    out
 }
 
 /// Generates the C++ shim for `bindings`.
@@ -688,21 +765,31 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         "#include <cstdint>\n#include <string>\n#include \"verilated.h\""
     );
     if trace {
-        let _ = writeln!(s, "#include \"verilated_vcd_c.h\"");
+        let _ = writeln!(
+            s,
+            "#include <atomic>\n#include <cerrno>\n#include <fcntl.h>\n#include <unistd.h>\n\
+             #include \"verilated_vcd_c.h\""
+        );
     }
     let _ = writeln!(s, "#include \"{PREFIX}.h\"\n");
     let _ = writeln!(
         s,
         "#define IDN_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
     );
+    if trace {
+        s.push_str(VCD_FILE_CLASS);
+    }
     let _ = writeln!(
         s,
         "struct IdnInst {{\n  VerilatedContext* ctx;\n  {PREFIX}* top;\n  uint64_t cycle;"
     );
     if trace {
-        let _ = writeln!(s, "  VerilatedVcdC* tfp;");
+        let _ = writeln!(s, "  VerilatedVcdC* tfp;\n  IdnVcdFile* vcdfile;");
     }
     let _ = writeln!(s, "}};\n");
+    if trace {
+        s.push_str(TRACE_END);
+    }
     let _ = writeln!(
         s,
         "IDN_EXPORT uint32_t idn_shim_version() {{ return {SHIM_VERSION}; }}"
@@ -731,7 +818,10 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         "  h->ctx->debug(0);\n  h->ctx->randReset(0);\n  h->ctx->fatalOnError(false);"
     );
     if trace {
-        let _ = writeln!(s, "  h->ctx->traceEverOn(true);\n  h->tfp = nullptr;");
+        let _ = writeln!(
+            s,
+            "  h->ctx->traceEverOn(true);\n  h->tfp = nullptr;\n  h->vcdfile = nullptr;"
+        );
     }
     let _ = writeln!(
         s,
@@ -743,10 +833,7 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         "IDN_EXPORT void idn_destroy(void* p) {{\n  IdnInst* h = (IdnInst*)p;"
     );
     if trace {
-        let _ = writeln!(
-            s,
-            "  if (h->tfp) {{ h->tfp->close(); delete h->tfp; h->tfp = nullptr; }}"
-        );
+        let _ = writeln!(s, "  idn_trace_end(h);");
     }
     let _ = writeln!(
         s,
@@ -831,7 +918,7 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
     // One cycle of the time contract (docs/protocol.md §1).
     let _ = writeln!(
         s,
-        "IDN_EXPORT void idn_tick(void* p) {{\n  IdnInst* h = (IdnInst*)p;"
+        "IDN_EXPORT int idn_tick(void* p) {{\n  IdnInst* h = (IdnInst*)p;"
     );
     let _ = writeln!(s, "  const uint64_t t0 = 10 * h->cycle;");
     let _ = writeln!(
@@ -848,7 +935,15 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
     if trace {
         let _ = writeln!(s, "  if (h->tfp) h->tfp->dump(t0 + 5);");
     }
-    let _ = writeln!(s, "  h->cycle++;\n}}\n");
+    let _ = writeln!(s, "  h->cycle++;");
+    if trace {
+        let _ = writeln!(
+            s,
+            "  return h->vcdfile ? h->vcdfile->error.load(std::memory_order_relaxed) : 0;\n}}\n"
+        );
+    } else {
+        let _ = writeln!(s, "  return 0;\n}}\n");
+    }
     let _ = writeln!(
         s,
         "IDN_EXPORT uint64_t idn_cycle(void* p) {{ return ((IdnInst*)p)->cycle; }}\n\
@@ -858,36 +953,88 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
     );
 
     if trace {
-        let _ = writeln!(
-            s,
-            r#"IDN_EXPORT int idn_trace_open(void* p, const char* path) {{
-  IdnInst* h = (IdnInst*)p;
-  if (h->tfp) {{ h->tfp->close(); delete h->tfp; h->tfp = nullptr; }}
-  h->tfp = new VerilatedVcdC();
-  h->top->trace(h->tfp, 99);
-  h->tfp->open(path);
-  if (!h->tfp->isOpen()) {{ delete h->tfp; h->tfp = nullptr; return 1; }}
-  return 0;
-}}
-IDN_EXPORT void idn_trace_close(void* p) {{
-  IdnInst* h = (IdnInst*)p;
-  if (h->tfp) {{ h->tfp->close(); delete h->tfp; h->tfp = nullptr; }}
-}}
-IDN_EXPORT void idn_trace_flush(void* p) {{
-  IdnInst* h = (IdnInst*)p;
-  if (h->tfp) h->tfp->flush();
-}}"#
-        );
+        s.push_str(TRACE_FUNCTIONS);
     } else {
         let _ = writeln!(
             s,
-            "IDN_EXPORT int idn_trace_open(void*, const char*) {{ return 2; }}\n\
-             IDN_EXPORT void idn_trace_close(void*) {{}}\n\
-             IDN_EXPORT void idn_trace_flush(void*) {{}}"
+            "IDN_EXPORT int idn_trace_open(void*, const char*) {{ return -1; }}\n\
+             IDN_EXPORT int idn_trace_close(void*) {{ return 0; }}\n\
+             IDN_EXPORT int idn_trace_flush(void*) {{ return 0; }}"
         );
     }
     s
 }
+
+/// The shim's VCD file. Verilator's own `VerilatedVcdFile` ends the process with `VL_FATAL_MT`
+/// on a write error, and the fatal handler flushes the trace under the mutex the failing writer
+/// holds: the run deadlocks. This one keeps the first `errno` for [`Instance::check_vcd`] and
+/// reports every write as done, so Verilator never sees the error.
+const VCD_FILE_CLASS: &str = r#"class IdnVcdFile final : public VerilatedVcdFile {
+  int m_fd = -1;
+public:
+  std::atomic<int> error{0};
+  void fail(int e) {
+    int none = 0;
+    error.compare_exchange_strong(none, e ? e : EIO);
+  }
+  bool open(const std::string& name) override {
+    // Non-blocking only while opening: a FIFO nobody reads fails instead of blocking forever.
+    m_fd = ::open(name.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+    if (m_fd < 0) { fail(errno); return false; }
+    const int flags = ::fcntl(m_fd, F_GETFL);
+    if (flags < 0 || ::fcntl(m_fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail(errno);
+    return true;
+  }
+  void close() override {
+    if (m_fd >= 0 && ::close(m_fd) != 0) fail(errno);
+    m_fd = -1;
+  }
+  ssize_t write(const char* bufp, ssize_t len) override {
+    ssize_t done = 0;
+    // After the first error the rest is dropped: the run is about to end with that error.
+    while (done < len && error.load(std::memory_order_relaxed) == 0) {
+      const ssize_t got = ::write(m_fd, bufp + done, len - done);
+      if (got > 0) done += got;
+      else if (got < 0 && errno == EINTR) continue;
+      else fail(got < 0 ? errno : EIO);
+    }
+    return len;
+  }
+};
+
+"#;
+
+/// Ends the trace of an instance; the `errno` of its first failed write (or open, or close) is
+/// returned, because the file object that holds it is gone afterwards.
+const TRACE_END: &str = r#"static int idn_trace_end(IdnInst* h) {
+  int e = 0;
+  if (h->tfp) { h->tfp->close(); delete h->tfp; h->tfp = nullptr; }
+  if (h->vcdfile) { e = h->vcdfile->error.load(); delete h->vcdfile; h->vcdfile = nullptr; }
+  return e;
+}
+
+"#;
+
+/// The trace functions of a shim with trace support: 0 for success, else an `errno`.
+const TRACE_FUNCTIONS: &str = r#"IDN_EXPORT int idn_trace_open(void* p, const char* path) {
+  IdnInst* h = (IdnInst*)p;
+  idn_trace_end(h);
+  h->vcdfile = new IdnVcdFile();
+  h->tfp = new VerilatedVcdC(h->vcdfile);
+  h->top->trace(h->tfp, 99);
+  h->tfp->open(path);
+  const int e = h->vcdfile->error.load();
+  if (!h->tfp->isOpen() || e) { idn_trace_end(h); return e ? e : EIO; }
+  return 0;
+}
+IDN_EXPORT int idn_trace_close(void* p) { return idn_trace_end((IdnInst*)p); }
+IDN_EXPORT int idn_trace_flush(void* p) {
+  IdnInst* h = (IdnInst*)p;
+  if (!h->tfp) return 0;
+  h->tfp->flush();
+  return h->vcdfile->error.load();
+}
+"#;
 
 fn mask64(width: u32) -> u64 {
     if width >= 64 {
@@ -899,6 +1046,7 @@ fn mask64(width: u32) -> u64 {
 
 type FnCreate = unsafe extern "C" fn() -> *mut c_void;
 type FnPtr = unsafe extern "C" fn(*mut c_void);
+type FnErrno = unsafe extern "C" fn(*mut c_void) -> c_int;
 type FnSet = unsafe extern "C" fn(*mut c_void, *const u64);
 type FnGet = unsafe extern "C" fn(*mut c_void, *mut u64);
 type FnOpen = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
@@ -912,12 +1060,12 @@ struct Api {
     destroy: FnPtr,
     set_inputs: FnSet,
     get_outputs: FnGet,
-    tick: FnPtr,
+    tick: FnErrno,
     cycle: FnCycle,
     status: FnStatus,
     trace_open: FnOpen,
-    trace_close: FnPtr,
-    trace_flush: FnPtr,
+    trace_close: FnErrno,
+    trace_flush: FnErrno,
     // Keeps the function pointers valid.
     _lib: libloading::Library,
 }
@@ -983,12 +1131,12 @@ impl VerilatedLib {
             destroy: sym!(b"idn_destroy\0", FnPtr),
             set_inputs: sym!(b"idn_set_inputs\0", FnSet),
             get_outputs: sym!(b"idn_get_outputs\0", FnGet),
-            tick: sym!(b"idn_tick\0", FnPtr),
+            tick: sym!(b"idn_tick\0", FnErrno),
             cycle: sym!(b"idn_cycle\0", FnCycle),
             status: sym!(b"idn_status\0", FnStatus),
             trace_open: sym!(b"idn_trace_open\0", FnOpen),
-            trace_close: sym!(b"idn_trace_close\0", FnPtr),
-            trace_flush: sym!(b"idn_trace_flush\0", FnPtr),
+            trace_close: sym!(b"idn_trace_close\0", FnErrno),
+            trace_flush: sym!(b"idn_trace_flush\0", FnErrno),
             _lib: lib,
         };
         Ok(VerilatedLib {
@@ -1010,6 +1158,7 @@ impl VerilatedLib {
             in_words: input_words(&self.ports),
             out_words: output_words(&self.ports),
             vcd: None,
+            vcd_errno: 0,
         }
     }
 
@@ -1041,6 +1190,8 @@ pub struct Instance {
     in_words: usize,
     out_words: usize,
     vcd: Option<PathBuf>,
+    /// The first write error of the open VCD (`errno`), as the last tick saw it.
+    vcd_errno: c_int,
 }
 
 // SAFETY: the Verilator model (one VerilatedContext per instance) has no thread affinity; the
@@ -1060,10 +1211,14 @@ impl Instance {
     }
 
     /// Runs one cycle `t` of the time contract: at `10t` clock 0 with the inputs set, eval,
-    /// dump; at `10t + 5` clock 1, eval, dump.
+    /// dump; at `10t + 5` clock 1, eval, dump. A failed VCD write is kept for
+    /// [`Instance::check_vcd`].
     pub fn tick(&mut self) {
         // SAFETY: valid handle.
-        unsafe { (self.api.tick)(self.h) }
+        let errno = unsafe { (self.api.tick)(self.h) };
+        if errno != 0 {
+            self.vcd_errno = errno;
+        }
     }
 
     /// Reads the outputs after the last tick (flat Out-port words). Panics if the length is
@@ -1106,7 +1261,7 @@ impl Instance {
     pub fn open_vcd(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         self.close_vcd()?;
-        let c = CString::new(path.as_os_str().to_string_lossy().as_bytes())
+        let c = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| anyhow!("VCD path {} contains a NUL byte", path.display()))?;
         // SAFETY: valid handle and C string.
         match unsafe { (self.api.trace_open)(self.h, c.as_ptr()) } {
@@ -1114,29 +1269,54 @@ impl Instance {
                 self.vcd = Some(path.to_path_buf());
                 Ok(())
             }
-            2 => bail!(
+            -1 => bail!(
                 "VCD {}: the library was built without trace support",
                 path.display()
             ),
-            _ => bail!("Verilator could not open VCD {}", path.display()),
+            errno => Err(vcd_write_error(path, errno)),
         }
     }
 
-    /// Flushes the open VCD, if any.
-    pub fn flush_vcd(&mut self) {
+    /// The first write error of the open VCD, if any. Writes after a failed one are dropped,
+    /// so a run should check this now and then (it is a field read) and end on an error.
+    pub fn check_vcd(&self) -> Result<()> {
+        match (&self.vcd, self.vcd_errno) {
+            (Some(path), errno) if errno != 0 => Err(vcd_write_error(path, errno)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes out what the open VCD has buffered, if any.
+    pub fn flush_vcd(&mut self) -> Result<()> {
         // SAFETY: valid handle.
-        unsafe { (self.api.trace_flush)(self.h) }
+        let errno = unsafe { (self.api.trace_flush)(self.h) };
+        if errno != 0 {
+            self.vcd_errno = errno;
+        }
+        self.check_vcd()
     }
 
     /// Closes the open VCD (if any) and makes it deterministic (blanks a `$date` section).
+    /// Fails if any write to it failed, the last ones of the close included.
     pub fn close_vcd(&mut self) -> Result<()> {
         // SAFETY: valid handle.
-        unsafe { (self.api.trace_close)(self.h) }
-        if let Some(p) = self.vcd.take() {
-            blank_vcd_date(&p)?;
+        let errno = unsafe { (self.api.trace_close)(self.h) };
+        let errno = if errno != 0 { errno } else { self.vcd_errno };
+        self.vcd_errno = 0;
+        match self.vcd.take() {
+            Some(p) if errno != 0 => Err(vcd_write_error(&p, errno)),
+            Some(p) => blank_vcd_date(&p),
+            None => Ok(()),
         }
-        Ok(())
     }
+}
+
+fn vcd_write_error(path: &Path, errno: c_int) -> anyhow::Error {
+    anyhow!(
+        "cannot write the waveform {}: {}",
+        path.display(),
+        std::io::Error::from_raw_os_error(errno)
+    )
 }
 
 impl Drop for Instance {
@@ -1151,6 +1331,10 @@ impl Drop for Instance {
 /// place), so two runs give identical bytes. Verilator 5.006 writes no `$date`; older and newer
 /// versions may.
 pub fn blank_vcd_date(path: &Path) -> Result<()> {
+    // A device or a FIFO cannot be rewritten in place, and reading one may never end.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
     let mut f = fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -1188,6 +1372,20 @@ mod tests {
         assert_eq!(cpp_name("a$0"), "a__0240");
         assert_eq!(cpp_name("a__b"), "a___05Fb");
         assert_eq!(cpp_name("plain_1"), "plain_1");
+    }
+
+    #[test]
+    fn the_generated_shim_is_part_of_the_cache_key() {
+        let b = VerilatorBuild::new("t", "module t(input clock); endmodule", vec![]);
+        let shim = generate_shim(&sample_bindings(), true);
+        assert!(shim.contains("idn_trace_end") && shim.contains("(h->vcdfile);"));
+        assert_eq!(b.cache_key().unwrap(), b.key_with_shim(&shim).unwrap());
+        let changed = shim.replace("return len;", "return got;");
+        assert_ne!(changed, shim);
+        assert_ne!(b.key_with_shim(&changed).unwrap(), b.cache_key().unwrap());
+        let mut untraced = b.clone();
+        untraced.trace = false;
+        assert_ne!(untraced.cache_key().unwrap(), b.cache_key().unwrap());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Signal-by-signal comparison of two VCD files (read with `wellen`).
+//! Signal-by-signal comparison of two waveform files (read with `wellen`).
 //!
 //! Each file has a root scope: given explicitly (`"TOP"`, `"idemnet_tb.dut"`, dotted path) or,
 //! by default, the first scope in breadth-first order that directly holds variables (Verilator:
@@ -9,11 +9,22 @@
 //! Values are compared as bit strings (`0 1 x z ...` as the file has them, so `x` differs from
 //! `0`) at every time either file has a change, up to the end of the shorter file; before its
 //! first change a signal is all `x`. Times are normalised to the finer of the two timescales
-//! and reported in ns (`cycle = time / 10`, docs/protocol.md §1). Malformed files give errors,
-//! never panics.
+//! and reported in ns (`cycle = time / 10`, docs/protocol.md §1).
+//!
+//! Two files are equal only if they hold the same signals under their roots, cover the same
+//! time span (first to last time stamp) and no compared signal differs: a file cut at a line
+//! boundary is valid VCD, and only its shorter span tells it from the whole one.
+//!
+//! A file that is not a waveform, or a malformed one, is an error of one line that names the
+//! file and, for a VCD, the line and what is wrong there: a VCD is checked before `wellen`
+//! reads it (see `vcd_check`), and a panic of the reader (on another format) is caught without
+//! its text reaching the user.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fs::File;
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -58,6 +69,44 @@ pub struct SignalDiff {
     pub value_b: String,
 }
 
+/// The time a file covers, from its first to its last time stamp, in femtoseconds (the finest
+/// unit a VCD timescale has), so that files of different timescales compare exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub first_fs: u128,
+    pub last_fs: u128,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} .. {}",
+            show_time(self.first_fs),
+            show_time(self.last_fs)
+        )
+    }
+}
+
+/// A time in ns, with the decimals it needs.
+fn show_time(fs: u128) -> String {
+    let ns = fs / 1_000_000;
+    let part = fs % 1_000_000;
+    if part == 0 {
+        format!("{ns} ns")
+    } else {
+        let decimals = format!("{part:06}");
+        format!("{ns}.{} ns", decimals.trim_end_matches('0'))
+    }
+}
+
+fn show_span(s: &Option<Span>) -> String {
+    match s {
+        Some(s) => s.to_string(),
+        None => "no time at all (no time stamp, no value)".to_string(),
+    }
+}
+
 /// Result of [`wavediff`].
 #[derive(Clone, Debug, Default)]
 pub struct WaveDiff {
@@ -71,17 +120,23 @@ pub struct WaveDiff {
     /// First difference of every differing signal, sorted by time, then by declaration order in
     /// A (for waveforms of a block's ports: port order, as the lockstep runner compares them).
     pub diffs: Vec<SignalDiff>,
-    /// Signals only in A / only in B (not an error by itself).
+    /// Signals only in A / only in B: the files differ.
     pub only_a: Vec<String>,
     pub only_b: Vec<String>,
+    /// The time each file covers; the files differ if these do.
+    pub span_a: Option<Span>,
+    pub span_b: Option<Span>,
     /// Comparison ended at this time (ns), the end of the shorter file.
     pub end_time: u64,
 }
 
 impl WaveDiff {
-    /// No compared signal differs.
+    /// The same signals over the same time span, and no compared signal differs.
     pub fn is_equal(&self) -> bool {
         self.diffs.is_empty()
+            && self.only_a.is_empty()
+            && self.only_b.is_empty()
+            && self.span_a == self.span_b
     }
 
     /// The earliest difference.
@@ -100,6 +155,16 @@ impl fmt::Display for WaveDiff {
             self.file_b.display(),
             show_root(&self.root_b)
         )?;
+        if self.span_a == self.span_b {
+            writeln!(f, "  both cover {}", show_span(&self.span_a))?;
+        } else {
+            writeln!(
+                f,
+                "  the time spans differ: A covers {}, B covers {}",
+                show_span(&self.span_a),
+                show_span(&self.span_b)
+            )?;
+        }
         writeln!(
             f,
             "  {} signals compared up to {} ns (cycle {})",
@@ -107,8 +172,11 @@ impl fmt::Display for WaveDiff {
             self.end_time,
             self.end_time / 10
         )?;
+        if self.is_equal() {
+            return writeln!(f, "  no differences");
+        }
         if self.diffs.is_empty() {
-            writeln!(f, "  no differences")?;
+            writeln!(f, "  no compared signal differs")?;
         } else {
             writeln!(f, "  {} signals differ:", self.diffs.len())?;
             for d in &self.diffs {
@@ -124,12 +192,22 @@ impl fmt::Display for WaveDiff {
             }
         }
         if !self.only_a.is_empty() {
-            writeln!(f, "  only in A: {}", self.only_a.join(", "))?;
+            writeln!(
+                f,
+                "  {} signals only in A: {}",
+                self.only_a.len(),
+                self.only_a.join(", ")
+            )?;
         }
         if !self.only_b.is_empty() {
-            writeln!(f, "  only in B: {}", self.only_b.join(", "))?;
+            writeln!(
+                f,
+                "  {} signals only in B: {}",
+                self.only_b.len(),
+                self.only_b.join(", ")
+            )?;
         }
-        Ok(())
+        writeln!(f, "  the files differ")
     }
 }
 
@@ -166,20 +244,108 @@ struct Side {
     fs_per_unit: u128,
 }
 
-fn load(path: &Path) -> Result<Waveform> {
-    if !path.is_file() {
-        bail!(
-            "wavediff: {} does not exist or is not a file",
-            path.display()
-        );
-    }
-    let opts = wellen::LoadOptions {
-        multi_thread: false,
-        remove_scopes_with_empty_name: false,
+/// Opens `path` if it is a regular file with something in it, else says what it is.
+fn open(path: &Path) -> Result<File> {
+    use std::os::unix::fs::FileTypeExt;
+    let name = path.display();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("{name}: no such file"),
+        Err(e) => bail!("{name}: cannot be read: {e}"),
     };
-    wellen::simple::read_with_options(path, &opts)
-        .map_err(|e| anyhow!("{e}"))
-        .with_context(|| format!("reading VCD {}", path.display()))
+    let t = meta.file_type();
+    let what = if t.is_dir() {
+        "a folder"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if meta.len() == 0 {
+        bail!("{name}: the file is empty");
+    } else {
+        return File::open(path).map_err(|e| anyhow!("{name}: cannot be read: {e}"));
+    };
+    bail!("{name} is {what}, not a waveform file")
+}
+
+thread_local! {
+    /// Set while this thread runs the waveform reader under [`contained`].
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into an error naming `path`. The process's panic hook (which
+/// prints, in `idemnet`, an "internal error" line) is wrapped once so that it stays silent for
+/// a panic inside `f` on this thread: a malformed input is the user's, not idemnet's bug.
+fn contained<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    static WRAP: std::sync::Once = std::sync::Once::new();
+    WRAP.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info)
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    r.unwrap_or_else(|payload| {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        bail!(
+            "{}: the waveform reader gave up on it ({}); the file is malformed",
+            path.display(),
+            one_line(&text)
+        )
+    })
+}
+
+/// A library's message on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads the waveform at `path`. The file is read into memory once: the check and the reader
+/// see the same bytes, and a file truncated while it is read cannot take a mapped page away
+/// from the reader (which ends the process with SIGBUS).
+fn load(path: &Path) -> Result<Waveform> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow!("{}: cannot be read: {e}", path.display()))?;
+    match bytes
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+    {
+        None => bail!("{}: holds only white space", path.display()),
+        Some(b'$') => crate::vcd_check::check_vcd(path, &bytes[..])?,
+        Some(_) => {
+            let format = contained(path, || {
+                Ok(wellen::viewers::detect_file_format(&mut Cursor::new(
+                    &bytes,
+                )))
+            })?;
+            if !matches!(format, wellen::FileFormat::Fst | wellen::FileFormat::Ghw) {
+                bail!(
+                    "{}: not a waveform file (a VCD starts with a `$` keyword, and it is no FST \
+                     either)",
+                    path.display()
+                );
+            }
+        }
+    }
+    // From a reader, wellen parses on this thread only, so `contained` sees all its panics.
+    contained(path, || {
+        wellen::simple::read_from_reader(Cursor::new(bytes))
+            .map_err(|e| anyhow!("{}: {}", path.display(), one_line(&e.to_string())))
+    })
 }
 
 fn scope_path(h: &Hierarchy, s: ScopeRef) -> String {
@@ -330,20 +496,9 @@ fn changes(s: &Side, sig: SignalRef) -> Vec<(u128, String)> {
     v
 }
 
-/// Compares the VCD files `a` and `b`. Errors if a file cannot be read, a root scope is missing
-/// or the two files have no signal in common.
+/// Compares the waveform files `a` and `b`. Errors (one line each) if a file cannot be read,
+/// is not a waveform, is malformed or has no variable, or if a root scope is missing.
 pub fn wavediff(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| diff_files(a, b, opts))) {
-        Ok(r) => r,
-        Err(_) => bail!(
-            "wavediff {} vs {}: the VCD reader panicked (malformed file?)",
-            a.display(),
-            b.display()
-        ),
-    }
-}
-
-fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
     let mut sa = side(a, opts.root_a.as_deref(), opts.deep)?;
     let mut sb = side(b, opts.root_b.as_deref(), opts.deep)?;
     let compared: Vec<String> = sa
@@ -352,17 +507,6 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
         .filter(|k| sb.signals.contains_key(*k))
         .cloned()
         .collect();
-    if compared.is_empty() {
-        bail!(
-            "wavediff: {} (root {}) and {} (root {}) have no signal in common\n  A: {}\n  B: {}",
-            a.display(),
-            show_root(&sa.root),
-            b.display(),
-            show_root(&sb.root),
-            sa.signals.keys().cloned().collect::<Vec<_>>().join(", "),
-            sb.signals.keys().cloned().collect::<Vec<_>>().join(", ")
-        );
-    }
     let only_a = sa
         .signals
         .keys()
@@ -377,16 +521,24 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
         .collect();
     let ra: Vec<SignalRef> = compared.iter().map(|k| sa.signals[k].0).collect();
     let rb: Vec<SignalRef> = compared.iter().map(|k| sb.signals[k].0).collect();
-    sa.wave.load_signals(&ra);
-    sb.wave.load_signals(&rb);
-    let end = |s: &Side| {
-        s.wave
-            .time_table()
-            .last()
-            .map(|&t| u128::from(t) * s.fs_per_unit)
+    contained(a, || {
+        sa.wave.load_signals(&ra);
+        Ok(())
+    })?;
+    contained(b, || {
+        sb.wave.load_signals(&rb);
+        Ok(())
+    })?;
+    let span = |s: &Side| {
+        let t = s.wave.time_table();
+        Some(Span {
+            first_fs: u128::from(*t.first()?) * s.fs_per_unit,
+            last_fs: u128::from(*t.last()?) * s.fs_per_unit,
+        })
     };
-    let end_fs = match (end(&sa), end(&sb)) {
-        (Some(x), Some(y)) => x.min(y),
+    let (span_a, span_b) = (span(&sa), span(&sb));
+    let end_fs = match (span_a, span_b) {
+        (Some(x), Some(y)) => x.last_fs.min(y.last_fs),
         _ => 0,
     };
 
@@ -394,8 +546,8 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
     for name in &compared {
         let (ra, wa, _) = sa.signals[name];
         let (rb, wb, _) = sb.signals[name];
-        let ca = changes(&sa, ra);
-        let cb = changes(&sb, rb);
+        let ca = contained(a, || Ok(changes(&sa, ra)))?;
+        let cb = contained(b, || Ok(changes(&sb, rb)))?;
         let xa = "x".repeat(wa as usize);
         let xb = "x".repeat(wb as usize);
         let (mut i, mut j) = (0, 0);
@@ -441,6 +593,8 @@ fn diff_files(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
         diffs,
         only_a,
         only_b,
+        span_a,
+        span_b,
         end_time: (end_fs / 1_000_000) as u64,
     })
 }

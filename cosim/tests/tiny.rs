@@ -244,7 +244,8 @@ fn lockstep_model_agrees_and_detects_bug() {
         &mut model,
         &mut inst,
         2000,
-    );
+    )
+    .unwrap();
     eprintln!("{r}");
     assert!(r.passed(), "{r}");
     assert_eq!(r.cycles, 2000);
@@ -259,7 +260,8 @@ fn lockstep_model_agrees_and_detects_bug() {
         &mut boxed,
         &mut inst,
         2000,
-    );
+    )
+    .unwrap();
     eprintln!("{r}");
     let m = r.mismatch.expect("the buggy model must be caught");
     assert_eq!((m.cycle, m.port.as_str()), (17, "w64"));
@@ -417,7 +419,6 @@ fn wavediff_bad_inputs_are_errors() {
         "garbage: {:?}",
         wavediff(&garbage, &other, &o).map(|d| d.to_string())
     );
-    // No signal in common is an error.
     let dir2 = tmp().join("bad2");
     std::fs::create_dir_all(&dir2).unwrap();
     let one = dir2.join("one.vcd");
@@ -426,8 +427,13 @@ fn wavediff_bad_inputs_are_errors() {
         b"$timescale 1ns $end\n$scope module TOP $end\n$var wire 1 ! yyy $end\n$upscope $end\n$enddefinitions $end\n#0\n1!\n",
     )
     .unwrap();
-    let e = wavediff(&one, &other, &o).unwrap_err();
-    assert!(format!("{e:#}").contains("no signal in common"), "{e:#}");
+    // No signal in common: the files differ, each signal is only in one of them.
+    let d = wavediff(&one, &other, &o).unwrap();
+    assert!(!d.is_equal() && d.compared.is_empty(), "{d}");
+    assert_eq!(
+        (d.only_a, d.only_b),
+        (vec!["yyy".into()], vec!["zzz".into()])
+    );
 }
 
 #[test]
@@ -444,7 +450,10 @@ fn verilator_errors_are_clear() {
     .build(&dir)
     .unwrap_err();
     let s = format!("{e:#}");
-    assert!(s.contains("verilator failed") && s.contains("WIDTH"), "{s}");
+    assert!(
+        s.contains("Verilator rejects it") && s.contains("WIDTH"),
+        "{s}"
+    );
     // The same design with a waiver builds.
     let mut b = VerilatorBuild::new(
         "bad",
@@ -474,4 +483,165 @@ fn verilator_errors_are_clear() {
     let mut b = VerilatorBuild::new("bad", bad, vec![]);
     b.extra_flags.push("-Wno-fatal".into());
     assert!(b.build(&dir).is_err());
+}
+
+/// Runs `f` on another thread and fails if it has not returned after `limit`: a deadlocked
+/// waveform writer must fail the test, not hang it.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("no answer after {limit:?}: the run hangs"))
+}
+
+#[test]
+fn vcd_on_a_full_disk_is_an_error_naming_the_file() {
+    let r = within(std::time::Duration::from_secs(60), || {
+        let mut inst = lib().instance();
+        inst.open_vcd("/dev/full").unwrap();
+        for s in stimulus(5000) {
+            inst.set_inputs(&s);
+            inst.tick();
+        }
+        inst.close_vcd().map_err(|e| format!("{e:#}"))
+    });
+    let e = r.expect_err("a waveform on a full disk must not pass");
+    assert!(
+        e.contains("/dev/full") && e.contains("No space left on device"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+
+    // The lockstep runner learns it while it runs and stops, long before the last cycle.
+    let (cycles, r) = within(std::time::Duration::from_secs(60), || {
+        let stim = stimulus(20_000);
+        let mut model = TinyModel::new(None);
+        let mut step = |i: &[u64], o: &mut [u64]| model.step(i, o);
+        let mut inst = lib().instance();
+        inst.open_vcd("/dev/full").unwrap();
+        let r = run_lockstep(
+            &ports(),
+            |t, w| w.copy_from_slice(&stim[t as usize]),
+            &mut step,
+            &mut inst,
+            20_000,
+        );
+        (
+            inst.cycle(),
+            r.map(|r| r.to_string()).map_err(|e| format!("{e:#}")),
+        )
+    });
+    let e = r.expect_err("the lockstep run must end with the write error");
+    assert!(e.contains("cannot write the waveform /dev/full"), "{e}");
+    assert!(
+        cycles < 20_000,
+        "{cycles} cycles run after the disk was full"
+    );
+}
+
+#[test]
+fn vcd_that_cannot_be_opened_names_the_reason() {
+    let dir = tmp().join("unopenable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut inst = lib().instance();
+    let missing = dir.join("no-such-folder/rtl.vcd");
+    let e = format!("{:#}", inst.open_vcd(&missing).unwrap_err());
+    assert!(
+        e.contains(&missing.display().to_string()) && e.contains("No such file or directory"),
+        "{e}"
+    );
+    let e = format!("{:#}", inst.open_vcd(&dir).unwrap_err());
+    assert!(e.contains("Is a directory"), "{e}");
+    // The instance still runs, and a later waveform works.
+    let ok = dir.join("ok.vcd");
+    inst.open_vcd(&ok).unwrap();
+    inst.tick();
+    inst.flush_vcd().unwrap();
+    inst.check_vcd().unwrap();
+    inst.close_vcd().unwrap();
+    assert!(std::fs::read_to_string(&ok).unwrap().contains("#5"));
+}
+
+#[test]
+fn verilator_rejection_is_one_line_naming_the_source() {
+    let dir = tmp().join("rejected");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("user-design.v");
+    let text = "module rejected(input clock, output y);\n  wire a;\n  assign a = ;\n  assign y = a;\nendmodule\n";
+    std::fs::write(&source, text).unwrap();
+    let mut b = VerilatorBuild::new("rejected", text, vec![PortSpec::output("y", 1)]);
+    b.source = Some(source.clone());
+    let e = format!("{:#}", b.build(cache()).unwrap_err());
+    let shown = source.display().to_string();
+    let key = b.cache_key().unwrap();
+    let log = cache().join(format!("failed/rejected-{}.log", &key[..20]));
+    assert_eq!(
+        e,
+        format!(
+            "{shown}: Verilator rejects it: {shown}:3:14: Error: syntax error, unexpected ';', \
+             expecting TYPE-IDENTIFIER (verilator's whole output: {})",
+            log.display()
+        )
+    );
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(
+        log.contains("  assign a = ;") && log.contains("Exiting due to"),
+        "{log}"
+    );
+    let left = std::fs::read_dir(cache())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".rejected-"))
+        .count();
+    assert_eq!(left, 0, "the temporary build folder must be removed");
+}
+
+#[test]
+fn what_killed_builds_left_is_removed_by_the_next_build() {
+    let c = cache();
+    lib();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    let me = std::process::id();
+    let killed = c.join(format!(".tiny-0123456789abcdef0123.tmp-{gone}-0"));
+    std::fs::create_dir_all(killed.join("obj")).unwrap();
+    let running = c.join(format!(".tiny-0123456789abcdef0123.tmp-{me}-999999"));
+    std::fs::create_dir_all(&running).unwrap();
+    let forgotten = c.join(format!(".tiny-0123456789abcdef0123.tmp-{me}-999998"));
+    std::fs::create_dir_all(&forgotten).unwrap();
+    let two_days = std::time::Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::open(&forgotten)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - two_days)
+        .unwrap();
+    let runtime = std::fs::read_dir(&c)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("verilated-rt-"))
+        .expect("the runtime objects of the tiny build")
+        .path();
+    let half_written = runtime.join(format!("verilated.o.tmp-{gone}-0"));
+    std::fs::write(&half_written, b"half an object").unwrap();
+
+    let again = VerilatorBuild::new("tiny", TINY, ports())
+        .build(&c)
+        .unwrap();
+    assert!(again.from_cache());
+    assert!(!killed.exists(), "the folder of a dead builder must go");
+    assert!(
+        !half_written.exists(),
+        "the object of a dead builder must go"
+    );
+    assert!(!forgotten.exists(), "a folder older than a day must go");
+    assert!(
+        running.exists(),
+        "the folder of a running builder must stay"
+    );
+    std::fs::remove_dir_all(&running).unwrap();
 }

@@ -8,7 +8,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use vcd::{IdCode, TimescaleUnit, Value};
 
@@ -32,13 +32,56 @@ pub struct PortVcd<W: Write = BufWriter<File>> {
     last_out: Vec<u64>,
     started: bool,
     bits: Vec<Value>,
+    /// The file written, named in every error; `None` for other writers.
+    path: Option<PathBuf>,
 }
 
 impl PortVcd<BufWriter<File>> {
-    /// Creates the file at `path` and writes the header for `ports` (`clock` excluded).
+    /// Creates the file at `path` and writes the header for `ports` (`clock` excluded). Every
+    /// error, of this call and of the later writes, names the file.
     pub fn create(path: impl AsRef<Path>, ports: &[PortSpec]) -> io::Result<Self> {
-        Self::new(BufWriter::new(File::create(path)?), ports)
+        let path = path.as_ref();
+        let file = create_file(path).map_err(|e| name_error(path, e))?;
+        let mut v = Self::new(BufWriter::new(file), ports).map_err(|e| name_error(path, e))?;
+        v.path = Some(path.to_path_buf());
+        Ok(v)
     }
+}
+
+/// Opens `path` for writing. A FIFO nobody reads makes a plain open wait forever; opened
+/// non-blocking it fails at once, and the file is made blocking again for the writes.
+#[cfg(unix)]
+fn create_file(path: &Path) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns, with plain integer arguments.
+    let cleared = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) >= 0
+    };
+    if !cleared {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(f)
+}
+
+#[cfg(not(unix))]
+fn create_file(path: &Path) -> io::Result<File> {
+    File::create(path)
+}
+
+fn name_error(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("cannot write the waveform {}: {e}", path.display()),
+    )
 }
 
 impl<W: Write> PortVcd<W> {
@@ -86,6 +129,7 @@ impl<W: Write> PortVcd<W> {
             last_out: vec![0; oo],
             started: false,
             bits: Vec::with_capacity(64),
+            path: None,
         })
     }
 
@@ -140,9 +184,21 @@ impl<W: Write> PortVcd<W> {
         Ok(())
     }
 
+    fn named(&self, e: io::Error) -> io::Error {
+        match &self.path {
+            Some(p) => name_error(p, e),
+            None => e,
+        }
+    }
+
     /// Records cycle `t`: `inputs` is `I_t` and `outputs` is `O_t`, as flat word buffers of the
     /// In and Out ports in port order (as [`crate::block::ModelBlock::step`] uses them).
     pub fn cycle(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> io::Result<()> {
+        self.write_cycle(t, inputs, outputs)
+            .map_err(|e| self.named(e))
+    }
+
+    fn write_cycle(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> io::Result<()> {
         let all = !self.started;
         self.w.timestamp(10 * t)?;
         self.w.change_scalar(self.clock, Value::V0)?;
@@ -186,7 +242,7 @@ impl<W: Write> PortVcd<W> {
 
     /// Flushes the output.
     pub fn finish(mut self) -> io::Result<()> {
-        self.w.flush()
+        self.w.flush().map_err(|e| self.named(e))
     }
 }
 
@@ -241,6 +297,25 @@ b00000000000000000000000000000000100 #
 1!
 ";
         assert_eq!(text, expect);
+    }
+
+    #[test]
+    fn write_errors_name_the_file() {
+        let ports = vec![PortSpec::input("a", 64), PortSpec::output("y", 64)];
+        let mut v = PortVcd::create("/dev/full", &ports).unwrap();
+        // The buffer holds the first cycles; the error shows when it is written out.
+        let e = (0..10_000u64)
+            .find_map(|t| v.cycle(t, &[t.wrapping_mul(0x9E37_79B9)], &[!t]).err())
+            .expect("a full disk must fail a write");
+        let text = e.to_string();
+        assert!(
+            text.contains("cannot write the waveform /dev/full") && text.contains("No space"),
+            "{text}"
+        );
+        let e = PortVcd::create("/nonexistent-folder/x.vcd", &ports)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("/nonexistent-folder/x.vcd"), "{e}");
     }
 
     #[test]

@@ -195,7 +195,7 @@ pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Resul
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?,
     };
-    verilate_design(text, ports, cache_dir)
+    verilate_source(text, verilog, ports, cache_dir)
 }
 
 /// Builds (or loads from the cache) the Verilated library of a design (top module `top`) with
@@ -205,8 +205,19 @@ pub fn verilate_design(
     ports: Vec<idemnet_model::ports::PortSpec>,
     cache_dir: &Path,
 ) -> Result<VerilatedLib> {
+    verilate_source(verilog, None, ports, cache_dir)
+}
+
+/// [`verilate_design`] of a design read from the file `source`, which a failed build names.
+pub fn verilate_source(
+    verilog: String,
+    source: Option<&Path>,
+    ports: Vec<idemnet_model::ports::PortSpec>,
+    cache_dir: &Path,
+) -> Result<VerilatedLib> {
     let mut build = VerilatorBuild::new("top", verilog, ports);
     build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
+    build.source = source.map(Path::to_path_buf);
     build.build(cache_dir)
 }
 
@@ -269,9 +280,7 @@ pub fn cosim(
             .with_context(|| format!("--vcd {}: cannot create the folder", dir.display()))?;
         let (r, m) = (dir.join("rtl.vcd"), dir.join("model.vcd"));
         rtl.open_vcd(&r)?;
-        model_vcd = Some(
-            PortVcd::create(&m, &ports).with_context(|| format!("cannot write {}", m.display()))?,
-        );
+        model_vcd = Some(PortVcd::create(&m, &ports)?);
         vcd = Some((r, m));
     }
     let sources = cfg.sources()?;
@@ -334,7 +343,8 @@ pub fn cosim(
             }
             if let Some(w) = model_vcd.as_mut() {
                 if let Err(e) = w.cycle(v.cycle, v.inputs, v.model) {
-                    vcd_error.get_or_insert(e);
+                    vcd_error = Some(e);
+                    return false;
                 }
             }
             if v.cycle & 0xffff == 0xffff {
@@ -352,15 +362,15 @@ pub fn cosim(
                 _ => true,
             }
         },
-    );
+    )?;
     progress(lockstep.cycles);
     let stimulus = stimulus.into_inner();
     rtl.close_vcd()?;
+    if let Some(e) = vcd_error {
+        return Err(e.into());
+    }
     if let Some(w) = model_vcd {
         w.finish()?;
-    }
-    if let Some(e) = vcd_error {
-        return Err(e).context("writing the model's waveform");
     }
     let (worms_delivered, mut scoreboard_errors, mut first_scoreboard_error) = match &scoreboard {
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),

@@ -16,7 +16,7 @@ use idemnet_ni_core::selftest::report::FIELDS;
 use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_rtl::uart::UartDecoder;
 
-use crate::cosim::verilate_design;
+use crate::cosim::verilate_source;
 
 /// The five counters, in the UART line's order: sent, delivered, duplicated, lost, bad.
 pub type Counters = [u64; 5];
@@ -158,7 +158,7 @@ pub fn run_selftest(
             std::fs::read_to_string(p).map_err(|e| anyhow!("--verilog {}: {e}", p.display()))?
         }
     };
-    let lib = verilate_design(text, ports.clone(), cache_dir)?;
+    let lib = verilate_source(text, verilog, ports.clone(), cache_dir)?;
     let mut dut = lib.instance();
     if let Some(v) = vcd {
         dut.open_vcd(v)?;
@@ -244,6 +244,7 @@ pub fn run_selftest(
     for t in 0..cycles {
         dut.set_inputs(&[0]);
         dut.tick();
+        dut.check_vcd()?;
         dut.outputs(&mut out);
         // Events shown at sample t count in the image's counters at sample t + 2.
         let ev = &mut due[(t % 3) as usize];

@@ -1,0 +1,139 @@
+//! Waveforms that cannot be written, run as a user would: the `idemnet` binary must end with
+//! exit code 2 and one line naming the file, within seconds. A deadlock must fail these tests,
+//! not hang them, so every run that writes a waveform has a time limit.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `idemnet args`, killing it and failing the test if it is still running after `limit`.
+fn idemnet_within(args: &[&str], limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_idemnet"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the idemnet binary runs");
+    // Read both pipes while waiting, so a chatty child never blocks on a full pipe.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = pipe.read_to_string(&mut s);
+            s
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "idemnet {} still running after {limit:?}: it hangs",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Run {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// Without a waveform nothing can hang on one; this run builds (or loads) the Verilator library,
+/// so that the timed runs measure the run and not the build. A run this short may find a
+/// difference (a self-test of one cycle delivers nothing), but it must run.
+fn warm(args: &[&str]) {
+    let r = idemnet_within(args, Duration::from_secs(1800));
+    assert!(matches!(r.code, Some(0 | 1)), "{}{}", r.stdout, r.stderr);
+}
+
+fn work(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Exit code 2 and exactly one error line, which contains every one of `needles`, and nothing
+/// from a panic or from Verilator's fatal-error path.
+fn assert_one_error_line(r: &Run, needles: &[&str]) {
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert_eq!(r.code, Some(2), "{all}");
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("idemnet: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{all}");
+    for n in needles {
+        assert!(errors[0].contains(n), "`{n}` missing: {all}");
+    }
+    for bad in ["panicked", "internal error", "%Error", "backtrace"] {
+        assert!(!all.contains(bad), "`{bad}`: {all}");
+    }
+}
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn cosim_router(vcd: &str) -> Run {
+    idemnet_within(
+        &[
+            "cosim", "--block", "router", "--cycles", "2000", "--quiet", "--vcd", vcd,
+        ],
+        LIMIT,
+    )
+}
+
+#[test]
+fn cosim_waveform_on_a_full_disk_is_bad_input() {
+    warm(&["cosim", "--block", "router", "--cycles", "1", "--quiet"]);
+    for file in ["rtl.vcd", "model.vcd"] {
+        let d = work(&format!("full-disk-{file}"));
+        std::os::unix::fs::symlink("/dev/full", d.join(file)).unwrap();
+        let r = cosim_router(d.to_str().unwrap());
+        assert_one_error_line(
+            &r,
+            &[
+                &d.join(file).display().to_string(),
+                "No space left on device",
+            ],
+        );
+    }
+}
+
+#[test]
+fn cosim_waveform_folder_that_cannot_be_created_is_bad_input() {
+    let d = work("folder-over-a-file");
+    let file = d.join("plain-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let target = file.join("waves");
+    let r = cosim_router(target.to_str().unwrap());
+    assert_one_error_line(&r, &[&target.display().to_string(), "Not a directory"]);
+}
+
+#[test]
+fn selftest_waveform_on_a_full_disk_is_bad_input() {
+    warm(&["selftest", "--cycles", "1"]);
+    let r = idemnet_within(&["selftest", "--vcd", "/dev/full"], LIMIT);
+    assert_one_error_line(
+        &r,
+        &[
+            "cannot write the waveform /dev/full",
+            "No space left on device",
+        ],
+    );
+}
