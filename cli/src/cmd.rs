@@ -2,7 +2,7 @@
 //! found) or an error, which `main` prints in one line with exit code 2.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -29,16 +29,87 @@ fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
     Config::new(block, k, n)
 }
 
-/// The run's options as the command line gives them (waveforms and netlist aside).
-pub fn options(cycles: u64, seed: u64, load: f64, faults: &FaultArgs) -> CosimOptions {
-    CosimOptions {
-        drain: faults.drain,
-        ..CosimOptions::new(cycles, seed, load)
+/// What `cosim` and `model` share: the block, its tree, the run's length and stimulus, faults
+/// and traffic, and which engine the tree's size is checked for.
+pub struct RunSettings<'a> {
+    pub block: BlockArg,
+    pub k: usize,
+    pub n: usize,
+    pub cycles: u64,
+    pub seed: u64,
+    pub load: f64,
+    pub faults: &'a FaultArgs,
+    pub traffic: &'a TrafficArgs,
+    /// The Verilated RTL runs (`cosim`), not the golden model alone (`model`).
+    pub rtl: bool,
+}
+
+impl Command {
+    /// The settings of a `cosim` or `model` command.
+    pub fn run_settings(&self) -> Option<RunSettings<'_>> {
+        let (block, k, n, cycles, seed, load, faults, traffic, rtl) = match self {
+            Command::Cosim {
+                block,
+                k,
+                n,
+                cycles,
+                seed,
+                load,
+                faults,
+                traffic,
+                ..
+            } => (block, k, n, cycles, seed, load, faults, traffic, true),
+            Command::Model {
+                block,
+                k,
+                n,
+                cycles,
+                seed,
+                load,
+                faults,
+                traffic,
+            } => (block, k, n, cycles, seed, load, faults, traffic, false),
+            _ => return None,
+        };
+        Some(RunSettings {
+            block: *block,
+            k: *k,
+            n: *n,
+            cycles: *cycles,
+            seed: *seed,
+            load: *load,
+            faults,
+            traffic,
+            rtl,
+        })
+    }
+}
+
+impl RunSettings<'_> {
+    /// The configuration and options of the run, every option checked: the block (one the
+    /// engine runs), its tree and size (for the RTL or the golden model), faults, traffic, length.
+    pub fn setup(&self) -> Result<(Config, CosimOptions)> {
+        if !self.rtl {
+            model_block(self.block)?;
+        }
+        let cfg = config(self.block, self.k, self.n)?;
+        if self.rtl {
+            cfg.check_rtl_size()?;
+        } else {
+            cfg.check_system_nodes()?;
+        }
+        let mut opts = CosimOptions {
+            drain: self.faults.drain,
+            ..CosimOptions::new(self.cycles, self.seed, self.load)
+        };
+        opts.faults = self.faults.faults(&cfg)?;
+        self.traffic.apply(&cfg, &mut opts)?;
+        Ok((cfg, opts))
     }
 }
 
 /// The blocks `idemnet model` runs: the fabric and the system.
-pub fn model_block(block: BlockArg) -> Result<BlockArg> {
+fn model_block(block: BlockArg) -> Result<BlockArg> {
     match block {
         BlockArg::System | BlockArg::Fabric => Ok(block),
         other => bail!(
@@ -51,43 +122,13 @@ pub fn model_block(block: BlockArg) -> Result<BlockArg> {
 /// Checks a command without running it: every configuration it would build, every bound and
 /// every option, as the run itself checks them first (the same functions).
 pub fn validate(command: &Command) -> Result<()> {
-    let (block, k, n, cycles, seed, load, faults, traffic, rtl) = match command {
-        Command::Verilog { k, n, .. } => return verilog_designs(*k, *n).map(|_| ()),
-        Command::Cosim {
-            block,
-            k,
-            n,
-            cycles,
-            seed,
-            load,
-            faults,
-            traffic,
-            ..
-        } => (*block, k, n, cycles, seed, load, faults, traffic, true),
-        Command::Model {
-            block,
-            k,
-            n,
-            cycles,
-            seed,
-            load,
-            faults,
-            traffic,
-        } => (
-            model_block(*block)?,
-            k,
-            n,
-            cycles,
-            seed,
-            load,
-            faults,
-            traffic,
-            false,
-        ),
-        _ => return Ok(()),
-    };
-    let opts = options(*cycles, *seed, *load, faults);
-    setup(block, *k, *n, opts, faults, traffic, rtl).map(|_| ())
+    match command {
+        Command::Verilog { k, n, .. } => verilog_designs(*k, *n).map(|_| ()),
+        _ => match command.run_settings() {
+            Some(run) => run.setup().map(|_| ()),
+            None => Ok(()),
+        },
+    }
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and not `quiet`.
@@ -256,28 +297,6 @@ impl TrafficArgs {
     }
 }
 
-/// The configuration and options of a run, every option checked: the block's tree and its size
-/// (for the RTL when `rtl`, else for the golden model), the faults, the traffic and the length.
-fn setup(
-    block: BlockArg,
-    k: usize,
-    n: usize,
-    mut opts: CosimOptions,
-    faults: &FaultArgs,
-    traffic: &TrafficArgs,
-    rtl: bool,
-) -> Result<(Config, CosimOptions)> {
-    let cfg = config(block, k, n)?;
-    if rtl {
-        cfg.check_rtl_size()?;
-    } else {
-        cfg.check_system_nodes()?;
-    }
-    opts.faults = faults.faults(&cfg)?;
-    traffic.apply(&cfg, &mut opts)?;
-    Ok((cfg, opts))
-}
-
 /// The system's settings as the first line of a run prints them, and, when the dead links
 /// disconnect nodes, a second line saying so before the run.
 fn system_header(
@@ -306,15 +325,18 @@ fn system_header(
 
 /// `idemnet cosim`: exit 1 on a mismatch, a scoreboard error or a lost datagram.
 pub fn cosim(
-    block: BlockArg,
-    k: usize,
-    n: usize,
-    opts: CosimOptions,
-    faults: FaultArgs,
-    traffic: TrafficArgs,
+    run: RunSettings,
+    vcd_dir: Option<PathBuf>,
+    verilog: Option<PathBuf>,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let (cfg, opts) = setup(block, k, n, opts, &faults, &traffic, true)?;
+    let (cfg, opts) = run.setup()?;
+    let (faults, traffic) = (run.faults, run.traffic);
+    let opts = CosimOptions {
+        vcd_dir,
+        verilog,
+        ..opts
+    };
     if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
@@ -326,7 +348,7 @@ pub fn cosim(
         opts.load,
         opts.cycles,
         if cfg.block == Block::System {
-            system_header(&cfg, &opts, &faults, &traffic)?
+            system_header(&cfg, &opts, faults, traffic)?
         } else {
             String::new()
         },
@@ -393,18 +415,12 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
 
 /// `idemnet model --block system`: the system's golden model alone under host traffic and
 /// faults, drained; exit 1 on a scoreboard error or anything lost.
-pub fn model_system(
-    k: usize,
-    n: usize,
-    opts: CosimOptions,
-    faults: FaultArgs,
-    traffic: TrafficArgs,
-) -> Result<ExitCode> {
-    let (cfg, opts) = setup(BlockArg::System, k, n, opts, &faults, &traffic, false)?;
+pub fn model_system(run: RunSettings) -> Result<ExitCode> {
+    let (cfg, opts) = run.setup()?;
     let (cycles, seed, load) = (opts.cycles, opts.seed, opts.load);
     outln!(
         "idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles{}",
-        system_header(&cfg, &opts, &faults, &traffic)?
+        system_header(&cfg, &opts, run.faults, run.traffic)?
     )?;
     let tree = cfg.tree()?;
     let idem_load = if opts.idempotent { load } else { 0.0 };

@@ -259,11 +259,10 @@ const SYSTEM_ONLY: &[&str] = &[
 
 /// An option given for a block that does not use it is an error naming it, never ignored.
 fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -> Result<()> {
-    let (block, model) = match command {
-        Command::Cosim { block, .. } => (*block, false),
-        Command::Model { block, .. } => (*block, true),
-        _ => return Ok(()),
+    let Some(run) = command.run_settings() else {
+        return Ok(());
     };
+    let (block, model) = (run.block, !run.rtl);
     let system_only = |id: &str| !SYSTEM_ONLY.contains(&id);
     match block {
         BlockArg::System => Ok(()),
@@ -285,54 +284,29 @@ fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -
 }
 
 fn dispatch(command: Command) -> Result<ExitCode> {
-    match command {
-        Command::Verilog { out, k, n } => cmd::verilog(&out, k, n),
+    match &command {
+        Command::Verilog { out, k, n } => cmd::verilog(out, *k, *n),
         Command::Cosim {
-            block,
-            k,
-            n,
-            cycles,
-            seed,
-            load,
-            vcd,
-            verilog,
+            ref vcd,
+            ref verilog,
             quiet,
-            faults,
-            traffic,
-        } => cmd::cosim(
-            block,
-            k,
-            n,
-            idemnet_testbench::CosimOptions {
-                vcd_dir: vcd,
-                verilog,
-                ..cmd::options(cycles, seed, load, &faults)
-            },
-            faults,
-            traffic,
-            quiet,
-        ),
-        Command::Model {
-            block,
-            k,
-            n,
-            cycles,
-            seed,
-            load,
-            faults,
-            traffic,
-        } => match cmd::model_block(block)? {
-            BlockArg::System => {
-                let opts = cmd::options(cycles, seed, load, &faults);
-                cmd::model_system(k, n, opts, faults, traffic)
+            ..
+        } => {
+            let run = command.run_settings().expect("cosim has run settings");
+            cmd::cosim(run, vcd.clone(), verilog.clone(), *quiet)
+        }
+        Command::Model { block, .. } => {
+            let run = command.run_settings().expect("model has run settings");
+            match block {
+                BlockArg::System => cmd::model_system(run),
+                _ => cmd::model(run.k, run.n, run.cycles, run.seed, run.load),
             }
-            _ => cmd::model(k, n, cycles, seed, load),
-        },
+        }
         Command::Replay {
             block,
             engine,
             trace,
-        } => cmd::replay(block, engine, &trace),
+        } => cmd::replay(*block, *engine, trace),
         Command::Fpga {
             board,
             design,
@@ -340,7 +314,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             freq,
             synth_only,
             out,
-        } => fpga::fpga(board, design, all, freq, synth_only, &out),
+        } => fpga::fpga(*board, *design, *all, *freq, *synth_only, out),
         Command::Selftest {
             board,
             cycles,
@@ -348,9 +322,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             verilog,
             vcd,
         } => fpga::selftest(
-            board,
-            cycles,
-            line_every,
+            *board,
+            *cycles,
+            *line_every,
             verilog.as_deref(),
             vcd.as_deref(),
         ),
@@ -359,7 +333,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             b,
             root_a,
             root_b,
-        } => cmd::wavediff(&a, &b, root_a.as_deref(), root_b.as_deref()),
+        } => cmd::wavediff(a, b, root_a.as_deref(), root_b.as_deref()),
     }
 }
 
