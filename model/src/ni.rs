@@ -9,126 +9,16 @@
 //! Timing: every output is a register. One `step` applies `I_t`, reads the state as it was
 //! before edge `t`, and shows `O_t`. All outputs are zero at power-on (`req_ready` rises after
 //! the first edge).
+//!
+//! The packet kinds, payload sizes, counters, parameters and the CRC are the contract's, shared
+//! with the RTL: they live in `idemnet_spec` and are re-exported here.
 
 use crate::block::ModelBlock;
 use crate::ports::PortSpec;
 use crate::switch::{FLIT_BITS, HEAD, TAIL, VALID};
 
-/// Payload bytes at most.
-pub const MAX_PAYLOAD: usize = 32;
-/// Payload words (32 bits) at most.
-pub const PAYLOAD_WORDS: usize = MAX_PAYLOAD / 4;
-/// Width of the payload buses `req_data` and `dlv_data`.
-pub const DATA_BITS: u32 = 8 * MAX_PAYLOAD as u32;
-
-/// The event counters, in port order (`cnt_<name>`).
-pub const COUNTERS: [&str; 10] = [
-    "crc",
-    "truncated",
-    "malformed",
-    "misrouted",
-    "not_source",
-    "table_full",
-    "unknown",
-    "busy",
-    "duplicate",
-    "retransmit",
-];
-
-/// Index of each counter in [`COUNTERS`].
-pub mod cnt {
-    pub const CRC: usize = 0;
-    pub const TRUNCATED: usize = 1;
-    pub const MALFORMED: usize = 2;
-    pub const MISROUTED: usize = 3;
-    pub const NOT_SOURCE: usize = 4;
-    pub const TABLE_FULL: usize = 5;
-    pub const UNKNOWN: usize = 6;
-    pub const BUSY: usize = 7;
-    pub const DUPLICATE: usize = 8;
-    pub const RETRANSMIT: usize = 9;
-}
-
-/// The parameters of one NI (§8.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NiConfig {
-    pub node: u16,
-    pub send_slots: usize,
-    pub recv_slots: usize,
-    pub retry_interval: u16,
-    pub ack_interval: u16,
-}
-
-impl Default for NiConfig {
-    fn default() -> Self {
-        NiConfig::DEFAULT
-    }
-}
-
-impl NiConfig {
-    /// The documented defaults (§8.2).
-    pub const DEFAULT: NiConfig = NiConfig {
-        node: 0,
-        send_slots: 4,
-        recv_slots: 8,
-        retry_interval: 128,
-        ack_interval: 64,
-    };
-
-    /// Checks the ranges of §8.2.
-    pub fn validate(&self) -> Result<(), String> {
-        for (name, v) in [
-            ("send_slots", self.send_slots),
-            ("recv_slots", self.recv_slots),
-        ] {
-            if !(1..=16).contains(&v) {
-                return Err(format!("{name} = {v}: must be in 1..=16"));
-            }
-        }
-        for (name, v) in [
-            ("retry_interval", self.retry_interval),
-            ("ack_interval", self.ack_interval),
-        ] {
-            if v == 0 {
-                return Err(format!("{name} = 0: must be in 1..=65535"));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The three messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Send,
-    Ack,
-    Forget,
-}
-
-impl Kind {
-    pub fn code(self) -> u32 {
-        match self {
-            Kind::Send => 0,
-            Kind::Ack => 1,
-            Kind::Forget => 2,
-        }
-    }
-    pub fn from_code(c: u32) -> Option<Kind> {
-        match c {
-            0 => Some(Kind::Send),
-            1 => Some(Kind::Ack),
-            2 => Some(Kind::Forget),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Send => "SEND",
-            Kind::Ack => "ACK",
-            Kind::Forget => "FORGET",
-        }
-    }
-}
+pub use idemnet_spec::crc::{crc32, crc32_step};
+pub use idemnet_spec::ni::{cnt, Kind, NiConfig, COUNTERS, DATA_BITS, MAX_PAYLOAD, PAYLOAD_WORDS};
 
 /// A packet of §8.1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -139,16 +29,6 @@ pub struct Packet {
     pub uid: u32,
     /// Payload bytes (at most [`MAX_PAYLOAD`] for a well-formed packet).
     pub data: Vec<u8>,
-}
-
-/// CRC-32/MPEG-2 of 32-bit words, each most significant byte first (§8.1).
-pub fn crc32(words: &[u32]) -> u32 {
-    const ALG: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_MPEG_2);
-    let mut d = ALG.digest();
-    for w in words {
-        d.update(&w.to_be_bytes());
-    }
-    d.finalize()
 }
 
 /// Payload bytes as 32-bit words, byte 0 in bits 31:24 of word 0, the last word zero-padded.
@@ -488,20 +368,6 @@ impl Ni {
         }
         None
     }
-}
-
-/// One word of CRC-32/MPEG-2, written bit by bit as the RTL computes it (checked against the
-/// `crc` crate's table in the tests).
-pub fn crc32_step(crc: u32, word: u32) -> u32 {
-    let mut c = crc ^ word;
-    for _ in 0..32 {
-        c = if c & 0x8000_0000 != 0 {
-            (c << 1) ^ 0x04C1_1DB7
-        } else {
-            c << 1
-        };
-    }
-    c
 }
 
 /// Flat input words of the NI's In ports.

@@ -1,41 +1,6 @@
 //! Port descriptions shared by the golden model, the Verilator bindings and the waveform writers.
 //!
-//! A block's port list is the one mechanism that drives binding generation, lockstep comparison
-//! and VCD naming: every name here is the port's name in the emitted Verilog (`$` separates an
-//! array index, as rust-hdl writes it: `node_in$3`).
+//! They are part of the contract both the RTL and the model are written from, so they live in
+//! `idemnet_spec::ports`; re-exported here at their old path.
 
-/// Direction of a port, seen from the block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PortDir {
-    In,
-    Out,
-}
-
-/// One port of a block's top level.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PortSpec {
-    pub name: String,
-    pub width: u32,
-    pub dir: PortDir,
-}
-
-impl PortSpec {
-    pub fn input(name: impl Into<String>, width: u32) -> Self {
-        Self {
-            name: name.into(),
-            width,
-            dir: PortDir::In,
-        }
-    }
-    pub fn output(name: impl Into<String>, width: u32) -> Self {
-        Self {
-            name: name.into(),
-            width,
-            dir: PortDir::Out,
-        }
-    }
-    /// Number of 64-bit words the port's value occupies in a flat word buffer.
-    pub fn words(&self) -> usize {
-        (self.width as usize).div_ceil(64)
-    }
-}
+pub use idemnet_spec::ports::{PortDir, PortSpec};

@@ -17,9 +17,9 @@ pub mod rmpp_rx;
 pub mod selftest;
 pub mod system;
 
-pub use idemnet_model::ni::NiConfig;
-pub use idemnet_model::ports::PortSpec;
-pub use idemnet_model::rmpp::RmppConfig;
+pub use idemnet_spec::ni::NiConfig;
+pub use idemnet_spec::ports::PortSpec;
+pub use idemnet_spec::rmpp::RmppConfig;
 pub use ni::Ni;
 pub use rmpp_rx::RmppRx;
 

@@ -1,8 +1,8 @@
 //! The idempotent network interface of docs/protocol.md §8, as a rust-hdl block.
 
-use idemnet_model::ni::NiConfig;
 use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
 /// The NI's host-side input ports, in port order (the system's and the self-test's port lists

@@ -2,10 +2,10 @@
 //! (§11), the framer of the RMPP send side (§13.1), the transmit merge that shares the node's
 //! link among the three (§13.2) and the protocol split of the incoming link (§13.3).
 
-use idemnet_model::ni::NiConfig;
-use idemnet_model::rmpp::RmppConfig;
 use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::ni::NiConfig;
+use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use crate::ni::Ni;
@@ -850,7 +850,7 @@ mod tests {
                 77,
             ];
             want.extend(words_of(&data, bytes));
-            let crc = idemnet_model::ni::crc32(&want);
+            let crc = idemnet_spec::crc::crc32(&want);
             let mut got = vec![];
             let n = want.len() + 1;
             for i in 0..n {

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use idemnet_model::rmpp::RmppConfig;
 use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 /// Address bits of the message buffer RAM: 16 slots of 1024 words, the largest configuration
@@ -33,7 +33,7 @@ pub const EXP_ADDR_BITS: usize = 8;
 /// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
 /// | `rd_data` | out | 32 | the buffer word read |
 /// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
-/// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_model::rmpp::COUNTERS` |
+/// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |
 ///
 /// Timing (§11.5): the flit on `net_in` in cycle `t` is consumed at edge `t`. The header words
 /// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
@@ -748,11 +748,9 @@ impl RmppRx {
             n32_6: c(32),
             n32_40: c(32),
             ten14: c(10),
-            marker: c(idemnet_model::rmpp::MARKER as u64),
+            marker: c(idemnet_spec::rmpp::MARKER as u64),
             s16: c(16),
-            w0: c(
-                ((idemnet_model::rmpp::MARKER as u64) << 30) | idemnet_model::rmpp::VERSION as u64
-            ),
+            w0: c(((idemnet_spec::rmpp::MARKER as u64) << 30) | idemnet_spec::rmpp::VERSION as u64),
             ones32: c(0xFFFF_FFFF),
             keep3: c(0xFFFF_FF00),
             keep2: c(0xFFFF_0000),

@@ -4,11 +4,11 @@
 
 use std::fmt::Write;
 
-use idemnet_model::ni::NiConfig;
-use idemnet_model::rmpp::RmppConfig;
 use idemnet_router::{drive_drops, drops_hdl, wires, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::ni::NiConfig;
+use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use crate::links::{

@@ -4,11 +4,11 @@
 //! the port order of the node and of the system's appended RMPP ports.
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40};
-use idemnet_model::rmpp::RmppConfig;
 use idemnet_ni_core::ni::{HOST_INPUTS, HOST_OUTPUTS};
 use idemnet_ni_core::node::{Node, RmppTx, RxDemux, TxMerge};
 use idemnet_ni_core::{system_verilog, NiConfig};
 use idemnet_rtl::ports::port_list;
+use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 /// The waivers the node needs until they are in `rtl/lint/waivers.vlt` (proposed there as is):

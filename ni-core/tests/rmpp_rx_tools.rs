@@ -3,9 +3,9 @@
 //! parameters are printed and bounded so that growth is noticed.
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40};
-use idemnet_model::ports::PortDir;
-use idemnet_model::rmpp::COUNTERS;
 use idemnet_ni_core::{rmpp_rx_verilog, RmppConfig};
+use idemnet_spec::ports::PortDir;
+use idemnet_spec::rmpp::COUNTERS;
 
 #[test]
 fn ports_are_in_the_documented_order() {

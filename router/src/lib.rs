@@ -13,7 +13,7 @@ pub mod switch;
 pub mod topology;
 
 pub use fabric::{drive_drops, drops_hdl, wires, Fabric, FlitDst, FlitSrc, Wire};
-pub use idemnet_model::ports::{PortDir, PortSpec};
+pub use idemnet_spec::ports::{PortDir, PortSpec};
 pub use sim::{simulate_fabric_rusthdl, HdlSim, SimReport};
 pub use switch::Switch;
 pub use topology::Topology;

@@ -53,10 +53,10 @@ impl Logic for Crc32Word {
 mod tests {
     use super::*;
 
-    /// The block, chained word by word, gives the golden model's CRC (the `crc` crate's
-    /// CRC-32/MPEG-2) of every prefix.
+    /// The block, chained word by word, gives the reference CRC of the wire format
+    /// (`idemnet_spec::crc::crc32`, the `crc` crate's CRC-32/MPEG-2) of every prefix.
     #[test]
-    fn block_matches_the_golden_model() {
+    fn block_matches_the_reference_crc() {
         let mut uut = Crc32Word::default();
         uut.connect_all();
         check_all(&uut).unwrap();
@@ -76,7 +76,7 @@ mod tests {
             crc = uut.crc_out.val().to_u64();
             assert_eq!(
                 crc as u32,
-                idemnet_model::ni::crc32(&words[..=n]),
+                idemnet_spec::crc::crc32(&words[..=n]),
                 "word {n}"
             );
         }

@@ -8,7 +8,7 @@
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
-//!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
+//!   the emitted Verilog, as [`idemnet_spec::ports::PortSpec`]s.
 
 pub mod crc;
 pub mod fault;
@@ -18,7 +18,7 @@ pub mod ports;
 pub mod reg;
 pub mod uart;
 
-pub use idemnet_model::ports::{PortDir, PortSpec};
+pub use idemnet_spec::ports::{PortDir, PortSpec};
 
 /// Verilator lint waivers for rust-hdl's output style (`rtl/lint/waivers.vlt`, each with its
 /// reason). Every Verilator run of idemnet's emitted Verilog uses this one file.

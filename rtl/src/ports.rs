@@ -1,6 +1,6 @@
 //! Top-level port lists, read from a rust-hdl block with its own [`Probe`] visitor.
 
-use idemnet_model::ports::PortSpec;
+use idemnet_spec::ports::PortSpec;
 use rust_hdl::prelude::*;
 
 struct PortLister {

@@ -1,5 +1,7 @@
-//! RMPP (docs/protocol.md §11-§12): the wire format, the parameters, the receive path's golden
-//! model ([`rx`]) and the send side ([`send`]).
+//! RMPP (docs/protocol.md §11-§12): the packet and its worm, the receive path's golden model
+//! ([`rx`]) and the send side ([`send`]). The wire's numbers (marker, version, types, header
+//! size), the counters and the parameters are the contract's, shared with the RTL: they live in
+//! `idemnet_spec::rmpp` and are re-exported here.
 
 pub mod host;
 pub mod peers;
@@ -9,197 +11,17 @@ pub mod send;
 use crate::ni::{bytes_to_words, crc32, words_to_bytes};
 use crate::switch::{HEAD, TAIL, VALID};
 
-/// The protocol version this project speaks (§11.1).
-pub const VERSION: u16 = 1;
-/// Word 0 bits 31:30 of every RMPP packet.
-pub const MARKER: u32 = 0b11;
-/// Header words after the route flit.
-pub const HEADER_WORDS: usize = 7;
+pub use idemnet_spec::rmpp::{cnt, RmppConfig, Type, COUNTERS, HEADER_WORDS, MARKER, VERSION};
 
-/// The receive path's counters, in port order (`cnt_<name>`, §11.3).
-pub const COUNTERS: [&str; 13] = [
-    "crc",
-    "truncated",
-    "malformed",
-    "misrouted",
-    "version",
-    "not_source",
-    "order",
-    "sequence",
-    "table_full",
-    "unknown",
-    "duplicate",
-    "busy",
-    "restart",
-];
-
-/// Index of each counter in [`COUNTERS`].
-pub mod cnt {
-    pub const CRC: usize = 0;
-    pub const TRUNCATED: usize = 1;
-    pub const MALFORMED: usize = 2;
-    pub const MISROUTED: usize = 3;
-    pub const VERSION: usize = 4;
-    pub const NOT_SOURCE: usize = 5;
-    pub const ORDER: usize = 6;
-    pub const SEQUENCE: usize = 7;
-    pub const TABLE_FULL: usize = 8;
-    pub const UNKNOWN: usize = 9;
-    pub const DUPLICATE: usize = 10;
-    pub const BUSY: usize = 11;
-    pub const RESTART: usize = 12;
-}
-
-/// The ten packet types of Table 1, with the codes of §11.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Type {
-    Rts = 1,
-    RtsLast = 2,
-    Cts = 3,
-    Data = 4,
-    StopData = 5,
-    LastData = 6,
-    MsgEnd = 7,
-    MsgDrop = 8,
-    Gch = 9,
-    Null = 10,
-}
-
-impl Type {
-    pub const ALL: [Type; 10] = [
-        Type::Rts,
-        Type::RtsLast,
-        Type::Cts,
-        Type::Data,
-        Type::StopData,
-        Type::LastData,
-        Type::MsgEnd,
-        Type::MsgDrop,
-        Type::Gch,
-        Type::Null,
-    ];
-
-    pub fn code(self) -> u32 {
-        self as u32
-    }
-
-    pub fn from_code(c: u32) -> Option<Type> {
-        Type::ALL.into_iter().find(|t| t.code() == c)
-    }
-
-    /// The name in traces (`RTS_LAST`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Type::Rts => "RTS",
-            Type::RtsLast => "RTS_LAST",
-            Type::Cts => "CTS",
-            Type::Data => "DATA",
-            Type::StopData => "STOP_DATA",
-            Type::LastData => "LAST_DATA",
-            Type::MsgEnd => "MSGEND",
-            Type::MsgDrop => "MSGDROP",
-            Type::Gch => "GCH",
-            Type::Null => "NULL",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Option<Type> {
-        Type::ALL.into_iter().find(|t| t.name() == s)
-    }
-
-    /// DATA, STOP_DATA or LAST_DATA.
-    pub fn is_data(self) -> bool {
-        matches!(self, Type::Data | Type::StopData | Type::LastData)
-    }
-
-    /// Goes from the message's receiver to its sender (CTS, MSGEND, MSGDROP).
-    pub fn to_sender(self) -> bool {
-        matches!(self, Type::Cts | Type::MsgEnd | Type::MsgDrop)
-    }
-}
-
-/// The parameters of the receive path (§11.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RmppConfig {
-    pub node: u16,
-    pub nodes: usize,
-    pub mtu: usize,
-    pub rx_slots: usize,
-    pub max_msg: usize,
-    pub max_rcv_buf: u16,
-    pub reserved: u16,
-    pub max_data_pkts: u16,
-    pub gch_timeout: u32,
-}
-
-impl Default for RmppConfig {
-    fn default() -> Self {
-        RmppConfig::DEFAULT
-    }
-}
-
-impl RmppConfig {
-    /// The documented defaults (§11.2).
-    pub const DEFAULT: RmppConfig = RmppConfig {
-        node: 0,
-        nodes: 16,
-        mtu: 32,
-        rx_slots: 8,
-        max_msg: 1024,
-        max_rcv_buf: 64,
-        reserved: 16,
-        max_data_pkts: 16,
-        gch_timeout: 10_000,
-    };
-
-    /// Checks the ranges of §11.2.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=256).contains(&self.nodes) {
-            return Err(format!("nodes = {}: must be in 1..=256", self.nodes));
-        }
-        if self.node as usize >= self.nodes {
-            return Err(format!(
-                "node = {}: must be below nodes = {}",
-                self.node, self.nodes
-            ));
-        }
-        if ![4, 8, 16, 32].contains(&self.mtu) {
-            return Err(format!("mtu = {}: must be 4, 8, 16 or 32", self.mtu));
-        }
-        if !(1..=16).contains(&self.rx_slots) {
-            return Err(format!("rx_slots = {}: must be in 1..=16", self.rx_slots));
-        }
-        if !self.max_msg.is_power_of_two() || self.max_msg < self.mtu || self.max_msg > 4096 {
-            return Err(format!(
-                "max_msg = {}: must be a power of two in mtu..=4096",
-                self.max_msg
-            ));
-        }
-        if self.max_data_pkts == 0 {
-            return Err("max_data_pkts = 0: must be at least 1".into());
-        }
-        if !(1..=1 << 20).contains(&self.gch_timeout) {
-            return Err(format!(
-                "gch_timeout = {}: must be in 1..=1048576",
-                self.gch_timeout
-            ));
-        }
-        Ok(())
-    }
-
-    /// Buffer words per slot.
-    pub fn slot_words(&self) -> usize {
-        self.max_msg / 4
-    }
-
-    /// Payload bytes of packet `seq` of a message of `len` bytes (§11.1).
-    pub fn packet_bytes(&self, seq: u32, len: u32) -> usize {
-        let start = seq as u64 * self.mtu as u64;
-        (len as u64).saturating_sub(start).min(self.mtu as u64) as usize
-    }
-
+/// Figure 8's flow control on the receive path's parameters: behaviour, so the model's own
+/// (the RTL computes it in `rmpp_rx`), not part of the shared [`RmppConfig`].
+pub trait Allowance {
     /// Figure 8: the allowance of a new CTS when `outstanding` packets are granted already.
-    pub fn allowance(&self, outstanding: u16) -> u16 {
+    fn allowance(&self, outstanding: u16) -> u16;
+}
+
+impl Allowance for RmppConfig {
+    fn allowance(&self, outstanding: u16) -> u16 {
         let n = self.max_rcv_buf as i32 - self.reserved as i32 - outstanding as i32;
         n.clamp(1, self.max_data_pkts as i32) as u16
     }

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::{cnt, Packet, RmppConfig, Type, COUNTERS, HEADER_WORDS, MARKER, VERSION};
+use super::{cnt, Allowance, Packet, RmppConfig, Type, COUNTERS, HEADER_WORDS, MARKER, VERSION};
 use crate::block::ModelBlock;
 use crate::ni::crc32_step;
 use crate::ports::PortSpec;

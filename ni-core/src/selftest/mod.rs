@@ -10,10 +10,10 @@ pub mod tally;
 
 use std::fmt::Write;
 
-use idemnet_model::ni::NiConfig;
 use idemnet_router::{drive_drops, drops_hdl, wires, Switch, Topology, Wire};
 use idemnet_rtl::fault::LinkFault;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
 use crate::links::{

@@ -1,0 +1,73 @@
+//! The CRC of the wire format (`docs/protocol.md` §8.1, used by RMPP too, §11.1): CRC-32/MPEG-2
+//! (polynomial 0x04C11DB7, initial value 0xFFFFFFFF, not reflected, no final XOR) over the data
+//! words of every flit before the tail, each word most significant byte first.
+
+/// The generator polynomial (§8.1).
+pub const POLYNOMIAL: u32 = 0x04C1_1DB7;
+/// The value the CRC register starts from (§8.1).
+pub const INITIAL: u32 = 0xFFFF_FFFF;
+
+/// CRC-32/MPEG-2 of 32-bit words, each most significant byte first (§8.1).
+pub fn crc32(words: &[u32]) -> u32 {
+    const ALGORITHM: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_MPEG_2);
+    let mut digest = ALGORITHM.digest();
+    for word in words {
+        digest.update(&word.to_be_bytes());
+    }
+    digest.finalize()
+}
+
+/// One word of CRC-32/MPEG-2, bit by bit as a one-word-per-cycle circuit computes it: the
+/// register after `word`, from the register `crc` before it ([`INITIAL`] for the first word).
+/// Folding it over the words gives [`crc32`] (no final XOR).
+pub fn crc32_step(crc: u32, word: u32) -> u32 {
+    let mut c = crc ^ word;
+    for _ in 0..32 {
+        c = if c & 0x8000_0000 != 0 {
+            (c << 1) ^ POLYNOMIAL
+        } else {
+            c << 1
+        };
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `crc` crate's algorithm is the one §8.1 names, parameter for parameter.
+    #[test]
+    fn the_crate_algorithm_is_the_documented_one() {
+        let algorithm = crc::CRC_32_MPEG_2;
+        assert_eq!(algorithm.width, 32);
+        assert_eq!(algorithm.poly, POLYNOMIAL);
+        assert_eq!(algorithm.init, INITIAL);
+        assert!(!algorithm.refin && !algorithm.refout);
+        assert_eq!(algorithm.xorout, 0);
+        assert_eq!(crc32(&[]), INITIAL);
+    }
+
+    #[test]
+    fn bitwise_step_matches_the_crate_on_every_prefix() {
+        // Words with every bit pattern the shift loop branches on: zero, all ones, a lone top
+        // bit, a lone bottom bit, then scrambled ones.
+        let mut words = vec![0u32, u32::MAX, 0x8000_0000, 1];
+        words.extend((1..12u32).map(|i| i.wrapping_mul(0x9E37_79B9).rotate_left(i)));
+        let mut register = INITIAL;
+        for (end, &word) in words.iter().enumerate() {
+            register = crc32_step(register, word);
+            assert_eq!(register, crc32(&words[..=end]), "{} words", end + 1);
+        }
+    }
+
+    /// The register after a message and its own CRC is zero: what lets a receiver check a worm
+    /// without knowing where its tail is.
+    #[test]
+    fn a_message_followed_by_its_crc_leaves_zero() {
+        let words = [0x1234_5678u32, 0x9abc_def0, 0x0f0f_0f0f];
+        let crc = crc32(&words);
+        let register = words.iter().fold(INITIAL, |c, &w| crc32_step(c, w));
+        assert_eq!(crc32_step(register, crc), 0);
+    }
+}

@@ -1,0 +1,342 @@
+//! The RMPP receive path's share of the contract (`docs/protocol.md` §11): the header's marker,
+//! version, packet types and size (§11.1), the parameters (§11.2) and the counters (§11.3).
+
+/// The protocol version this project speaks (§11.1: word 0 bits 15:0).
+pub const VERSION: u16 = 1;
+/// Word 0 bits 31:30 of every RMPP packet (§11.1; the idempotent header never has type 3).
+pub const MARKER: u32 = 0b11;
+/// Header words after the route flit (§11.1).
+pub const HEADER_WORDS: usize = 7;
+
+/// The receive path's counters, in port order (`cnt_<name>`, §11.3).
+pub const COUNTERS: [&str; 13] = [
+    "crc",
+    "truncated",
+    "malformed",
+    "misrouted",
+    "version",
+    "not_source",
+    "order",
+    "sequence",
+    "table_full",
+    "unknown",
+    "duplicate",
+    "busy",
+    "restart",
+];
+
+/// Index of each counter in [`COUNTERS`].
+pub mod cnt {
+    pub const CRC: usize = 0;
+    pub const TRUNCATED: usize = 1;
+    pub const MALFORMED: usize = 2;
+    pub const MISROUTED: usize = 3;
+    pub const VERSION: usize = 4;
+    pub const NOT_SOURCE: usize = 5;
+    pub const ORDER: usize = 6;
+    pub const SEQUENCE: usize = 7;
+    pub const TABLE_FULL: usize = 8;
+    pub const UNKNOWN: usize = 9;
+    pub const DUPLICATE: usize = 10;
+    pub const BUSY: usize = 11;
+    pub const RESTART: usize = 12;
+}
+
+/// The ten packet types of Table 1, with the codes of §11.1 (word 0 bits 29:16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    Rts = 1,
+    RtsLast = 2,
+    Cts = 3,
+    Data = 4,
+    StopData = 5,
+    LastData = 6,
+    MsgEnd = 7,
+    MsgDrop = 8,
+    Gch = 9,
+    Null = 10,
+}
+
+impl Type {
+    pub const ALL: [Type; 10] = [
+        Type::Rts,
+        Type::RtsLast,
+        Type::Cts,
+        Type::Data,
+        Type::StopData,
+        Type::LastData,
+        Type::MsgEnd,
+        Type::MsgDrop,
+        Type::Gch,
+        Type::Null,
+    ];
+
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    pub fn from_code(c: u32) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.code() == c)
+    }
+
+    /// The name in traces (`RTS_LAST`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Rts => "RTS",
+            Type::RtsLast => "RTS_LAST",
+            Type::Cts => "CTS",
+            Type::Data => "DATA",
+            Type::StopData => "STOP_DATA",
+            Type::LastData => "LAST_DATA",
+            Type::MsgEnd => "MSGEND",
+            Type::MsgDrop => "MSGDROP",
+            Type::Gch => "GCH",
+            Type::Null => "NULL",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// DATA, STOP_DATA or LAST_DATA.
+    pub fn is_data(self) -> bool {
+        matches!(self, Type::Data | Type::StopData | Type::LastData)
+    }
+
+    /// Goes from the message's receiver to its sender (CTS, MSGEND, MSGDROP).
+    pub fn to_sender(self) -> bool {
+        matches!(self, Type::Cts | Type::MsgEnd | Type::MsgDrop)
+    }
+}
+
+/// The parameters of the receive path (§11.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RmppConfig {
+    pub node: u16,
+    pub nodes: usize,
+    pub mtu: usize,
+    pub rx_slots: usize,
+    pub max_msg: usize,
+    pub max_rcv_buf: u16,
+    pub reserved: u16,
+    pub max_data_pkts: u16,
+    pub gch_timeout: u32,
+}
+
+impl Default for RmppConfig {
+    fn default() -> Self {
+        RmppConfig::DEFAULT
+    }
+}
+
+impl RmppConfig {
+    /// The documented defaults (§11.2).
+    pub const DEFAULT: RmppConfig = RmppConfig {
+        node: 0,
+        nodes: 16,
+        mtu: 32,
+        rx_slots: 8,
+        max_msg: 1024,
+        max_rcv_buf: 64,
+        reserved: 16,
+        max_data_pkts: 16,
+        gch_timeout: 10_000,
+    };
+
+    /// Checks the ranges of §11.2.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=256).contains(&self.nodes) {
+            return Err(format!("nodes = {}: must be in 1..=256", self.nodes));
+        }
+        if self.node as usize >= self.nodes {
+            return Err(format!(
+                "node = {}: must be below nodes = {}",
+                self.node, self.nodes
+            ));
+        }
+        if ![4, 8, 16, 32].contains(&self.mtu) {
+            return Err(format!("mtu = {}: must be 4, 8, 16 or 32", self.mtu));
+        }
+        if !(1..=16).contains(&self.rx_slots) {
+            return Err(format!("rx_slots = {}: must be in 1..=16", self.rx_slots));
+        }
+        if !self.max_msg.is_power_of_two() || self.max_msg < self.mtu || self.max_msg > 4096 {
+            return Err(format!(
+                "max_msg = {}: must be a power of two in mtu..=4096",
+                self.max_msg
+            ));
+        }
+        if self.max_data_pkts == 0 {
+            return Err("max_data_pkts = 0: must be at least 1".into());
+        }
+        if !(1..=1 << 20).contains(&self.gch_timeout) {
+            return Err(format!(
+                "gch_timeout = {}: must be in 1..=1048576",
+                self.gch_timeout
+            ));
+        }
+        Ok(())
+    }
+
+    /// Buffer words per slot (`max_msg / 4`, §11.2).
+    pub fn slot_words(&self) -> usize {
+        self.max_msg / 4
+    }
+
+    /// Payload bytes of packet `seq` of a message of `len` bytes (§11.1: bytes
+    /// `seq * mtu .. min((seq + 1) * mtu, len)`, exact arithmetic).
+    pub fn packet_bytes(&self, seq: u32, len: u32) -> usize {
+        let start = seq as u64 * self.mtu as u64;
+        (len as u64).saturating_sub(start).min(self.mtu as u64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_indices_name_their_counters() {
+        let indices = [
+            (cnt::CRC, "crc"),
+            (cnt::TRUNCATED, "truncated"),
+            (cnt::MALFORMED, "malformed"),
+            (cnt::MISROUTED, "misrouted"),
+            (cnt::VERSION, "version"),
+            (cnt::NOT_SOURCE, "not_source"),
+            (cnt::ORDER, "order"),
+            (cnt::SEQUENCE, "sequence"),
+            (cnt::TABLE_FULL, "table_full"),
+            (cnt::UNKNOWN, "unknown"),
+            (cnt::DUPLICATE, "duplicate"),
+            (cnt::BUSY, "busy"),
+            (cnt::RESTART, "restart"),
+        ];
+        crate::checks::counter_indices(&COUNTERS, &indices);
+    }
+
+    #[test]
+    fn types_have_the_codes_of_table_one_and_round_trip() {
+        let codes: Vec<u32> = Type::ALL.iter().map(|t| t.code()).collect();
+        assert_eq!(codes, (1..=10).collect::<Vec<u32>>());
+        for t in Type::ALL {
+            assert_eq!(Type::from_code(t.code()), Some(t));
+            assert_eq!(Type::from_name(t.name()), Some(t));
+        }
+        assert_eq!(Type::from_code(0), None);
+        assert_eq!(Type::from_code(11), None);
+        let data: Vec<Type> = Type::ALL.into_iter().filter(|t| t.is_data()).collect();
+        assert_eq!(data, [Type::Data, Type::StopData, Type::LastData]);
+        let to_sender: Vec<Type> = Type::ALL.into_iter().filter(|t| t.to_sender()).collect();
+        assert_eq!(to_sender, [Type::Cts, Type::MsgEnd, Type::MsgDrop]);
+    }
+
+    /// The marker and a version fit word 0 beside the widest type code.
+    #[test]
+    fn header_word_zero_fields_do_not_overlap() {
+        let word = MARKER << 30 | Type::Null.code() << 16 | VERSION as u32;
+        assert_eq!(word >> 30, MARKER);
+        assert_eq!((word >> 16) & 0x3FFF, Type::Null.code());
+        assert_eq!(word & 0xFFFF, VERSION as u32);
+    }
+
+    #[test]
+    fn packets_split_a_message_into_mtu_sized_pieces() {
+        let config = RmppConfig::DEFAULT;
+        assert_eq!(config.slot_words(), 256);
+        assert_eq!(config.packet_bytes(0, 70), 32);
+        assert_eq!(config.packet_bytes(2, 70), 6);
+        assert_eq!(config.packet_bytes(3, 70), 0);
+        // Exact arithmetic: no wrap of `seq * mtu`.
+        assert_eq!(config.packet_bytes(u32::MAX, u32::MAX), 0);
+    }
+
+    #[test]
+    fn validate_accepts_the_documented_ranges_and_names_the_bad_field() {
+        assert_eq!(RmppConfig::default(), RmppConfig::DEFAULT);
+        RmppConfig::DEFAULT.validate().unwrap();
+        let edges = [
+            RmppConfig {
+                nodes: 256,
+                node: 255,
+                ..RmppConfig::DEFAULT
+            },
+            RmppConfig {
+                mtu: 4,
+                max_msg: 4,
+                rx_slots: 1,
+                ..RmppConfig::DEFAULT
+            },
+            RmppConfig {
+                max_msg: 4096,
+                rx_slots: 16,
+                gch_timeout: 1 << 20,
+                ..RmppConfig::DEFAULT
+            },
+        ];
+        for config in edges {
+            config.validate().unwrap();
+        }
+        let bad = [
+            (
+                RmppConfig {
+                    nodes: 257,
+                    ..RmppConfig::DEFAULT
+                },
+                "nodes",
+            ),
+            (
+                RmppConfig {
+                    node: 16,
+                    ..RmppConfig::DEFAULT
+                },
+                "node",
+            ),
+            (
+                RmppConfig {
+                    mtu: 12,
+                    ..RmppConfig::DEFAULT
+                },
+                "mtu",
+            ),
+            (
+                RmppConfig {
+                    rx_slots: 0,
+                    ..RmppConfig::DEFAULT
+                },
+                "rx_slots",
+            ),
+            (
+                RmppConfig {
+                    max_msg: 1000,
+                    ..RmppConfig::DEFAULT
+                },
+                "max_msg",
+            ),
+            (
+                RmppConfig {
+                    mtu: 32,
+                    max_msg: 16,
+                    ..RmppConfig::DEFAULT
+                },
+                "max_msg",
+            ),
+            (
+                RmppConfig {
+                    max_data_pkts: 0,
+                    ..RmppConfig::DEFAULT
+                },
+                "max_data_pkts",
+            ),
+            (
+                RmppConfig {
+                    gch_timeout: 0,
+                    ..RmppConfig::DEFAULT
+                },
+                "gch_timeout",
+            ),
+        ];
+        crate::checks::rejected(&bad, RmppConfig::validate);
+    }
+}
