@@ -108,12 +108,12 @@ impl RunSettings<'_> {
     }
 }
 
-/// The blocks `idemnet model` runs: the fabric and the system.
+/// The blocks `idemnet model` runs: the fabric, the NI and the system.
 fn model_block(block: BlockArg) -> Result<BlockArg> {
     match block {
-        BlockArg::System | BlockArg::Fabric => Ok(block),
+        BlockArg::System | BlockArg::Fabric | BlockArg::Ni => Ok(block),
         other => bail!(
-            "--block {}: `idemnet model` runs the fabric or the system",
+            "--block {}: `idemnet model` runs the fabric, the NI or the system",
             format!("{other:?}").to_lowercase()
         ),
     }
@@ -407,6 +407,26 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
     outln!("  discarded  {} worms", s.drops)?;
     print_scoreboard_and_speed(s.errors, s.first_error.as_deref(), cycles, secs)?;
     Ok(if s.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `idemnet model --block ni`: the NI's golden model alone under the peers of `cosim --block
+/// ni`, which judge every delivery and completion; exit 1 when they saw something wrong.
+pub fn model_ni(run: RunSettings) -> Result<ExitCode> {
+    let (cfg, opts) = run.setup()?;
+    let (cycles, seed, load) = (opts.cycles, opts.seed, opts.load);
+    outln!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles")?;
+    let t0 = Instant::now();
+    let r = idemnet_testbench::cosim::model_ni(&cfg, &opts)?;
+    let secs = t0.elapsed().as_secs_f64();
+    for (name, value) in &r.figures {
+        outln!("  {name}: {value}")?;
+    }
+    print_scoreboard_and_speed(r.errors, r.first_error.as_deref(), cycles, secs)?;
+    Ok(if r.errors == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -104,7 +104,8 @@ enum Command {
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     Model {
-        /// `fabric` (worms, scoreboard) or `system` (NIs, hosts, exactly-once scoreboard).
+        /// `fabric` (worms, scoreboard), `ni` (one NI and its peers, which judge what its host
+        /// sees) or `system` (NIs, hosts, exactly-once scoreboard).
         #[arg(long, value_enum, default_value = "fabric")]
         block: BlockArg,
         #[arg(long, default_value_t = 4)]
@@ -272,14 +273,14 @@ fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -
             system_only,
             "the fault, drain and traffic options apply to --block system",
         ),
-        BlockArg::Ni | BlockArg::RmppRx if !model => args::reject_inapplicable(
+        BlockArg::RmppRx if model => Ok(()),
+        BlockArg::Ni | BlockArg::RmppRx => args::reject_inapplicable(
             spec,
             sub,
             |id| system_only(id) && id != "k" && id != "n",
             "--block ni and --block rmpp-rx run one block of the 16-node machine (no --k, --n), \
              and the fault, drain and traffic options apply to --block system",
         ),
-        BlockArg::Ni | BlockArg::RmppRx => Ok(()),
     }
 }
 
@@ -299,6 +300,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let run = command.run_settings().expect("model has run settings");
             match block {
                 BlockArg::System => cmd::model_system(run),
+                BlockArg::Ni => cmd::model_ni(run),
                 _ => cmd::model(run.k, run.n, run.cycles, run.seed, run.load),
             }
         }
@@ -464,7 +466,14 @@ mod tests {
                 &["model", "--block", "system", "--k", "2", "--n", "16"],
                 "at most 256",
             ),
-            (&["model", "--block", "ni"], "runs the fabric or the system"),
+            (
+                &["model", "--block", "rmpp-rx"],
+                "runs the fabric, the NI or the system",
+            ),
+            (
+                &["model", "--block", "ni", "--k", "2"],
+                "--k does not apply",
+            ),
         ] {
             let line = bad(argv);
             assert!(line.contains(needle), "{argv:?}: {line}");

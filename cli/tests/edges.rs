@@ -98,6 +98,44 @@ fn options_the_block_does_not_use_are_errors() {
         "'-0.1' for '--load <LOAD>': must be a number from 0 to 1",
     );
     refused(&["model", "--seed", "-1"], "--seed");
+    refused(
+        &["model", "--block", "ni", "--n", "3"],
+        "--n does not apply",
+    );
+    refused(
+        &["model", "--block", "rmpp-rx"],
+        "runs the fabric, the NI or the system",
+    );
+}
+
+/// The value of the figure line `  name: value` of a run's output.
+fn figure(out: &str, name: &str) -> u64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("  {name}: ")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no figure `{name}`: {out}"))
+}
+
+#[test]
+fn the_ni_runs_alone_on_the_model_and_its_peers_judge_what_its_host_sees() {
+    let o = idemnet(&[
+        "model", "--block", "ni", "--cycles", "100000", "--load", "0.5",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("  scoreboard 0 errors"), "{out}");
+    let (taken, refused) = (
+        figure(&out, "requests taken whole"),
+        figure(&out, "requests refused (not well formed)"),
+    );
+    assert!(taken > 1000 && refused > 20, "{out}");
+    assert!(
+        figure(&out, "datagrams delivered to the host") > 1000,
+        "{out}"
+    );
+    // A request is counted when its refusing beat is taken, the peers count it at its last.
+    let counted = figure(&out, "cnt_host_error");
+    assert!((refused..=refused + 1).contains(&counted), "{out}");
 }
 
 #[test]

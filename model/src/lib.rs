@@ -5,6 +5,8 @@
 //! - [`switch`]: one switch, cycle-accurate (§4), also as a standalone [`block::ModelBlock`].
 //! - [`fabric`]: the fabric top (§5), the fast model-only simulator.
 //! - [`ni`]: the idempotent network interface (§8).
+//! - [`stream`]: the host streams' beats, as a block reads them and a host writes them (§8.2).
+//! - [`node`], [`system`]: a node's blocks wired (§13) and the whole system with its hosts (§10).
 //! - [`traffic`]: the seeded random stimulus and the scoreboard (§6).
 //! - [`block`]: the lockstep / waveform interface of every model block.
 //! - [`wave`]: VCD writing of any block's ports (§1 time contract).
@@ -17,6 +19,7 @@ pub mod ni;
 pub mod node;
 pub mod ports;
 pub mod rmpp;
+pub mod stream;
 pub mod switch;
 pub mod system;
 pub mod topology;

@@ -1,24 +1,26 @@
 //! The idempotent network interface of docs/protocol.md §8, cycle-accurate at its ports.
 //!
-//! Block ports (as [`ModelBlock`], `clock` excluded), in this order:
-//! in `net_in` (35), `req_valid` (1), `req_dst` (16), `req_len` (6), `req_data` (256),
-//! `dlv_ready` (1); out `net_out` (35), `req_ready` (1), `dlv_valid` (1), `dlv_src` (16),
-//! `dlv_uid` (32), `dlv_len` (6), `dlv_data` (256), `done_valid` (1), `done_uid` (32), and the
-//! ten 16-bit counters of [`COUNTERS`].
+//! Block ports (as [`ModelBlock`], `clock` excluded): the table `idemnet_spec::ni::PORTS`
+//! (§8.2), re-exported as [`PORTS`], with the flat-buffer words [`inp`] and [`out`] computed
+//! from it. The host side is two 32-bit word streams: requests in (`req_*`, §8.5), deliveries
+//! out (`dlv_*`, §8.4).
 //!
 //! Timing: every output is a register. One `step` applies `I_t`, reads the state as it was
 //! before edge `t`, and shows `O_t`. All outputs are zero at power-on (`req_ready` rises after
 //! the first edge).
 //!
-//! The packet kinds, payload sizes, counters, parameters and the CRC are the contract's, shared
-//! with the RTL: they live in `idemnet_spec` and are re-exported here.
+//! The packet kinds, payload sizes, port table, counters, parameters and the CRC are the
+//! contract's, shared with the RTL: they live in `idemnet_spec` and are re-exported here.
 
 use crate::block::ModelBlock;
 use crate::ports::PortSpec;
-use crate::switch::{FLIT_BITS, HEAD, TAIL, VALID};
+use crate::stream::{Requests, Taken};
+use crate::switch::{HEAD, TAIL, VALID};
 
 pub use idemnet_spec::crc::{crc32, crc32_step};
-pub use idemnet_spec::ni::{cnt, Kind, NiConfig, COUNTERS, DATA_BITS, MAX_PAYLOAD, PAYLOAD_WORDS};
+pub use idemnet_spec::ni::{
+    cnt, inp, out, Kind, NiConfig, COUNTERS, MAX_PAYLOAD, PAYLOAD_WORDS, PORTS,
+};
 
 /// A packet of §8.1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -98,40 +100,17 @@ impl Packet {
     }
 }
 
-/// Words of a payload bus (`req_data`, `dlv_data`) from payload words: payload word `j` is bus
-/// bits `255-32j .. 224-32j`; flat word `i` of the bus holds bits `64i+63 .. 64i`.
-pub fn bus_from_words(words: &[u32; PAYLOAD_WORDS]) -> [u64; 4] {
-    let mut bus = [0u64; 4];
-    for (j, &w) in words.iter().enumerate() {
-        let lsb = 224 - 32 * j;
-        bus[lsb / 64] |= (w as u64) << (lsb % 64);
+/// The first `len` bytes of `words` as a slot's payload: the bytes past `len` cleared, which
+/// is how a SEND carries them (§8.1, §8.5).
+fn slot_payload(words: &[u32], len: usize) -> [u32; PAYLOAD_WORDS] {
+    let mut payload = [0u32; PAYLOAD_WORDS];
+    for (j, word) in bytes_to_words(&words_to_bytes(words, len))
+        .into_iter()
+        .enumerate()
+    {
+        payload[j] = word;
     }
-    bus
-}
-
-/// Payload words of a payload bus (inverse of [`bus_from_words`]).
-pub fn words_from_bus(bus: &[u64]) -> [u32; PAYLOAD_WORDS] {
-    let mut w = [0u32; PAYLOAD_WORDS];
-    for (j, x) in w.iter_mut().enumerate() {
-        let lsb = 224 - 32 * j;
-        *x = (bus[lsb / 64] >> (lsb % 64)) as u32;
-    }
-    w
-}
-
-/// `words` with every byte past `len` cleared.
-fn mask_payload(words: &[u32; PAYLOAD_WORDS], len: usize) -> [u32; PAYLOAD_WORDS] {
-    let mut out = [0u32; PAYLOAD_WORDS];
-    for (j, o) in out.iter_mut().enumerate() {
-        let bytes = len.saturating_sub(4 * j).min(4);
-        let mask = if bytes == 4 {
-            u32::MAX
-        } else {
-            !(u32::MAX >> (8 * bytes))
-        };
-        *o = words[j] & mask;
-    }
-    out
+    payload
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,6 +161,26 @@ struct RxRegs {
     crc: u32,
 }
 
+/// A datagram being delivered (§8.4): its fields and words, and the beat shown.
+#[derive(Clone, Debug)]
+struct Delivery {
+    src: u16,
+    uid: u32,
+    len: u8,
+    /// One word per beat: `ceil(len / 4)` words, or one word 0 for no bytes.
+    words: Vec<u32>,
+    beat: usize,
+}
+
+/// What a request's first beat decides (§8.5): the slot its words go to, and the request's
+/// destination and payload bytes.
+#[derive(Clone, Copy, Debug)]
+struct RequestHeader {
+    slot: usize,
+    dst: u16,
+    len: u8,
+}
+
 /// A packet the receive path completed this cycle.
 struct Arrived {
     kind: Kind,
@@ -203,12 +202,15 @@ pub struct Ni {
     /// The worm being sent and the index of its next flit.
     tx: Vec<u64>,
     tx_next: usize,
+    /// The request stream: where the request in progress stands.
+    requests: Requests<RequestHeader>,
+    /// The delivery stream: the datagram being delivered, if any.
+    delivery: Option<Delivery>,
     // Output registers.
     net_out: u64,
     req_ready: bool,
-    dlv: Option<(u16, u32, u8, [u32; PAYLOAD_WORDS])>,
     done: Option<u32>,
-    counters: [u16; 10],
+    counters: [u16; COUNTERS.len()],
 }
 
 impl Ni {
@@ -243,11 +245,12 @@ impl Ni {
             },
             tx: Vec::new(),
             tx_next: 0,
+            requests: Requests::default(),
+            delivery: None,
             net_out: 0,
             req_ready: false,
-            dlv: None,
             done: None,
-            counters: [0; 10],
+            counters: [0; COUNTERS.len()],
         })
     }
 
@@ -256,12 +259,28 @@ impl Ni {
     }
 
     /// The counters of [`COUNTERS`] as shown in the last `O_t`.
-    pub fn counters(&self) -> &[u16; 10] {
+    pub fn counters(&self) -> &[u16; COUNTERS.len()] {
         &self.counters
     }
 
     fn count(&mut self, c: usize) {
         self.counters[c] = self.counters[c].wrapping_add(1);
+    }
+
+    /// The last beat of a well-formed request was taken: its slot becomes busy with the next
+    /// uid and its SEND is due at once (§8.5).
+    fn commit(&mut self, request: RequestHeader, words: &[u32]) {
+        debug_assert_eq!(self.send[request.slot].state, SendState::Free);
+        self.send[request.slot] = SendSlot {
+            state: SendState::Wait,
+            counter: self.counter,
+            dst: request.dst,
+            len: request.len,
+            data: slot_payload(words, request.len as usize),
+            timer: 0,
+            sent: false,
+        };
+        self.counter = self.counter.wrapping_add(1);
     }
 
     /// Some worm is due: what the transmitter would pick if it were idle and granted.
@@ -370,59 +389,9 @@ impl Ni {
     }
 }
 
-/// Flat input words of the NI's In ports.
-pub mod inp {
-    pub const NET_IN: usize = 0;
-    pub const REQ_VALID: usize = 1;
-    pub const REQ_DST: usize = 2;
-    pub const REQ_LEN: usize = 3;
-    pub const REQ_DATA: usize = 4;
-    pub const DLV_READY: usize = 8;
-    pub const TX_GNT: usize = 9;
-    pub const WORDS: usize = 10;
-}
-
-/// Flat output words of the NI's Out ports.
-pub mod out {
-    pub const NET_OUT: usize = 0;
-    pub const REQ_READY: usize = 1;
-    pub const DLV_VALID: usize = 2;
-    pub const DLV_SRC: usize = 3;
-    pub const DLV_UID: usize = 4;
-    pub const DLV_LEN: usize = 5;
-    pub const DLV_DATA: usize = 6;
-    pub const DONE_VALID: usize = 10;
-    pub const DONE_UID: usize = 11;
-    pub const TX_REQ: usize = 12;
-    pub const COUNTERS: usize = 13;
-    pub const WORDS: usize = 23;
-}
-
 impl ModelBlock for Ni {
     fn ports(&self) -> Vec<PortSpec> {
-        let mut v = vec![
-            PortSpec::input("net_in", FLIT_BITS),
-            PortSpec::input("req_valid", 1),
-            PortSpec::input("req_dst", 16),
-            PortSpec::input("req_len", 6),
-            PortSpec::input("req_data", DATA_BITS),
-            PortSpec::input("dlv_ready", 1),
-            PortSpec::input("tx_gnt", 1),
-            PortSpec::output("net_out", FLIT_BITS),
-            PortSpec::output("req_ready", 1),
-            PortSpec::output("dlv_valid", 1),
-            PortSpec::output("dlv_src", 16),
-            PortSpec::output("dlv_uid", 32),
-            PortSpec::output("dlv_len", 6),
-            PortSpec::output("dlv_data", DATA_BITS),
-            PortSpec::output("done_valid", 1),
-            PortSpec::output("done_uid", 32),
-            PortSpec::output("tx_req", 1),
-        ];
-        for c in COUNTERS {
-            v.push(PortSpec::output(format!("cnt_{c}"), 16));
-        }
-        v
+        PORTS.specs()
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
@@ -432,30 +401,42 @@ impl ModelBlock for Ni {
         let send_before = self.send.clone();
         let recv_before = self.recv.clone();
         let late_before = self.late_forget;
-        let dlv_before = self.dlv.is_some();
+        let delivering_before = self.delivery.is_some();
         let tx_idle = self.tx_next >= self.tx.len();
         let mut reloaded_send = usize::MAX;
         let mut reloaded_recv = usize::MAX;
 
-        // Delivery handshake.
-        if dlv_before && i[inp::DLV_READY] & 1 == 1 {
-            self.dlv = None;
+        // The delivery stream (§8.4): the beat shown in O_(t-1) is taken, the next one shows.
+        if let Some(d) = self.delivery.as_mut() {
+            if i[inp::DLV_READY] & 1 == 1 {
+                d.beat += 1;
+                if d.beat == d.words.len() {
+                    self.delivery = None;
+                }
+            }
         }
-        // Host request.
+        // The request stream (§8.5): a beat is taken while req_ready showed in O_(t-1).
         if self.req_ready && i[inp::REQ_VALID] & 1 == 1 {
-            if let Some(s) = send_before.iter().position(|s| s.state == SendState::Free) {
-                let len = (i[inp::REQ_LEN] & 0x3F).min(MAX_PAYLOAD as u64) as u8;
-                let words = words_from_bus(&i[inp::REQ_DATA..inp::REQ_DATA + 4]);
-                self.send[s] = SendSlot {
-                    state: SendState::Wait,
-                    counter: self.counter,
+            let first = || {
+                // req_ready said a slot was free before this edge; the request keeps the
+                // lowest one until its last beat.
+                let slot = send_before
+                    .iter()
+                    .position(|s| s.state == SendState::Free)
+                    .unwrap_or(0);
+                let len = (i[inp::REQ_LEN] & 0x3F) as u8;
+                let header = RequestHeader {
+                    slot,
                     dst: i[inp::REQ_DST] as u16,
                     len,
-                    data: mask_payload(&words, len as usize),
-                    timer: 0,
-                    sent: false,
                 };
-                self.counter = self.counter.wrapping_add(1);
+                (header, len as usize)
+            };
+            let data = i[inp::REQ_DATA] as u32;
+            match self.requests.take(first, data, i[inp::REQ_LAST] & 1 == 1) {
+                Taken::Complete { header, words } => self.commit(header, &words),
+                Taken::Refused => self.count(cnt::HOST_ERROR),
+                Taken::Pending | Taken::Ignored => {}
             }
         }
         // Receive path and what the packet does (§8.4).
@@ -468,13 +449,24 @@ impl ModelBlock for Ni {
                     let free = recv_before.iter().position(|r| !r.active);
                     match (dup, free) {
                         (true, _) => self.count(cnt::DUPLICATE),
-                        (false, Some(r)) if !dlv_before => {
+                        (false, Some(r)) if !delivering_before => {
                             self.recv[r] = RecvSlot {
                                 active: true,
                                 uid: p.uid,
                                 timer: 0,
                             };
-                            self.dlv = Some((p.src, p.uid, p.len, p.data));
+                            let words = if p.len == 0 {
+                                vec![0]
+                            } else {
+                                p.data[..(p.len as usize).div_ceil(4)].to_vec()
+                            };
+                            self.delivery = Some(Delivery {
+                                src: p.src,
+                                uid: p.uid,
+                                len: p.len,
+                                words,
+                                beat: 0,
+                            });
                         }
                         _ => self.count(cnt::TABLE_FULL),
                     }
@@ -576,15 +568,17 @@ impl ModelBlock for Ni {
         // Outputs.
         o[out::NET_OUT] = self.net_out;
         o[out::REQ_READY] = self.req_ready as u64;
-        let (dv, ds, du, dl, dd) = match self.dlv {
-            Some((s, u, l, d)) => (1, s, u, l, d),
-            None => (0, 0, 0, 0, [0; PAYLOAD_WORDS]),
-        };
-        o[out::DLV_VALID] = dv;
-        o[out::DLV_SRC] = ds as u64;
-        o[out::DLV_UID] = du as u64;
-        o[out::DLV_LEN] = dl as u64;
-        o[out::DLV_DATA..out::DLV_DATA + 4].copy_from_slice(&bus_from_words(&dd));
+        let shown = self.delivery.as_ref().map(|d| {
+            let last = d.beat + 1 == d.words.len();
+            (d.words[d.beat], last, d.src, d.uid, d.len)
+        });
+        let (data, last, src, uid, len) = shown.unwrap_or_default();
+        o[out::DLV_VALID] = shown.is_some() as u64;
+        o[out::DLV_DATA] = data as u64;
+        o[out::DLV_LAST] = last as u64;
+        o[out::DLV_SRC] = src as u64;
+        o[out::DLV_UID] = uid as u64;
+        o[out::DLV_LEN] = len as u64;
         o[out::DONE_VALID] = self.done.is_some() as u64;
         o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
         o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.due()) as u64;

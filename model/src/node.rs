@@ -6,39 +6,102 @@
 //! with an [`Ni`] and an [`RmppRx`]. Every block steps once per cycle: apply `I_t`, take edge
 //! `t`, show `O_t`.
 
+use crate::block::ModelBlock;
 use crate::ni::{self, Ni, NiConfig};
+use crate::ports::PortSpec;
 use crate::rmpp::rx::{self, RmppRx};
 use crate::rmpp::{Packet, RmppConfig, Type};
+use crate::stream::{Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
 
-/// The framer (§13.1): one packet held, sent as a worm when granted.
-#[derive(Clone, Debug, Default)]
+pub use idemnet_spec::framer::{inp, out, COUNTERS, PORTS};
+
+/// The framer (§13.1): takes a packet's beats while `tx_ready`, holds the one packet, and sends
+/// it as a worm when granted.
+///
+/// Block ports (as [`ModelBlock`]): the table `idemnet_spec::framer::PORTS`, re-exported as
+/// [`PORTS`], with the flat-buffer words [`inp`] and [`out`].
+#[derive(Clone, Debug)]
 pub struct Framer {
+    node: u16,
+    /// The packet stream; a request's header is the packet with its fields and no payload.
+    requests: Requests<Packet>,
     held: bool,
     worm: Vec<u64>,
     next: usize,
-    /// `tx_ready` as shown in the last `O_t`.
-    pub ready: bool,
-    /// `net_out` as shown in the last `O_t`.
-    pub net_out: u64,
+    ready: bool,
+    net_out: u64,
+    host_errors: u16,
 }
 
 impl Framer {
+    /// The framer of node `node`, at power-on.
+    pub fn new(node: u16) -> Framer {
+        Framer {
+            node,
+            requests: Requests::default(),
+            held: false,
+            worm: Vec::new(),
+            next: 0,
+            ready: false,
+            net_out: 0,
+            host_errors: 0,
+        }
+    }
+
     /// `tx_req` as shown in the last `O_t`: holding a packet, transmitter idle.
     pub fn req(&self) -> bool {
         self.held && self.next >= self.worm.len()
     }
+}
 
-    /// One cycle: `packet` is `tx_valid` with its fields (`I_t`), `gnt` the merge's grant.
-    pub fn step(&mut self, packet: Option<&Packet>, gnt: bool) {
+/// The packet a framer's first beat announces: the header fields of its ports (§13.1), from
+/// node `node`, and its payload bytes.
+fn announced(node: u16, i: &[u64]) -> (Packet, usize) {
+    let field = |word: usize| i[word] as u32;
+    let packet = framer_packet(
+        node,
+        field(inp::TX_DST) as u16,
+        field(inp::TX_TYPE),
+        field(inp::TX_MSG_ID),
+        field(inp::TX_LEN),
+        field(inp::TX_SEQ),
+        field(inp::TX_INFO),
+        field(inp::TX_MSG_NUM),
+        vec![],
+    );
+    (packet, (i[inp::TX_BYTES] & 0x3F) as usize)
+}
+
+impl ModelBlock for Framer {
+    fn ports(&self) -> Vec<PortSpec> {
+        PORTS.specs()
+    }
+
+    fn step(&mut self, i: &[u64], o: &mut [u64]) {
         let idle = self.next >= self.worm.len();
         let req = self.req();
-        if let (Some(p), true) = (packet, self.ready) {
-            self.held = true;
-            self.worm = p.flits();
-            self.next = self.worm.len();
+        if self.ready && i[inp::TX_VALID] & 1 == 1 {
+            let node = self.node;
+            let first = || announced(node, i);
+            let data = i[inp::TX_DATA] as u32;
+            let last = i[inp::TX_LAST] & 1 == 1;
+            match self.requests.take(first, data, last) {
+                Taken::Complete {
+                    header: mut packet,
+                    words,
+                } => {
+                    // The payload words go out as the beats gave them, unused bytes included.
+                    packet.data = ni::words_to_bytes(&words, 4 * words.len());
+                    self.held = true;
+                    self.worm = packet.flits();
+                    self.next = self.worm.len();
+                }
+                Taken::Refused => self.host_errors = self.host_errors.wrapping_add(1),
+                Taken::Pending | Taken::Ignored => {}
+            }
         }
-        if idle && req && gnt {
+        if idle && req && i[inp::TX_GNT] & 1 == 1 {
             self.next = 0;
         }
         self.net_out = match self.worm.get(self.next) {
@@ -52,6 +115,10 @@ impl Framer {
             None => 0,
         };
         self.ready = !self.held;
+        o[out::NET_OUT] = self.net_out;
+        o[out::TX_REQ] = self.req() as u64;
+        o[out::TX_READY] = self.ready as u64;
+        o[out::TX_CNT_HOST_ERROR] = self.host_errors as u64;
     }
 }
 
@@ -105,18 +172,11 @@ impl Demux {
     }
 }
 
-/// What a node's host presents in one cycle.
-#[derive(Clone, Debug, Default)]
-pub struct NodeInputs<'a> {
-    /// The NI's host inputs (`ni::inp`, `NET_IN` and `TX_GNT` ignored).
-    pub ni: &'a [u64],
-    /// The receive path's host inputs (`rx::inp`, `NET_IN` and `TX_GNT` ignored).
-    pub rx: &'a [u64],
-    /// The framer's packet, if `tx_valid`.
-    pub tx: Option<&'a Packet>,
-}
-
 /// One node: NI, RMPP receive path, framer, merge and split.
+///
+/// Each block keeps its own flat buffers ([`ni::inp`], [`rx::inp`], [`inp`] and their `out`s):
+/// the host writes a block's host inputs into `*_in` before [`Node::step`], which fills in the
+/// link inputs (`net_in`, `tx_gnt`) and leaves every block's outputs of `O_t` in `*_out`.
 #[derive(Clone, Debug)]
 pub struct Node {
     pub ni: Ni,
@@ -124,12 +184,12 @@ pub struct Node {
     pub framer: Framer,
     merge: Merge,
     demux: Demux,
-    ni_in: Vec<u64>,
-    rx_in: Vec<u64>,
-    /// The NI's outputs (`ni::out`) as shown in the last `O_t`.
+    pub ni_in: Vec<u64>,
+    pub rx_in: Vec<u64>,
+    pub framer_in: Vec<u64>,
     pub ni_out: Vec<u64>,
-    /// The receive path's outputs (`rx::out`) as shown in the last `O_t`.
     pub rx_out: Vec<u64>,
+    pub framer_out: Vec<u64>,
 }
 
 impl Node {
@@ -143,41 +203,54 @@ impl Node {
         Ok(Node {
             ni: Ni::new(ni)?,
             rx: RmppRx::new(rmpp)?,
-            framer: Framer::default(),
+            framer: Framer::new(ni.node),
             merge: Merge::default(),
             demux: Demux::default(),
             ni_in: vec![0; ni::inp::WORDS],
             rx_in: vec![0; rx::inp::WORDS],
+            framer_in: vec![0; inp::WORDS],
             ni_out: vec![0; ni::out::WORDS],
             rx_out: vec![0; rx::out::WORDS],
+            framer_out: vec![0; out::WORDS],
         })
     }
 
-    /// One cycle with the fabric's flit `net_in`; returns the node's `net_out` of `O_t`.
-    pub fn step(&mut self, net_in: u64, host: &NodeInputs) -> u64 {
-        use crate::block::ModelBlock;
+    /// Each block's (input buffer, output buffer), in the order of `idemnet_spec::node::BLOCKS`:
+    /// the NI's, the receive path's, the framer's.
+    pub fn host_buffers(&mut self) -> [(&mut [u64], &[u64]); 3] {
+        [
+            (&mut self.ni_in, &self.ni_out),
+            (&mut self.rx_in, &self.rx_out),
+            (&mut self.framer_in, &self.framer_out),
+        ]
+    }
+
+    /// One cycle with the fabric's flit `net_in` and the host inputs already in the blocks'
+    /// input buffers; returns the node's `net_out` of `O_t`.
+    pub fn step(&mut self, net_in: u64) -> u64 {
         let flits = [
             self.ni_out[ni::out::NET_OUT],
             self.rx_out[rx::out::NET_OUT],
-            self.framer.net_out,
+            self.framer_out[out::NET_OUT],
         ];
         let reqs = [
             self.ni_out[ni::out::TX_REQ] & 1 == 1,
             self.rx_out[rx::out::TX_REQ] & 1 == 1,
-            self.framer.req(),
+            self.framer_out[out::TX_REQ] & 1 == 1,
         ];
         let gnt = self.merge.step(flits, reqs);
         let (to_ni, to_rx) = self.demux.step(net_in);
-        self.ni_in.copy_from_slice(host.ni);
         self.ni_in[ni::inp::NET_IN] = to_ni;
         self.ni_in[ni::inp::TX_GNT] = gnt[0] as u64;
         self.ni.step(&self.ni_in, &mut self.ni_out);
-        self.rx_in.copy_from_slice(host.rx);
         self.rx_in[rx::inp::NET_IN] = to_rx;
         self.rx_in[rx::inp::TX_GNT] = gnt[1] as u64;
         self.rx.step(&self.rx_in, &mut self.rx_out);
-        self.framer.step(host.tx, gnt[2]);
-        self.ni_out[ni::out::NET_OUT] | self.rx_out[rx::out::NET_OUT] | self.framer.net_out
+        self.framer_in[inp::TX_GNT] = gnt[2] as u64;
+        self.framer.step(&self.framer_in, &mut self.framer_out);
+        self.ni_out[ni::out::NET_OUT]
+            | self.rx_out[rx::out::NET_OUT]
+            | self.framer_out[out::NET_OUT]
     }
 }
 
@@ -204,6 +277,33 @@ pub fn framer_packet(
     p.msg_num = msg_num;
     p.data = data;
     p
+}
+
+/// Writes the framer's host inputs of one cycle through `set(word, value)` (`word` one of
+/// [`inp`]): `Some` presents a beat of `packet` (its header fields, which the framer reads on
+/// the first beat, beside every beat) with the beat's word and `last` bit; `None` presents
+/// nothing.
+pub fn framer_inputs(beat: Option<(&Packet, (u32, bool))>, mut set: impl FnMut(usize, u64)) {
+    let Some((packet, (data, last))) = beat else {
+        for word in inp::TX_VALID..inp::WORDS {
+            set(word, 0);
+        }
+        return;
+    };
+    set(inp::TX_VALID, 1);
+    set(inp::TX_DATA, data as u64);
+    set(inp::TX_LAST, last as u64);
+    set(inp::TX_DST, packet.dst as u64);
+    set(inp::TX_TYPE, packet.ty as u64);
+    set(inp::TX_MSG_ID, packet.msg_id as u64);
+    set(inp::TX_LEN, packet.len as u64);
+    set(inp::TX_SEQ, packet.seq as u64);
+    set(
+        inp::TX_INFO,
+        (packet.info2 as u64) << 16 | packet.info1 as u64,
+    );
+    set(inp::TX_MSG_NUM, packet.msg_num as u64);
+    set(inp::TX_BYTES, packet.data.len() as u64);
 }
 
 #[cfg(test)]
@@ -253,23 +353,145 @@ mod tests {
         assert_eq!(m.step([0; 3], [true, false, true]), [true, false, false]);
     }
 
-    #[test]
-    fn the_framer_holds_one_packet_and_sends_it_when_granted() {
-        let mut f = Framer::default();
-        let p = framer_packet(2, 5, 1, 9, 100, 0, 0, 1, vec![1; 32]);
-        f.step(None, false);
-        assert!(f.ready);
-        f.step(Some(&p), false);
-        assert!(!f.ready && f.req());
-        f.step(None, true);
-        let mut got = vec![f.net_out];
-        while got.last().unwrap() & TAIL == 0 {
-            assert!(!f.ready);
-            f.step(None, true);
-            got.push(f.net_out);
+    /// A framer with its port buffers and the flits it sent.
+    struct FramerBench {
+        framer: Framer,
+        i: Vec<u64>,
+        o: Vec<u64>,
+        sent: Vec<u64>,
+    }
+
+    impl FramerBench {
+        fn new() -> FramerBench {
+            let mut bench = FramerBench {
+                framer: Framer::new(2),
+                i: vec![0; inp::WORDS],
+                o: vec![0; out::WORDS],
+                sent: vec![],
+            };
+            bench.cycle(None, false);
+            assert_eq!(bench.o[out::TX_READY], 1, "ready after the first edge");
+            bench
         }
-        assert!(f.ready, "ready again with the tail");
-        assert_eq!(got, p.flits());
-        assert_eq!(Packet::from_flits(&got).unwrap(), p);
+        /// One cycle presenting `beat` (of `packet`), with grant `gnt`; returns whether the beat
+        /// was taken (ready before the edge).
+        fn cycle(&mut self, beat: Option<(&Packet, (u32, bool))>, gnt: bool) -> bool {
+            let taken = beat.is_some() && self.o[out::TX_READY] == 1;
+            framer_inputs(beat, |word, value| self.i[word] = value);
+            self.i[inp::TX_GNT] = gnt as u64;
+            self.framer.step(&self.i, &mut self.o);
+            if self.o[out::NET_OUT] != 0 {
+                self.sent.push(self.o[out::NET_OUT]);
+            }
+            taken
+        }
+        /// Streams `words` as the beats of `packet`, one per cycle, not granted.
+        fn stream(&mut self, packet: &Packet, words: &[u32]) {
+            let mut beats = crate::stream::Beats::of_words(words.to_vec());
+            loop {
+                assert!(
+                    self.cycle(Some((packet, beats.beat())), false),
+                    "ready throughout"
+                );
+                if beats.taken() {
+                    break;
+                }
+            }
+        }
+        fn errors(&self) -> u64 {
+            self.o[out::TX_CNT_HOST_ERROR]
+        }
+    }
+
+    #[test]
+    fn the_framer_takes_beats_while_ready_and_sends_the_worm_when_granted() {
+        let mut b = FramerBench::new();
+        let p = framer_packet(2, 5, 1, 9, 100, 0, 0x0003_0004, 1, (1..=30).collect());
+        let words = crate::stream::beat_words(&p.data);
+        assert_eq!(words.len(), 8);
+        b.stream(&p, &words);
+        assert_eq!(
+            b.o[out::TX_READY],
+            0,
+            "low from the edge that takes the last beat"
+        );
+        assert_eq!(b.o[out::TX_REQ], 1);
+        b.cycle(None, false);
+        assert!(b.sent.is_empty(), "nothing leaves before the grant");
+        while b.sent.last().is_none_or(|f| f & TAIL == 0) {
+            assert_eq!(b.o[out::TX_READY], 0);
+            b.cycle(None, true);
+        }
+        assert_eq!(b.o[out::TX_READY], 1, "ready again with the CRC flit");
+        assert_eq!(b.o[out::TX_REQ], 0);
+        let mut padded = p.clone();
+        padded.data.resize(32, 0);
+        assert_eq!(
+            b.sent,
+            padded.flits(),
+            "eight words, the last two bytes as the beat gave them"
+        );
+        assert_eq!(b.errors(), 0);
+    }
+
+    #[test]
+    fn the_framer_reads_the_header_on_the_first_beat_and_sends_words_as_given() {
+        let mut b = FramerBench::new();
+        let p = framer_packet(2, 5, 4, 9, 100, 1, 0, 1, vec![0xAA; 5]);
+        let mut later = p.clone();
+        later.dst = 7;
+        later.msg_id = 0xFFFF;
+        b.cycle(Some((&p, (0x0102_0304, false))), false);
+        b.cycle(Some((&later, (0x0506_0708, true))), false);
+        while b.sent.last().is_none_or(|f| f & TAIL == 0) {
+            b.cycle(None, true);
+        }
+        let sent = Packet::from_flits(&b.sent).unwrap();
+        assert_eq!((sent.dst, sent.msg_id), (5, 9), "the first beat's fields");
+        assert_eq!(
+            sent.data,
+            [1, 2, 3, 4, 5, 6, 7, 8],
+            "the last word's unused bytes too"
+        );
+        let mut empty = framer_packet(2, 5, 7, 9, 0, 0, 0, 1, vec![]);
+        b.sent.clear();
+        b.stream(&empty, &[0xDEAD_BEEF]);
+        while b.sent.last().is_none_or(|f| f & TAIL == 0) {
+            b.cycle(None, true);
+        }
+        empty.data.clear();
+        assert_eq!(
+            b.sent,
+            empty.flits(),
+            "zero bytes: one beat, no payload word"
+        );
+    }
+
+    #[test]
+    fn the_framer_refuses_a_bad_packet_once_and_sends_nothing_of_it() {
+        let mut b = FramerBench::new();
+        let mut p = framer_packet(2, 5, 4, 9, 100, 1, 0, 1, vec![7; 8]);
+        // tx_last early: two beats due, one given.
+        b.stream(&p, &[1]);
+        assert_eq!(b.errors(), 1);
+        // tx_last missing on the second beat: refused there, the third swallowed.
+        b.stream(&p, &[1, 2, 3]);
+        assert_eq!(b.errors(), 2);
+        // More bytes than a packet carries.
+        p.data = vec![0; 33];
+        b.stream(&p, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(b.errors(), 3);
+        for _ in 0..20 {
+            b.cycle(None, true);
+        }
+        assert!(b.sent.is_empty(), "nothing sent");
+        assert_eq!(b.o[out::TX_READY], 1, "still ready");
+        p.data = vec![9; 4];
+        b.stream(&p, &[0x0909_0909]);
+        while b.sent.last().is_none_or(|f| f & TAIL == 0) {
+            b.cycle(None, true);
+        }
+        assert_eq!(b.sent, p.flits(), "the next packet is read as its own");
+        assert_eq!(b.errors(), 3, "each refusal counted once");
     }
 }

@@ -1,167 +1,37 @@
-//! The system of docs/protocol.md §10: one NI per node on a k-ary n-tree fabric, with a
-//! link-fault injector (§9) on every link.
+//! The system of docs/protocol.md §10: one node (§13) per node number on a k-ary n-tree fabric,
+//! with a link-fault injector (§9) on every link.
 //!
-//! Block ports (as [`ModelBlock`], `clock` excluded), in this order: in `loss`, `corrupt` (16),
-//! `dead$j` (1, one per inter-switch link), then per node `p` the NI's host ports
-//! `req_valid$p`, `req_dst$p`, `req_len$p`, `req_data$p`, `dlv_ready$p` (each group over all
-//! nodes before the next); out `req_ready$p`, `dlv_valid$p`, `dlv_src$p`, `dlv_uid$p`,
-//! `dlv_len$p`, `dlv_data$p`, `done_valid$p`, `done_uid$p`, the NI counters `cnt_<name>$p`,
-//! and the switches' `drops$x` (§5).
+//! Block ports (as [`ModelBlock`], `clock` excluded): [`Layout::ports`], derived from the
+//! blocks' port tables in `idemnet_spec` (the NI's, the RMPP receive path's and the framer's
+//! host ports, each over all nodes, suffixed `$p`); [`Layout`] gives every port's flat-buffer
+//! word.
 //!
-//! Timing: links are wires through the injectors, so in cycle `t` a switch input and an NI's
+//! Timing: links are wires through the injectors, so in cycle `t` a switch input and a node's
 //! `net_in` see the neighbour's output register of `O_(t-1)`, passed through its injector.
 
 use crate::block::ModelBlock;
 use crate::fabric::Fabric;
 use crate::fault::LinkFault;
-use crate::ni::{self, NiConfig, COUNTERS, DATA_BITS};
-use crate::node::{framer_packet, Node, NodeInputs};
+use crate::ni::{self, NiConfig, COUNTERS};
+use crate::node::Node;
 use crate::ports::PortSpec;
 use crate::rmpp::host::{MsgHosts, MsgTraffic};
-use crate::rmpp::rx::{self, RmppRx};
+use crate::rmpp::rx;
 use crate::rmpp::RmppConfig;
-use crate::switch::DROP_BITS;
+use crate::stream::{Beats, Collect};
 use crate::topology::FatTree;
+use idemnet_spec::system::PLACES;
 
-/// Flat-buffer layout of the system's ports.
-#[derive(Clone, Copy, Debug)]
-pub struct Layout {
-    pub nodes: usize,
-    pub links: usize,
-    pub drops: usize,
-}
+pub use idemnet_spec::system::Layout;
 
-impl Layout {
-    pub fn new(tree: &FatTree) -> Layout {
-        Layout {
-            nodes: tree.nodes(),
-            links: (tree.n - 1) * tree.per_level() * tree.k,
-            drops: tree.switches() * 2 * tree.k,
-        }
-    }
-    // Inputs.
-    pub const LOSS: usize = 0;
-    pub const CORRUPT: usize = 1;
-    pub fn dead(&self, j: usize) -> usize {
-        2 + j
-    }
-    fn host0(&self) -> usize {
-        2 + self.links
-    }
-    pub fn req_valid(&self, p: usize) -> usize {
-        self.host0() + p
-    }
-    pub fn req_dst(&self, p: usize) -> usize {
-        self.host0() + self.nodes + p
-    }
-    pub fn req_len(&self, p: usize) -> usize {
-        self.host0() + 2 * self.nodes + p
-    }
-    pub fn req_data(&self, p: usize) -> usize {
-        self.host0() + 3 * self.nodes + 4 * p
-    }
-    pub fn dlv_ready(&self, p: usize) -> usize {
-        self.host0() + 7 * self.nodes + p
-    }
-    /// Input word of node `p`'s RMPP host input group `g` (one of the `rin` constants).
-    pub fn rin(&self, g: usize, p: usize) -> usize {
-        self.host0() + (8 + g) * self.nodes + p
-    }
-    /// First input word of node `p`'s `tx_data` (4 words).
-    pub fn tx_data(&self, p: usize) -> usize {
-        self.host0() + (8 + rin::GROUPS) * self.nodes + 4 * p
-    }
-    pub fn input_words(&self) -> usize {
-        self.tx_data(self.nodes)
-    }
-    // Outputs.
-    pub fn req_ready(&self, p: usize) -> usize {
-        p
-    }
-    pub fn dlv_valid(&self, p: usize) -> usize {
-        self.nodes + p
-    }
-    pub fn dlv_src(&self, p: usize) -> usize {
-        2 * self.nodes + p
-    }
-    pub fn dlv_uid(&self, p: usize) -> usize {
-        3 * self.nodes + p
-    }
-    pub fn dlv_len(&self, p: usize) -> usize {
-        4 * self.nodes + p
-    }
-    pub fn dlv_data(&self, p: usize) -> usize {
-        5 * self.nodes + 4 * p
-    }
-    pub fn done_valid(&self, p: usize) -> usize {
-        9 * self.nodes + p
-    }
-    pub fn done_uid(&self, p: usize) -> usize {
-        10 * self.nodes + p
-    }
-    pub fn counter(&self, c: usize, p: usize) -> usize {
-        (11 + c) * self.nodes + p
-    }
-    pub fn drop(&self, x: usize) -> usize {
-        (11 + COUNTERS.len()) * self.nodes + x
-    }
-    /// Output word of node `p`'s RMPP output group `g` (one of the `rout` constants).
-    pub fn rout(&self, g: usize, p: usize) -> usize {
-        self.drop(self.drops) + g * self.nodes + p
-    }
-    pub fn output_words(&self) -> usize {
-        self.rout(rout::GROUPS, 0)
-    }
-}
-
-/// The RMPP host input groups of the system, in port order (`name$p` over all nodes each):
-/// the receive path's `up_ready`, `up_accept`, `dlv_ready`, `rd_slot`, `rd_word` (as
-/// `rx_<name>`), then the framer's `tx_valid` .. `tx_bytes`; `tx_data` (256 bits) follows.
-pub mod rin {
-    pub const UP_READY: usize = 0;
-    pub const UP_ACCEPT: usize = 1;
-    pub const DLV_READY: usize = 2;
-    pub const RD_SLOT: usize = 3;
-    pub const RD_WORD: usize = 4;
-    pub const TX_VALID: usize = 5;
-    pub const TX_DST: usize = 6;
-    pub const TX_TYPE: usize = 7;
-    pub const TX_MSG_ID: usize = 8;
-    pub const TX_LEN: usize = 9;
-    pub const TX_SEQ: usize = 10;
-    pub const TX_INFO: usize = 11;
-    pub const TX_MSG_NUM: usize = 12;
-    pub const TX_BYTES: usize = 13;
-    pub const GROUPS: usize = 14;
-    /// Names and widths, in order.
-    pub const PORTS: [(&str, u32); GROUPS] = [
-        ("rx_up_ready", 1),
-        ("rx_up_accept", 32),
-        ("rx_dlv_ready", 1),
-        ("rx_rd_slot", 4),
-        ("rx_rd_word", 10),
-        ("tx_valid", 1),
-        ("tx_dst", 16),
-        ("tx_type", 4),
-        ("tx_msg_id", 32),
-        ("tx_len", 32),
-        ("tx_seq", 32),
-        ("tx_info", 32),
-        ("tx_msg_num", 32),
-        ("tx_bytes", 6),
-    ];
-}
-
-/// The RMPP output groups of the system, in port order: every output of the receive path but
-/// `net_out` and `tx_req`, as `rx_<name>` (group `g` is `rmpp::rx::out` index `g + 2`), then
-/// the framer's `tx_ready`.
-pub mod rout {
-    /// Group of the receive path's output `rmpp::rx::out::X`.
-    pub const fn of_rx(x: usize) -> usize {
-        x - 2
-    }
-    pub const TX_READY: usize = 34;
-    pub const GROUPS: usize = 35;
+/// The flat-buffer layout of the system on `tree`: its nodes, inter-switch links and switch drop
+/// counters.
+pub fn layout(tree: &FatTree) -> Layout {
+    Layout::new(
+        tree.nodes(),
+        (tree.n - 1) * tree.per_level() * tree.k,
+        tree.switches() * 2 * tree.k,
+    )
 }
 
 /// The whole system.
@@ -173,18 +43,16 @@ pub struct System {
     nodes: Vec<Node>,
     /// Injectors `2p` (node to fabric) and `2p + 1` (fabric to node).
     node_inj: Vec<LinkFault>,
-    ni_net_out: Vec<u64>,
+    node_net_out: Vec<u64>,
     fabric_out: Vec<u64>,
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
-    ni_in: Vec<u64>,
-    rx_in: Vec<u64>,
 }
 
 impl System {
     /// Node `p` has `ni` and `rmpp` with `node = p`.
     pub fn new(tree: FatTree, ni: NiConfig, rmpp: RmppConfig) -> Result<System, String> {
-        let lay = Layout::new(&tree);
+        let lay = layout(&tree);
         let nodes = (0..lay.nodes)
             .map(|p| {
                 let node = p as u16;
@@ -204,12 +72,10 @@ impl System {
             fabric: Fabric::with_faults(tree),
             nodes,
             node_inj: (0..2 * lay.nodes).map(LinkFault::new).collect(),
-            ni_net_out: vec![0; lay.nodes],
+            node_net_out: vec![0; lay.nodes],
             fabric_out: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
-            ni_in: vec![0; ni::inp::WORDS],
-            rx_in: vec![0; rx::inp::WORDS],
         })
     }
 
@@ -234,55 +100,11 @@ impl System {
 
 impl ModelBlock for System {
     fn ports(&self) -> Vec<PortSpec> {
-        let n = self.lay.nodes;
-        let mut v = vec![PortSpec::input("loss", 16), PortSpec::input("corrupt", 16)];
-        let each = |v: &mut Vec<PortSpec>, name: &str, w: u32, input: bool| {
-            for p in 0..n {
-                v.push(if input {
-                    PortSpec::input(format!("{name}${p}"), w)
-                } else {
-                    PortSpec::output(format!("{name}${p}"), w)
-                });
-            }
-        };
-        for j in 0..self.lay.links {
-            v.push(PortSpec::input(format!("dead${j}"), 1));
-        }
-        each(&mut v, "req_valid", 1, true);
-        each(&mut v, "req_dst", 16, true);
-        each(&mut v, "req_len", 6, true);
-        each(&mut v, "req_data", DATA_BITS, true);
-        each(&mut v, "dlv_ready", 1, true);
-        each(&mut v, "req_ready", 1, false);
-        each(&mut v, "dlv_valid", 1, false);
-        each(&mut v, "dlv_src", 16, false);
-        each(&mut v, "dlv_uid", 32, false);
-        each(&mut v, "dlv_len", 6, false);
-        each(&mut v, "dlv_data", DATA_BITS, false);
-        each(&mut v, "done_valid", 1, false);
-        each(&mut v, "done_uid", 32, false);
-        for c in COUNTERS {
-            each(&mut v, &format!("cnt_{c}"), 16, false);
-        }
-        for x in 0..self.lay.drops {
-            v.push(PortSpec::output(format!("drops${x}"), DROP_BITS));
-        }
-        for (name, w) in rin::PORTS {
-            each(&mut v, name, w, true);
-        }
-        each(&mut v, "tx_data", DATA_BITS, true);
-        let probe = RmppRx::new(RmppConfig::default()).expect("defaults are valid");
-        for port in ModelBlock::ports(&probe)
-            .into_iter()
-            .skip(rx::inp::WORDS + 2)
-        {
-            each(&mut v, &format!("rx_{}", port.name), port.width, false);
-        }
-        each(&mut v, "tx_ready", 1, false);
-        v
+        self.lay.ports()
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        use crate::ports::PortDir::{In, Out};
         let lay = self.lay;
         let loss = i[Layout::LOSS] as u16;
         let corrupt = i[Layout::CORRUPT] as u16;
@@ -292,67 +114,26 @@ impl ModelBlock for System {
         self.fabric.set_faults(loss, corrupt, &self.dead);
         // The wires of cycle t, from the registers of O_(t-1).
         for p in 0..lay.nodes {
-            self.fabric_in[p] = self.node_inj[2 * p].pass(self.ni_net_out[p], loss, corrupt, false);
+            self.fabric_in[p] =
+                self.node_inj[2 * p].pass(self.node_net_out[p], loss, corrupt, false);
         }
         let fabric_out_before = std::mem::take(&mut self.fabric_out);
         self.fabric_out = vec![0; lay.nodes];
         self.fabric.step(&self.fabric_in, &mut self.fabric_out);
-        for p in 0..lay.nodes {
-            let net_in = self.node_inj[2 * p + 1].pass(fabric_out_before[p], loss, corrupt, false);
-            let ni_in = &mut self.ni_in;
-            ni_in[ni::inp::REQ_VALID] = i[lay.req_valid(p)];
-            ni_in[ni::inp::REQ_DST] = i[lay.req_dst(p)];
-            ni_in[ni::inp::REQ_LEN] = i[lay.req_len(p)];
-            ni_in[ni::inp::REQ_DATA..ni::inp::REQ_DATA + 4]
-                .copy_from_slice(&i[lay.req_data(p)..lay.req_data(p) + 4]);
-            ni_in[ni::inp::DLV_READY] = i[lay.dlv_ready(p)];
-            for g in rin::UP_READY..=rin::RD_WORD {
-                self.rx_in[g + 2] = i[lay.rin(g, p)];
-            }
-            let tx = (i[lay.rin(rin::TX_VALID, p)] & 1 == 1).then(|| {
-                let w: Vec<u32> =
-                    ni::words_from_bus(&i[lay.tx_data(p)..lay.tx_data(p) + 4]).to_vec();
-                let bytes = (i[lay.rin(rin::TX_BYTES, p)] & 0x3F) as usize;
-                let g = |k: usize| i[lay.rin(k, p)] as u32;
-                let mut pk = framer_packet(
-                    p as u16,
-                    g(rin::TX_DST) as u16,
-                    g(rin::TX_TYPE),
-                    g(rin::TX_MSG_ID),
-                    g(rin::TX_LEN),
-                    g(rin::TX_SEQ),
-                    g(rin::TX_INFO),
-                    g(rin::TX_MSG_NUM),
-                    vec![],
-                );
-                // The framer sends the words as given, unused bytes included.
-                pk.data = ni::words_to_bytes(&w, 4 * bytes.div_ceil(4));
-                pk
-            });
-            let host = NodeInputs {
-                ni: &self.ni_in,
-                rx: &self.rx_in,
-                tx: tx.as_ref(),
-            };
+        for (p, &from_fabric) in fabric_out_before.iter().enumerate() {
+            let net_in = self.node_inj[2 * p + 1].pass(from_fabric, loss, corrupt, false);
             let node = &mut self.nodes[p];
-            self.ni_net_out[p] = node.step(net_in, &host);
-            let no = &node.ni_out;
-            o[lay.req_ready(p)] = no[ni::out::REQ_READY];
-            o[lay.dlv_valid(p)] = no[ni::out::DLV_VALID];
-            o[lay.dlv_src(p)] = no[ni::out::DLV_SRC];
-            o[lay.dlv_uid(p)] = no[ni::out::DLV_UID];
-            o[lay.dlv_len(p)] = no[ni::out::DLV_LEN];
-            o[lay.dlv_data(p)..lay.dlv_data(p) + 4]
-                .copy_from_slice(&no[ni::out::DLV_DATA..ni::out::DLV_DATA + 4]);
-            o[lay.done_valid(p)] = no[ni::out::DONE_VALID];
-            o[lay.done_uid(p)] = no[ni::out::DONE_UID];
-            for c in 0..COUNTERS.len() {
-                o[lay.counter(c, p)] = no[ni::out::COUNTERS + c];
+            for ((inputs, _), placed) in node.host_buffers().into_iter().zip(&PLACES) {
+                for (word, system) in lay.placed_words(placed, In, p) {
+                    inputs[word] = i[system];
+                }
             }
-            for x in rx::out::UP_VALID..rx::out::WORDS {
-                o[lay.rout(rout::of_rx(x), p)] = node.rx_out[x];
+            self.node_net_out[p] = node.step(net_in);
+            for ((_, outputs), placed) in node.host_buffers().into_iter().zip(&PLACES) {
+                for (word, system) in lay.placed_words(placed, Out, p) {
+                    o[system] = outputs[word];
+                }
             }
-            o[lay.rout(rout::TX_READY, p)] = node.framer.ready as u64;
         }
         for (x, &d) in self.fabric.drops().iter().enumerate() {
             o[lay.drop(x)] = d as u64;
@@ -364,21 +145,24 @@ impl ModelBlock for System {
 ///
 /// Each host asks to send a datagram with probability `q` per cycle when it is not already
 /// asking, to a destination drawn uniformly from the other nodes, with 0..=32 random payload
-/// bytes, and holds the request until the NI accepts it; every host always takes deliveries.
-/// `load` is the offered SEND traffic in flits per node per cycle (a SEND worm of `w` payload
-/// words is `w + 4` flits), so `q = load / E[w + 4]`. The scoreboard learns each accepted
-/// datagram's uid (the NI numbers them in acceptance order) and checks every delivery: a
-/// datagram it knows, to the right node, from the right node, with the right payload, and never
-/// twice. After a drain, a datagram accepted but not delivered is lost.
+/// bytes, and streams it to its NI (§8.5): each beat is presented until taken, so with
+/// `req_ready` high they go in consecutive cycles. Every host always takes deliveries
+/// (`dlv_ready` high) and reads a datagram's beats up to its last. `load` is the offered SEND
+/// traffic in flits per node per cycle (a SEND worm of `w` payload words is `w + 4` flits), so
+/// `q = load / E[w + 4]`. The scoreboard learns each datagram's uid when the NI takes its last
+/// beat (the NI numbers them in that order) and checks every delivery: a datagram it knows, to
+/// the right node, from the right node, with the right payload, and never twice. After a drain,
+/// a datagram taken but not delivered is lost.
 pub struct Hosts {
     rng: rand_chacha::ChaCha8Rng,
     lay: Layout,
     q: f64,
-    asking: Vec<Option<(u16, Vec<u8>)>>,
-    presented: Vec<bool>,
-    ready_before: Vec<bool>,
+    /// Per node: the request being streamed (destination, payload, its beats).
+    asking: Vec<Option<(u16, Vec<u8>, Beats)>>,
+    /// Per node: the delivery being read.
+    reading: Vec<Collect>,
     next_uid: Vec<u16>,
-    /// uid -> (destination, payload, cycle accepted, delivered)
+    /// uid -> (destination, payload, cycle taken, delivered)
     outstanding: std::collections::HashMap<u32, (u16, Vec<u8>, u64, bool)>,
     /// Stop asking (the drain).
     pub quiet: bool,
@@ -399,7 +183,7 @@ impl Hosts {
         if !(0.0..=1.0).contains(&load) {
             return Err(format!("load {load}: must be in 0..=1"));
         }
-        let lay = Layout::new(tree);
+        let lay = layout(tree);
         // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
         let ew: f64 = (0..=32).map(|l: usize| l.div_ceil(4) as f64).sum::<f64>() / 33.0;
         Ok(Hosts {
@@ -407,8 +191,7 @@ impl Hosts {
             lay,
             q: (load / (ew + 4.0)).min(1.0),
             asking: vec![None; lay.nodes],
-            presented: vec![false; lay.nodes],
-            ready_before: vec![false; lay.nodes],
+            reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
             outstanding: Default::default(),
             quiet: false,
@@ -451,15 +234,6 @@ impl Hosts {
         let lay = self.lay;
         let n = lay.nodes;
         for p in 0..n {
-            if self.presented[p] && self.ready_before[p] {
-                if let Some((dst, data)) = self.asking[p].take() {
-                    let uid = (p as u32) << 16 | self.next_uid[p] as u32;
-                    self.next_uid[p] = self.next_uid[p].wrapping_add(1);
-                    self.outstanding.insert(uid, (dst, data, t - 1, false));
-                    self.accepted += 1;
-                }
-            }
-            self.ready_before[p] = prev[lay.req_ready(p)] & 1 == 1;
             if self.asking[p].is_none() && !self.quiet && self.rng.gen_bool(self.q) {
                 let mut dst = self.rng.gen_range(0..n - 1);
                 if dst >= p {
@@ -467,73 +241,63 @@ impl Hosts {
                 }
                 let len = self.rng.gen_range(0..=ni::MAX_PAYLOAD);
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
-                self.asking[p] = Some((dst as u16, data));
+                let beats = Beats::new(&data);
+                self.asking[p] = Some((dst as u16, data, beats));
             }
-            if self.quiet {
+            // The drain stops new requests; one already streaming goes on to its last beat.
+            if self.quiet && self.asking[p].as_ref().is_some_and(|a| !a.2.started()) {
                 self.asking[p] = None;
             }
-            self.presented[p] = self.asking[p].is_some();
-            match &self.asking[p] {
-                Some((dst, data)) => {
-                    let mut w = [0u32; ni::PAYLOAD_WORDS];
-                    for (j, x) in ni::bytes_to_words(data).into_iter().enumerate() {
-                        w[j] = x;
-                    }
-                    inputs[lay.req_valid(p)] = 1;
-                    inputs[lay.req_dst(p)] = *dst as u64;
-                    inputs[lay.req_len(p)] = data.len() as u64;
-                    inputs[lay.req_data(p)..lay.req_data(p) + 4]
-                        .copy_from_slice(&ni::bus_from_words(&w));
+            let input = |word| lay.ni_input(word, p);
+            let ready = prev[lay.ni_output(ni::out::REQ_READY, p)] & 1 == 1;
+            let mut whole = false;
+            match self.asking[p].as_mut() {
+                Some((dst, data, beats)) => {
+                    let (word, last) = beats.beat();
+                    inputs[input(ni::inp::REQ_VALID)] = 1;
+                    inputs[input(ni::inp::REQ_DATA)] = word as u64;
+                    inputs[input(ni::inp::REQ_LAST)] = last as u64;
+                    inputs[input(ni::inp::REQ_DST)] = *dst as u64;
+                    inputs[input(ni::inp::REQ_LEN)] = data.len() as u64;
+                    // req_ready in O_(t-1) says this beat is taken now.
+                    whole = ready && beats.taken();
                 }
                 None => {
-                    inputs[lay.req_valid(p)] = 0;
-                    inputs[lay.req_dst(p)] = 0;
-                    inputs[lay.req_len(p)] = 0;
-                    inputs[lay.req_data(p)..lay.req_data(p) + 4].fill(0);
+                    for word in ni::inp::REQ_VALID..=ni::inp::REQ_LEN {
+                        inputs[input(word)] = 0;
+                    }
                 }
             }
-            inputs[lay.dlv_ready(p)] = 1;
+            if whole {
+                if let Some((dst, data, _)) = self.asking[p].take() {
+                    let uid = (p as u32) << 16 | self.next_uid[p] as u32;
+                    self.next_uid[p] = self.next_uid[p].wrapping_add(1);
+                    self.outstanding.insert(uid, (dst, data, t, false));
+                    self.accepted += 1;
+                }
+            }
+            inputs[input(ni::inp::DLV_READY)] = 1;
         }
     }
 
-    /// Checks the deliveries and completions shown in `O_t`.
+    /// Reads the delivery beats and the completions shown in `O_t` (every beat shown is taken
+    /// in cycle `t + 1`: the hosts keep `dlv_ready` high).
     pub fn observe(&mut self, t: u64, o: &[u64]) {
         let lay = self.lay;
         for q in 0..lay.nodes {
-            if o[lay.dlv_valid(q)] & 1 == 1 {
-                let uid = o[lay.dlv_uid(q)] as u32;
-                let src = o[lay.dlv_src(q)] as u16;
-                let len = (o[lay.dlv_len(q)] & 0x3F) as usize;
-                let words = ni::words_from_bus(&o[lay.dlv_data(q)..lay.dlv_data(q) + 4]);
-                let data = ni::words_to_bytes(&words, len);
-                match self.outstanding.get_mut(&uid) {
-                    None => self.error(format!(
-                        "cycle {t}: node {q} got uid {uid:#x}, which no host sent or which completed already"
-                    )),
-                    Some(e) if e.3 => {
-                        let _ = e;
-                        self.error(format!("cycle {t}: node {q} got uid {uid:#x} twice"));
-                    }
-                    Some(e) => {
-                        e.3 = true;
-                        let (dst, want, at) = (e.0, e.1.clone(), e.2);
-                        self.delivered += 1;
-                        if !self.quiet {
-                            self.payload_bytes += want.len() as u64;
-                        }
-                        self.latencies.push(t - at);
-                        if dst as usize != q || src as u32 != uid >> 16 || want != data {
-                            self.error(format!(
-                                "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
-                                data.len(),
-                                want.len()
-                            ));
-                        }
-                    }
+            let shown = |word| o[lay.ni_output(word, q)];
+            if shown(ni::out::DLV_VALID) & 1 == 1 {
+                let data = shown(ni::out::DLV_DATA) as u32;
+                let last = shown(ni::out::DLV_LAST) & 1 == 1;
+                if let Some((words, first)) = self.reading[q].beat(t, data, last) {
+                    let uid = shown(ni::out::DLV_UID) as u32;
+                    let src = shown(ni::out::DLV_SRC) as u16;
+                    let len = (shown(ni::out::DLV_LEN) & 0x3F) as usize;
+                    self.delivery(t, q, first, src, uid, ni::words_to_bytes(&words, len));
                 }
             }
-            if o[lay.done_valid(q)] & 1 == 1 {
-                let uid = o[lay.done_uid(q)] as u32;
+            if shown(ni::out::DONE_VALID) & 1 == 1 {
+                let uid = shown(ni::out::DONE_UID) as u32;
                 match self.outstanding.get(&uid) {
                     Some(e) if e.3 => {
                         self.outstanding.remove(&uid);
@@ -542,6 +306,35 @@ impl Hosts {
                     _ => self.error(format!(
                         "cycle {t}: node {q} completed uid {uid:#x}, which was never delivered"
                     )),
+                }
+            }
+        }
+    }
+
+    /// Node `q` took the last beat of datagram `uid` from `src` in cycle `t + 1`, its first beat
+    /// shown in `O_first`.
+    fn delivery(&mut self, t: u64, q: usize, first: u64, src: u16, uid: u32, data: Vec<u8>) {
+        match self.outstanding.get_mut(&uid) {
+            None => self.error(format!(
+                "cycle {t}: node {q} got uid {uid:#x}, which no host sent or which completed already"
+            )),
+            Some(e) if e.3 => {
+                self.error(format!("cycle {t}: node {q} got uid {uid:#x} twice"));
+            }
+            Some(e) => {
+                e.3 = true;
+                let (dst, want, at) = (e.0, e.1.clone(), e.2);
+                self.delivered += 1;
+                if !self.quiet {
+                    self.payload_bytes += want.len() as u64;
+                }
+                self.latencies.push(first - at);
+                if dst as usize != q || src as u32 != uid >> 16 || want != data {
+                    self.error(format!(
+                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
+                        data.len(),
+                        want.len()
+                    ));
                 }
             }
         }
@@ -579,7 +372,7 @@ impl SystemHosts {
         rmpp: MsgTraffic,
         seed: u64,
     ) -> Result<SystemHosts, String> {
-        let lay = Layout::new(tree);
+        let lay = layout(tree);
         Ok(SystemHosts {
             idem: Hosts::new(tree, idem_load, seed)?,
             rmpp: MsgHosts::new(lay, rmpp, seed)?,
@@ -603,12 +396,12 @@ impl SystemHosts {
         let lay = self.lay;
         for p in 0..lay.nodes {
             for (c, total) in self.ni_totals.iter_mut().enumerate() {
-                let x = lay.counter(c, p);
+                let x = lay.ni_output(ni::out::COUNTERS + c, p);
                 *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
                 self.last[x] = o[x];
             }
             for (c, total) in self.rx_totals.iter_mut().enumerate() {
-                let x = lay.rout(rout::of_rx(rx::out::COUNTERS + c), p);
+                let x = lay.rx_output(rx::out::COUNTERS + c, p);
                 *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
                 self.last[x] = o[x];
             }
@@ -830,6 +623,19 @@ mod tests {
         let hosts = SystemHosts::new(&tree, idem, rmpp, 1).unwrap();
         let (ni, rm) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
         run_with_hosts(tree, ni, rm, hosts, cycles, &faults, 200_000).unwrap()
+    }
+
+    #[test]
+    fn the_ports_are_the_layouts_and_the_drop_counters_the_switchs() {
+        let tree = FatTree::new(4, 2).unwrap();
+        let sys = System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
+        assert_eq!(sys.ports(), layout(&tree).ports());
+        assert_eq!(idemnet_spec::system::DROP_BITS, crate::switch::DROP_BITS);
+        let drops = sys
+            .ports()
+            .into_iter()
+            .filter(|p| p.name.starts_with("drops$"));
+        assert_eq!(drops.count(), tree.switches() * 2 * tree.k);
     }
 
     #[test]

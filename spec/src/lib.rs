@@ -5,22 +5,31 @@
 //! and both must agree on, so that neither depends on the other.
 //!
 //! What belongs here: the configuration structs with their documented defaults and ranges, the
-//! encodings of the wire (markers, message kinds, packet types, versions, header sizes), the
-//! counter-name lists that name ports, payload sizes, the description of a block's ports, and the
-//! reference CRC of the wire format. What does not: behaviour. How a switch, an NI or a receive
+//! encodings of the wire (markers, message kinds, packet types, versions, header sizes), payload
+//! sizes, every block's port table with what derives from it (counter lists, flat-buffer offsets,
+//! host port names, the node's and the system's ports), and the reference CRC of the wire format. What does not: behaviour. How a switch, an NI or a receive
 //! path acts is written twice, once as RTL and once as the model, and compared; none of it is
 //! here.
 //!
-//! - [`ports`]: a block's top-level port, as named in the emitted Verilog (§1, §7).
+//! - [`ports`]: a block's top-level port, as named in the emitted Verilog (§1, §7), and the port
+//!   [`ports::Table`] every host-facing block's ports are written in once; its documentation says
+//!   what is derived from a table and how the RTL is held to it.
 //! - [`crc`]: CRC-32/MPEG-2 of 32-bit words (§8.1).
-//! - [`ni`]: the idempotent NI's packet kinds, payload sizes, counters and parameters (§8).
-//! - [`rmpp`]: the RMPP receive path's marker, version, packet types, counters and parameters
-//!   (§11).
+//! - [`ni`]: the idempotent NI's packet kinds, payload sizes, port table, counters and
+//!   parameters (§8).
+//! - [`rmpp`]: the RMPP receive path's marker, version, packet types, port table, counters and
+//!   parameters (§11).
+//! - [`framer`]: the RMPP framer's port table (§13.1).
+//! - [`node`]: the node's ports, from its blocks' tables (§10, §13).
+//! - [`system`]: the system's ports and flat-buffer layout, from the blocks' tables (§10).
 
 pub mod crc;
+pub mod framer;
 pub mod ni;
+pub mod node;
 pub mod ports;
 pub mod rmpp;
+pub mod system;
 
 /// Checks the tests of [`ni`] and [`rmpp`] share.
 #[cfg(test)]

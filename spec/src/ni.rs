@@ -1,39 +1,111 @@
 //! The idempotent network interface's share of the contract (`docs/protocol.md` §8): its packet
-//! kinds and payload sizes (§8.1), its counters and its parameters (§8.2).
+//! kinds and payload sizes (§8.1), its port table with the counters (§8.2) and its parameters.
+
+use crate::ports::{Port, PortDir, Side, Table};
 
 /// Payload bytes at most (§8.1: `len` 0..32; §8.2: fixed at 32 bytes).
 pub const MAX_PAYLOAD: usize = 32;
-/// Payload words (32 bits) at most (§8.1).
+/// Payload words (32 bits) at most (§8.1), which is also the most beats of a request or a
+/// delivery (§8.4, §8.5).
 pub const PAYLOAD_WORDS: usize = MAX_PAYLOAD / 4;
-/// Width of the payload buses `req_data` and `dlv_data` (§8.2).
-pub const DATA_BITS: u32 = 8 * MAX_PAYLOAD as u32;
 
-/// The event counters, in port order (`cnt_<name>`, §8.2).
-pub const COUNTERS: [&str; 10] = [
-    "crc",
-    "truncated",
-    "malformed",
-    "misrouted",
-    "not_source",
-    "table_full",
-    "unknown",
-    "busy",
-    "duplicate",
-    "retransmit",
-];
+/// The NI's ports (§8.2), in port order: in each direction the link ports, then the host
+/// streams, then (outputs) the counters. The one place their names, directions and widths are
+/// written.
+pub const PORTS: Table = Table::new(&[
+    Port::link_input("net_in", 35),
+    Port::link_input("tx_gnt", 1),
+    Port::host_input("req_valid", 1),
+    Port::host_input("req_data", 32),
+    Port::host_input("req_last", 1),
+    Port::host_input("req_dst", 16),
+    Port::host_input("req_len", 6),
+    Port::host_input("dlv_ready", 1),
+    Port::link_output("net_out", 35),
+    Port::link_output("tx_req", 1),
+    Port::host_output("req_ready", 1),
+    Port::host_output("dlv_valid", 1),
+    Port::host_output("dlv_data", 32),
+    Port::host_output("dlv_last", 1),
+    Port::host_output("dlv_src", 16),
+    Port::host_output("dlv_uid", 32),
+    Port::host_output("dlv_len", 6),
+    Port::host_output("done_valid", 1),
+    Port::host_output("done_uid", 32),
+    Port::host_output("cnt_crc", 16),
+    Port::host_output("cnt_truncated", 16),
+    Port::host_output("cnt_malformed", 16),
+    Port::host_output("cnt_misrouted", 16),
+    Port::host_output("cnt_not_source", 16),
+    Port::host_output("cnt_table_full", 16),
+    Port::host_output("cnt_unknown", 16),
+    Port::host_output("cnt_busy", 16),
+    Port::host_output("cnt_duplicate", 16),
+    Port::host_output("cnt_retransmit", 16),
+    Port::host_output("cnt_host_error", 16),
+]);
+
+/// The NI's host inputs, in port order: what a node and a system show of it (§10).
+pub const HOST_INPUTS: [&str; 6] = PORTS.names(PortDir::In, Side::Host);
+/// The NI's host outputs, counters included, in port order.
+pub const HOST_OUTPUTS: [&str; 20] = PORTS.names(PortDir::Out, Side::Host);
+
+/// The event counters, in port order (the ports `cnt_<name>`, §8.2).
+pub const COUNTERS: [&str; 11] = PORTS.names_after("cnt_");
 
 /// Index of each counter in [`COUNTERS`].
 pub mod cnt {
-    pub const CRC: usize = 0;
-    pub const TRUNCATED: usize = 1;
-    pub const MALFORMED: usize = 2;
-    pub const MISROUTED: usize = 3;
-    pub const NOT_SOURCE: usize = 4;
-    pub const TABLE_FULL: usize = 5;
-    pub const UNKNOWN: usize = 6;
-    pub const BUSY: usize = 7;
-    pub const DUPLICATE: usize = 8;
-    pub const RETRANSMIT: usize = 9;
+    use super::COUNTERS;
+    crate::positions!(COUNTERS;
+        CRC = "crc",
+        TRUNCATED = "truncated",
+        MALFORMED = "malformed",
+        MISROUTED = "misrouted",
+        NOT_SOURCE = "not_source",
+        TABLE_FULL = "table_full",
+        UNKNOWN = "unknown",
+        BUSY = "busy",
+        DUPLICATE = "duplicate",
+        RETRANSMIT = "retransmit",
+        HOST_ERROR = "host_error",
+    );
+}
+
+/// Flat-buffer words of the NI's inputs, from [`PORTS`].
+pub mod inp {
+    use super::PORTS;
+    use crate::ports::PortDir::In;
+    crate::port_words!(PORTS, In;
+        NET_IN = "net_in",
+        TX_GNT = "tx_gnt",
+        REQ_VALID = "req_valid",
+        REQ_DATA = "req_data",
+        REQ_LAST = "req_last",
+        REQ_DST = "req_dst",
+        REQ_LEN = "req_len",
+        DLV_READY = "dlv_ready",
+    );
+}
+
+/// Flat-buffer words of the NI's outputs, from [`PORTS`].
+pub mod out {
+    use super::PORTS;
+    use crate::ports::PortDir::Out;
+    crate::port_words!(PORTS, Out;
+        NET_OUT = "net_out",
+        TX_REQ = "tx_req",
+        REQ_READY = "req_ready",
+        DLV_VALID = "dlv_valid",
+        DLV_DATA = "dlv_data",
+        DLV_LAST = "dlv_last",
+        DLV_SRC = "dlv_src",
+        DLV_UID = "dlv_uid",
+        DLV_LEN = "dlv_len",
+        DONE_VALID = "done_valid",
+        DONE_UID = "done_uid",
+        /// The first counter; counter `c` of [`super::COUNTERS`] is `COUNTERS + c`.
+        COUNTERS = "cnt_crc",
+    );
 }
 
 /// The parameters of one NI (§8.2).
@@ -123,7 +195,43 @@ mod tests {
 
     #[test]
     fn payload_sizes_follow_from_the_maximum() {
-        assert_eq!((MAX_PAYLOAD, PAYLOAD_WORDS, DATA_BITS), (32, 8, 256));
+        assert_eq!((MAX_PAYLOAD, PAYLOAD_WORDS), (32, 8));
+    }
+
+    #[test]
+    fn offsets_agree_with_the_widths_and_the_counters_are_last() {
+        crate::ports::tests::offsets_agree_with_widths(&PORTS);
+        assert_eq!(inp::WORDS, 8);
+        assert_eq!(out::COUNTERS + COUNTERS.len(), out::WORDS);
+        for (c, name) in COUNTERS.iter().enumerate() {
+            let port = format!("cnt_{name}");
+            assert_eq!(PORTS.word(PortDir::Out, &port), out::COUNTERS + c);
+            assert_eq!(PORTS.port(&port).width, 16);
+        }
+        for (word, name) in [
+            (inp::REQ_DATA, "req_data"),
+            (inp::REQ_LAST, "req_last"),
+            (inp::DLV_READY, "dlv_ready"),
+        ] {
+            assert_eq!(
+                PORTS
+                    .specs()
+                    .iter()
+                    .filter(|p| p.dir == PortDir::In)
+                    .nth(word)
+                    .unwrap()
+                    .name,
+                name
+            );
+        }
+        assert_eq!(
+            PORTS.port("req_data").width,
+            32,
+            "a stream moves 32-bit words"
+        );
+        assert_eq!(PORTS.port("dlv_data").width, 32);
+        assert_eq!(HOST_INPUTS[0], "req_valid");
+        assert_eq!(HOST_OUTPUTS[HOST_OUTPUTS.len() - 1], "cnt_host_error");
     }
 
     #[test]
@@ -139,6 +247,7 @@ mod tests {
             (cnt::BUSY, "busy"),
             (cnt::DUPLICATE, "duplicate"),
             (cnt::RETRANSMIT, "retransmit"),
+            (cnt::HOST_ERROR, "host_error"),
         ];
         crate::checks::counter_indices(&COUNTERS, &indices);
     }

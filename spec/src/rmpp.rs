@@ -1,5 +1,8 @@
 //! The RMPP receive path's share of the contract (`docs/protocol.md` §11): the header's marker,
-//! version, packet types and size (§11.1), the parameters (§11.2) and the counters (§11.3).
+//! version, packet types and size (§11.1), the parameters (§11.2) and the port table with the
+//! counters (§11.3).
+
+use crate::ports::{Port, PortDir, Side, Table};
 
 /// The protocol version this project speaks (§11.1: word 0 bits 15:0).
 pub const VERSION: u16 = 1;
@@ -8,38 +11,129 @@ pub const MARKER: u32 = 0b11;
 /// Header words after the route flit (§11.1).
 pub const HEADER_WORDS: usize = 7;
 
-/// The receive path's counters, in port order (`cnt_<name>`, §11.3).
-pub const COUNTERS: [&str; 13] = [
-    "crc",
-    "truncated",
-    "malformed",
-    "misrouted",
-    "version",
-    "not_source",
-    "order",
-    "sequence",
-    "table_full",
-    "unknown",
-    "duplicate",
-    "busy",
-    "restart",
-];
+/// The receive path's ports (§11.3), in port order: in each direction the link ports, then the
+/// host ports, then (outputs) the counters. The one place their names, directions and widths
+/// are written.
+pub const PORTS: Table = Table::new(&[
+    Port::link_input("net_in", 35),
+    Port::link_input("tx_gnt", 1),
+    Port::host_input("up_ready", 1),
+    Port::host_input("up_accept", 32),
+    Port::host_input("dlv_ready", 1),
+    Port::host_input("rd_slot", 4),
+    Port::host_input("rd_word", 10),
+    Port::link_output("net_out", 35),
+    Port::link_output("tx_req", 1),
+    Port::host_output("up_valid", 1),
+    Port::host_output("up_slot", 4),
+    Port::host_output("up_src", 16),
+    Port::host_output("up_msg_id", 32),
+    Port::host_output("up_msg_num", 32),
+    Port::host_output("up_len", 32),
+    Port::host_output("dlv_valid", 1),
+    Port::host_output("dlv_slot", 4),
+    Port::host_output("dlv_src", 16),
+    Port::host_output("dlv_msg_id", 32),
+    Port::host_output("dlv_msg_num", 32),
+    Port::host_output("dlv_len", 32),
+    Port::host_output("rd_data", 32),
+    Port::host_output("snd_valid", 1),
+    Port::host_output("snd_type", 4),
+    Port::host_output("snd_peer", 16),
+    Port::host_output("snd_msg_id", 32),
+    Port::host_output("snd_len", 32),
+    Port::host_output("snd_seq", 32),
+    Port::host_output("snd_info", 32),
+    Port::host_output("snd_msg_num", 32),
+    Port::host_output("cnt_crc", 16),
+    Port::host_output("cnt_truncated", 16),
+    Port::host_output("cnt_malformed", 16),
+    Port::host_output("cnt_misrouted", 16),
+    Port::host_output("cnt_version", 16),
+    Port::host_output("cnt_not_source", 16),
+    Port::host_output("cnt_order", 16),
+    Port::host_output("cnt_sequence", 16),
+    Port::host_output("cnt_table_full", 16),
+    Port::host_output("cnt_unknown", 16),
+    Port::host_output("cnt_duplicate", 16),
+    Port::host_output("cnt_busy", 16),
+    Port::host_output("cnt_restart", 16),
+]);
+
+/// The receive path's host inputs, in port order (a node shows them as `rx_<name>`, §10).
+pub const HOST_INPUTS: [&str; 5] = PORTS.names(PortDir::In, Side::Host);
+/// The receive path's host outputs, counters included, in port order.
+pub const HOST_OUTPUTS: [&str; 34] = PORTS.names(PortDir::Out, Side::Host);
+
+/// The receive path's counters, in port order (the ports `cnt_<name>`, §11.3).
+pub const COUNTERS: [&str; 13] = PORTS.names_after("cnt_");
 
 /// Index of each counter in [`COUNTERS`].
 pub mod cnt {
-    pub const CRC: usize = 0;
-    pub const TRUNCATED: usize = 1;
-    pub const MALFORMED: usize = 2;
-    pub const MISROUTED: usize = 3;
-    pub const VERSION: usize = 4;
-    pub const NOT_SOURCE: usize = 5;
-    pub const ORDER: usize = 6;
-    pub const SEQUENCE: usize = 7;
-    pub const TABLE_FULL: usize = 8;
-    pub const UNKNOWN: usize = 9;
-    pub const DUPLICATE: usize = 10;
-    pub const BUSY: usize = 11;
-    pub const RESTART: usize = 12;
+    use super::COUNTERS;
+    crate::positions!(COUNTERS;
+        CRC = "crc",
+        TRUNCATED = "truncated",
+        MALFORMED = "malformed",
+        MISROUTED = "misrouted",
+        VERSION = "version",
+        NOT_SOURCE = "not_source",
+        ORDER = "order",
+        SEQUENCE = "sequence",
+        TABLE_FULL = "table_full",
+        UNKNOWN = "unknown",
+        DUPLICATE = "duplicate",
+        BUSY = "busy",
+        RESTART = "restart",
+    );
+}
+
+/// Flat-buffer words of the receive path's inputs, from [`PORTS`].
+pub mod inp {
+    use super::PORTS;
+    use crate::ports::PortDir::In;
+    crate::port_words!(PORTS, In;
+        NET_IN = "net_in",
+        TX_GNT = "tx_gnt",
+        UP_READY = "up_ready",
+        UP_ACCEPT = "up_accept",
+        DLV_READY = "dlv_ready",
+        RD_SLOT = "rd_slot",
+        RD_WORD = "rd_word",
+    );
+}
+
+/// Flat-buffer words of the receive path's outputs, from [`PORTS`].
+pub mod out {
+    use super::PORTS;
+    use crate::ports::PortDir::Out;
+    crate::port_words!(PORTS, Out;
+        NET_OUT = "net_out",
+        TX_REQ = "tx_req",
+        UP_VALID = "up_valid",
+        UP_SLOT = "up_slot",
+        UP_SRC = "up_src",
+        UP_MSG_ID = "up_msg_id",
+        UP_MSG_NUM = "up_msg_num",
+        UP_LEN = "up_len",
+        DLV_VALID = "dlv_valid",
+        DLV_SLOT = "dlv_slot",
+        DLV_SRC = "dlv_src",
+        DLV_MSG_ID = "dlv_msg_id",
+        DLV_MSG_NUM = "dlv_msg_num",
+        DLV_LEN = "dlv_len",
+        RD_DATA = "rd_data",
+        SND_VALID = "snd_valid",
+        SND_TYPE = "snd_type",
+        SND_PEER = "snd_peer",
+        SND_MSG_ID = "snd_msg_id",
+        SND_LEN = "snd_len",
+        SND_SEQ = "snd_seq",
+        SND_INFO = "snd_info",
+        SND_MSG_NUM = "snd_msg_num",
+        /// The first counter; counter `c` of [`super::COUNTERS`] is `COUNTERS + c`.
+        COUNTERS = "cnt_crc",
+    );
 }
 
 /// The ten packet types of Table 1, with the codes of §11.1 (word 0 bits 29:16).
@@ -214,6 +308,19 @@ mod tests {
             (cnt::RESTART, "restart"),
         ];
         crate::checks::counter_indices(&COUNTERS, &indices);
+    }
+
+    #[test]
+    fn offsets_agree_with_the_widths_and_the_counters_are_last() {
+        crate::ports::tests::offsets_agree_with_widths(&PORTS);
+        assert_eq!((inp::WORDS, out::WORDS), (7, 36));
+        assert_eq!((inp::UP_READY, out::UP_VALID, out::RD_DATA), (2, 2, 14));
+        assert_eq!(out::COUNTERS + COUNTERS.len(), out::WORDS);
+        assert_eq!(
+            HOST_INPUTS,
+            ["up_ready", "up_accept", "dlv_ready", "rd_slot", "rd_word"]
+        );
+        assert_eq!(HOST_OUTPUTS[HOST_OUTPUTS.len() - 1], "cnt_restart");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! run:
 //!
 //! - **zero-load latency** at 2 link hops (node 0 to 3, same leaf switch) and 4 (node 0 to 12):
-//!   an idempotent datagram of 0 and of 32 bytes (host request to delivery shown), and an RMPP
+//!   an idempotent datagram of 0 and of 32 bytes (the request's first beat presented to the
+//!   delivery's first beat shown), and an RMPP
 //!   message of 0 bytes, one packet (32 bytes) and 16 packets (512 bytes) (host send to
 //!   delivery shown), on the golden model and on the Verilated RTL (they must agree);
 //! - **goodput** with no faults (golden model, 200,000 cycles after a 20,000-cycle warm-up): 1 KB
@@ -25,7 +26,8 @@ use idemnet_model::ni::{self, NiConfig};
 use idemnet_model::rmpp::host::{MsgHosts, MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
 use idemnet_model::rmpp::RmppConfig;
-use idemnet_model::system::{run_with_hosts, Layout, System, SystemHosts};
+use idemnet_model::stream::Beats;
+use idemnet_model::system::{layout, run_with_hosts, Layout, System, SystemHosts};
 use idemnet_model::FatTree;
 use idemnet_testbench::{cosim, verilate, ClockedDut, Config, CosimOptions, ModelDut, Verilated};
 
@@ -40,8 +42,25 @@ fn msgs(load: f64, pattern: Pattern, min_len: usize, max_len: usize) -> MsgTraff
     }
 }
 
-/// Cycles from the request of node `src` to the delivery shown at `dst`, one datagram of `len`
-/// bytes, on an idle system.
+/// Writes node `p`'s request stream inputs: a beat of a request of `len` bytes to `dst`, or
+/// nothing.
+fn request_beat(i: &mut [u64], lay: &Layout, p: usize, beat: Option<(&Beats, u16, u64)>) {
+    let input = |word| lay.ni_input(word, p);
+    match beat {
+        Some((beats, dst, len)) => {
+            let (word, last) = beats.beat();
+            i[input(ni::inp::REQ_VALID)] = 1;
+            i[input(ni::inp::REQ_DATA)] = word as u64;
+            i[input(ni::inp::REQ_LAST)] = last as u64;
+            i[input(ni::inp::REQ_DST)] = dst as u64;
+            i[input(ni::inp::REQ_LEN)] = len;
+        }
+        None => i[input(ni::inp::REQ_VALID)] = 0,
+    }
+}
+
+/// Cycles from the first beat of node `src`'s request to the first beat of the delivery shown
+/// at `dst`, one datagram of `len` bytes, on an idle system.
 fn datagram_latency(
     dut: &mut dyn ClockedDut,
     lay: Layout,
@@ -52,7 +71,7 @@ fn datagram_latency(
     let mut i = vec![0u64; lay.input_words()];
     let mut o = vec![0u64; lay.output_words()];
     for p in 0..lay.nodes {
-        i[lay.dlv_ready(p)] = 1;
+        i[lay.ni_input(ni::inp::DLV_READY, p)] = 1;
     }
     // Let req_ready rise.
     for _ in 0..2 {
@@ -60,17 +79,23 @@ fn datagram_latency(
         dut.tick();
         dut.outputs(&mut o);
     }
-    let words: [u32; ni::PAYLOAD_WORDS] = std::array::from_fn(|j| 0x0101_0101 * j as u32);
-    i[lay.req_valid(src)] = 1;
-    i[lay.req_dst(src)] = dst as u64;
-    i[lay.req_len(src)] = len;
-    i[lay.req_data(src)..lay.req_data(src) + 4].copy_from_slice(&ni::bus_from_words(&words));
+    let data: Vec<u8> = (0..len as u8).collect();
+    let mut beats = Some(Beats::new(&data));
     for t in 0..1000u64 {
+        let ready = o[lay.ni_output(ni::out::REQ_READY, src)] & 1 == 1;
+        request_beat(
+            &mut i,
+            &lay,
+            src,
+            beats.as_ref().map(|b| (b, dst as u16, len)),
+        );
+        if ready && beats.as_mut().is_some_and(Beats::taken) {
+            beats = None;
+        }
         dut.set_inputs(&i);
         dut.tick();
         dut.outputs(&mut o);
-        i[lay.req_valid(src)] = 0;
-        if o[lay.dlv_valid(dst)] & 1 == 1 {
+        if o[lay.ni_output(ni::out::DLV_VALID, dst)] & 1 == 1 {
             return t;
         }
     }
@@ -109,8 +134,9 @@ fn message_latency(
 
 /// Model-only: payload bytes per cycle delivered at the receivers after a warm-up, no faults.
 fn goodput(tree: FatTree, idem: Option<Pattern>, rmpp: Option<Pattern>) -> f64 {
-    let lay = Layout::new(&tree);
+    let lay = layout(&tree);
     let mut sys = System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
+    let mut asking: Vec<Beats> = vec![Beats::new(&[0; 32]); lay.nodes];
     let traffic = msgs(
         if rmpp.is_some() { 1.0 } else { 0.0 },
         rmpp.unwrap_or(Pattern::Uniform),
@@ -130,23 +156,27 @@ fn goodput(tree: FatTree, idem: Option<Pattern>, rmpp: Option<Pattern>) -> f64 {
         let prev = o.clone();
         hosts.step(t, &prev, &mut i);
         if let Some(pat) = idem {
-            // Every sending host always asks: 32-byte datagrams to its destination.
-            for p in 0..lay.nodes {
+            // Every sending host always asks: 32-byte datagrams to its destination, streamed.
+            for (p, beats) in asking.iter_mut().enumerate() {
                 let dst = match pat {
                     Pattern::Pair(s, d) if s as usize == p => Some(d),
                     Pattern::ToOne(d) if d as usize != p => Some(d),
                     _ => None,
                 };
-                i[lay.req_valid(p)] = dst.is_some() as u64;
-                i[lay.req_dst(p)] = dst.unwrap_or(0) as u64;
-                i[lay.req_len(p)] = 32;
-                i[lay.dlv_ready(p)] = 1;
+                let ready = prev[lay.ni_output(ni::out::REQ_READY, p)] & 1 == 1;
+                request_beat(&mut i, &lay, p, dst.map(|d| (&*beats, d, 32)));
+                if dst.is_some() && ready && beats.taken() {
+                    *beats = Beats::new(&[0; 32]);
+                }
+                i[lay.ni_input(ni::inp::DLV_READY, p)] = 1;
             }
         }
         sys.step(&i, &mut o);
         hosts.observe(t, &o);
         for p in 0..lay.nodes {
-            bytes += 32 * (o[lay.dlv_valid(p)] & 1) * idem.is_some() as u64;
+            let shown = |word| o[lay.ni_output(word, p)] & 1;
+            let last = shown(ni::out::DLV_VALID) & shown(ni::out::DLV_LAST);
+            bytes += 32 * last * idem.is_some() as u64;
         }
     }
     assert_eq!(hosts.errors, 0);
@@ -167,7 +197,7 @@ fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) 
 }
 
 fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
-    let lay = Layout::new(&tree);
+    let lay = layout(&tree);
     let mut hosts =
         SystemHosts::new(&tree, 0.05, msgs(0.05, Pattern::Uniform, 0, 1024), 1).unwrap();
     let f = Faults::from_probabilities(0.001, 0.0005).unwrap();
@@ -191,7 +221,7 @@ fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
 fn main() {
     let tree = FatTree::new(4, 2).unwrap();
     let cfg = Config::named("system-4x2").unwrap();
-    let lay = Layout::new(&tree);
+    let lay = layout(&tree);
     println!(
         "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128, ack 64) and \
          RMPP receive paths (8 slots, mtu 32, 1 KB per message, Figure 8: 64 / 16 / 16)"

@@ -18,7 +18,7 @@ use idemnet_model::ni;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::peers::{RxPeerParams, RxPeers};
 use idemnet_model::rmpp::send::SendConfig;
-use idemnet_model::system::{Layout, SystemHosts};
+use idemnet_model::system::{layout, Layout, SystemHosts};
 
 /// Rows of (measure, idempotent, RMPP) as an aligned table with a header.
 pub fn side_by_side(rows: &[[String; 3]]) -> String {
@@ -158,7 +158,7 @@ impl fmt::Display for CosimReport {
         }
         if matches!(
             self.config.block,
-            Block::Fabric | Block::System | Block::RmppRx
+            Block::Fabric | Block::System | Block::RmppRx | Block::Ni
         ) {
             match &self.first_scoreboard_error {
                 None => writeln!(f, "  scoreboard 0 errors")?,
@@ -240,7 +240,7 @@ pub fn cosim(
         bail!("{cfg}: the golden model's port list differs from the RTL's");
     }
     let tree = cfg.tree()?;
-    let lay = Layout::new(&tree);
+    let lay = layout(&tree);
     for &j in &opts.faults.dead {
         if j >= lay.links {
             bail!(
@@ -294,7 +294,6 @@ pub fn cosim(
         Block::System => 0,
     };
     let (mut flits_in, mut flits_out, mut heads_out) = (0u64, 0u64, 0u64);
-    let (mut delivered, mut completed) = (0u64, 0u64);
     let total_cycles = match cfg.block {
         Block::System => opts.cycles.checked_add(opts.drain).with_context(|| {
             format!(
@@ -304,7 +303,6 @@ pub fn cosim(
         })?,
         _ => opts.cycles,
     };
-    let mut dlv_shown = false;
     let mut vcd_error = None;
     let stimulus = std::cell::RefCell::new(stimulus);
     let lockstep = run_lockstep_observed(
@@ -329,9 +327,6 @@ pub fn cosim(
         |v| {
             if cfg.block == Block::Ni {
                 flits_in += (v.inputs[ni::inp::NET_IN] & VALID != 0) as u64;
-                delivered += (dlv_shown && v.inputs[ni::inp::DLV_READY] & 1 == 1) as u64;
-                dlv_shown = v.rtl[ni::out::DLV_VALID] & 1 == 1;
-                completed += v.rtl[ni::out::DONE_VALID] & 1;
             }
             let outs = &v.rtl[..flit_outputs];
             for &f in outs {
@@ -386,19 +381,13 @@ pub fn cosim(
         scoreboard_errors = p.errors;
         first_scoreboard_error = p.first_error.clone();
     }
+    if let Stimulus::Peers(p) = &stimulus {
+        scoreboard_errors = p.errors;
+        first_scoreboard_error = p.first_error.clone();
+    }
     let (flits_sent, worms_sent, extra) = match (&stimulus, &model) {
         (Stimulus::Worms(g), _) => (g.flits_sent(), g.worms_sent(), vec![]),
-        (Stimulus::Peers(p), Model::Ni(n)) => {
-            let mut extra = vec![
-                ("requests accepted".to_string(), p.accepted),
-                ("datagrams delivered to the host".to_string(), delivered),
-                ("sends completed".to_string(), completed),
-            ];
-            for (name, &c) in ni::COUNTERS.iter().zip(n.counters()) {
-                extra.push((format!("cnt_{name}"), c as u64));
-            }
-            (flits_in, 0, extra)
-        }
+        (Stimulus::Peers(p), Model::Ni(n)) => (flits_in, 0, ni_figures(p, n.counters())),
         (Stimulus::RxPeers(p), Model::RmppRx(r)) => {
             let mut extra = vec![
                 ("messages sent by the peers".to_string(), p.messages),
@@ -445,5 +434,60 @@ pub fn cosim(
         from_cache: lib.from_cache(),
         vcd,
         table,
+    })
+}
+
+/// What the peers of an NI saw, and the NI's counters: the figures of an NI run.
+fn ni_figures(peers: &ni::peers::Peers, counters: &[u16]) -> Vec<(String, u64)> {
+    let mut figures = vec![
+        ("requests taken whole".to_string(), peers.accepted),
+        (
+            "requests refused (not well formed)".to_string(),
+            peers.refused,
+        ),
+        (
+            "datagrams delivered to the host".to_string(),
+            peers.delivered,
+        ),
+        ("sends completed".to_string(), peers.completed),
+    ];
+    for (name, &c) in ni::COUNTERS.iter().zip(counters) {
+        figures.push((format!("cnt_{name}"), c as u64));
+    }
+    figures
+}
+
+/// An NI's golden model run alone under its peers.
+#[derive(Clone, Debug)]
+pub struct NiModelRun {
+    pub cycles: u64,
+    /// Figures of the run: what the peers saw, then the NI's counters.
+    pub figures: Vec<(String, u64)>,
+    /// What the peers saw that no peer or request explains, and the first such thing.
+    pub errors: u64,
+    pub first_error: Option<String>,
+}
+
+/// The NI of `cfg` on the golden model alone, under the peers `cosim --block ni` drives it with
+/// (`opts`: cycles, load and seed), the peers judging every delivery and completion.
+pub fn model_ni(cfg: &Config, opts: &CosimOptions) -> Result<NiModelRun> {
+    if cfg.block != Block::Ni {
+        bail!("model_ni runs an NI, not the {cfg}");
+    }
+    let mut model = ni::Ni::new(cfg.ni).map_err(|e| anyhow::anyhow!(e))?;
+    let mut peers = cfg.peers(opts.load, opts.seed)?;
+    let mut inputs = vec![0u64; ni::inp::WORDS];
+    let mut outputs = vec![0u64; ni::out::WORDS];
+    let mut prev = outputs.clone();
+    for t in 0..opts.cycles {
+        peers.step(t, &prev, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        prev.copy_from_slice(&outputs);
+    }
+    Ok(NiModelRun {
+        cycles: opts.cycles,
+        figures: ni_figures(&peers, model.counters()),
+        errors: peers.errors,
+        first_error: peers.first_error.clone(),
     })
 }

@@ -2,17 +2,18 @@
 //! docs/replay.md.
 //!
 //! One driver serves every engine: it presents the trace's packets flit by flit at `net_in` and
-//! its host sends at the request port, keeps `dlv_ready` high, and turns what the block's ports
-//! show into output lines: worms at `net_out` become `packet` lines (at the cycle of their head),
-//! `dlv_valid` a `deliver` line, `done_valid` a `done` line, and every counter increment a `drop`
-//! line naming the input packet whose flit was consumed in that cycle. The golden model and the
+//! streams its host sends into the request stream (docs/protocol.md §8.5), keeps `dlv_ready`
+//! high, and turns what the block's ports show into output lines: worms at `net_out` become
+//! `packet` lines (at the cycle of their head), a datagram's delivery beats a `deliver` line (at
+//! the cycle of its first beat, made when its last beat shows), `done_valid` a `done` line, and every counter
+//! increment a `drop` line naming the input packet whose flit was consumed in that cycle. The golden model and the
 //! Verilated RTL therefore give identical output exactly when their ports agree; cycles in which
 //! the block has settled are skipped by the same rule on both (docs/replay.md, "Idle cycles").
 //!
 //! Decisions the trace format leaves to the block (docs/protocol.md §8):
-//! - The network input and the host request port are separate inputs, each a FIFO in file
+//! - The network input and the host request stream are separate inputs, each a FIFO in file
 //!   order: a packet is presented from its `cycle` or when the previous packet's last flit has
-//!   gone in; a send from its `cycle` or when the previous send has been accepted.
+//!   gone in; a send from its `cycle` or when the previous send's last beat has been taken.
 //! - Without an `end` event the run stops once every event has been presented and no line has
 //!   been produced for the quiet period, `2 * max(retry_interval, ack_interval) + 64` cycles, or
 //!   at the latest 1,000,000 cycles after the last event's cycle.
@@ -24,7 +25,8 @@ use std::collections::VecDeque;
 use std::io::Write;
 
 use anyhow::{anyhow, bail, Result};
-use idemnet_model::ni::{self, cnt, inp, out, Kind, NiConfig, Packet, COUNTERS, PAYLOAD_WORDS};
+use idemnet_model::ni::{self, cnt, inp, out, Kind, NiConfig, Packet, COUNTERS};
+use idemnet_model::stream::{Beats, Collect};
 use serde_json::{json, Map, Value};
 
 use crate::harness::ClockedDut;
@@ -246,9 +248,11 @@ pub fn replay_ni<D: ClockedDut>(
     let mut inputs = vec![0u64; inp::WORDS];
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
-    let mut request: Option<(u16, &[u8])> = None;
+    let mut request: Option<(u16, &[u8], Beats)> = None;
+    let mut delivery = Collect::default();
     loop {
-        let idle = net.between_packets() && request.is_none();
+        let delivering = outputs[out::DLV_VALID] & 1 == 1;
+        let idle = net.between_packets() && request.is_none() && !delivering;
         let next_input = [net.next_cycle(), host.front().map(|(c, _, _)| *c)]
             .into_iter()
             .flatten()
@@ -258,30 +262,27 @@ pub fn replay_ni<D: ClockedDut>(
         };
         let (flit, in_packet) = net.next(now);
         inputs[inp::NET_IN] = flit;
-        // Host request, held until accepted.
+        // Host request: its beats, each held until taken.
         if request.is_none() && host.front().is_some_and(|(c, _, _)| *c <= now) {
-            request = host.pop_front().map(|(_, dst, data)| (dst, data));
+            request = host
+                .pop_front()
+                .map(|(_, dst, data)| (dst, data, Beats::new(data)));
         }
         let ready_before = outputs[out::REQ_READY] & 1 == 1;
-        match request {
-            Some((dst, data)) => {
-                let mut words = [0u32; PAYLOAD_WORDS];
-                for (slot, word) in words.iter_mut().zip(ni::bytes_to_words(data)) {
-                    *slot = word;
-                }
-                inputs[inp::REQ_VALID] = 1;
-                inputs[inp::REQ_DST] = dst as u64;
-                inputs[inp::REQ_LEN] = data.len() as u64;
-                inputs[inp::REQ_DATA..inp::REQ_DATA + 4]
-                    .copy_from_slice(&ni::bus_from_words(&words));
-            }
-            None => {
-                inputs[inp::REQ_VALID..inp::REQ_DATA + 4].fill(0);
-            }
-        }
         let presented = flit != 0 || request.is_some();
-        if ready_before && request.is_some() {
-            request = None;
+        match request.as_mut() {
+            Some((dst, data, beats)) => {
+                let (word, last) = beats.beat();
+                inputs[inp::REQ_VALID] = 1;
+                inputs[inp::REQ_DATA] = word as u64;
+                inputs[inp::REQ_LAST] = last as u64;
+                inputs[inp::REQ_DST] = *dst as u64;
+                inputs[inp::REQ_LEN] = data.len() as u64;
+                if ready_before && beats.taken() {
+                    request = None;
+                }
+            }
+            None => inputs[inp::REQ_VALID..=inp::REQ_LEN].fill(0),
         }
         inputs[inp::DLV_READY] = 1;
         inputs[inp::TX_GNT] = 1;
@@ -292,13 +293,20 @@ pub fn replay_ni<D: ClockedDut>(
         output.net_out(now, outputs[out::NET_OUT], |w| {
             Packet::from_flits(w).map(|p| packet_json(&p))
         });
+        // Delivery beats: `dlv_ready` is always high, so every beat shown is taken next cycle
+        // and the next one shown after it.
         if outputs[out::DLV_VALID] & 1 == 1 {
-            let words = ni::words_from_bus(&outputs[out::DLV_DATA..out::DLV_DATA + 4]);
-            let len = (outputs[out::DLV_LEN] & 0x3F) as usize;
-            let line = json!({ "cycle": now, "deliver": {
-                "src": outputs[out::DLV_SRC], "uid": outputs[out::DLV_UID], "len": len,
-                "data": hex::encode(ni::words_to_bytes(&words, len)) } });
-            output.push(now, now, 1, "deliver", line);
+            let (data, last) = (
+                outputs[out::DLV_DATA] as u32,
+                outputs[out::DLV_LAST] & 1 == 1,
+            );
+            if let Some((words, first)) = delivery.beat(now, data, last) {
+                let len = (outputs[out::DLV_LEN] & 0x3F) as usize;
+                let line = json!({ "cycle": first, "deliver": {
+                    "src": outputs[out::DLV_SRC], "uid": outputs[out::DLV_UID], "len": len,
+                    "data": hex::encode(ni::words_to_bytes(&words, len)) } });
+                output.push(now, first, 1, "deliver", line);
+            }
         }
         if outputs[out::DONE_VALID] & 1 == 1 {
             let line = json!({ "cycle": now, "done": { "uid": outputs[out::DONE_UID] } });
@@ -307,6 +315,8 @@ pub fn replay_ni<D: ClockedDut>(
         let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
         output.counters(now, counters, drop_reason, in_packet);
         clock.ticked(presented, &inputs, &outputs);
+        // A delivery whose last beat is still to come holds back the lines from its first on.
+        output.hold((delivery.pending() > 0).then_some(delivery.first_shown));
         output.flush(now)?;
     }
     let summary = json!({

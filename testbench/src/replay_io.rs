@@ -360,6 +360,9 @@ pub(crate) struct Output<'w> {
     worm: Vec<u64>,
     worm_start: u64,
     counters: Vec<u64>,
+    /// The first cycle of a line the driver is still making (a delivery whose beats are still
+    /// coming): no line of that cycle or later is written yet.
+    held: Option<u64>,
 }
 
 impl<'w> Output<'w> {
@@ -372,6 +375,7 @@ impl<'w> Output<'w> {
             worm: vec![],
             worm_start: 0,
             counters: vec![],
+            held: None,
         }
     }
 
@@ -447,14 +451,23 @@ impl<'w> Output<'w> {
         }
     }
 
+    /// Holds back the lines of cycle `from` on, while the driver still makes a line for that
+    /// cycle (`None`: nothing held).
+    pub fn hold(&mut self, from: Option<u64>) {
+        self.held = from;
+    }
+
     /// Writes every line that no later line can precede, at the end of cycle `now`: all
-    /// before the head of a worm still going out, else all up to `now`.
+    /// before the head of a worm still going out and before a held cycle, else all up to `now`.
     pub fn flush(&mut self, now: u64) -> Result<()> {
-        let mark = if self.worm.is_empty() {
+        let mut mark = if self.worm.is_empty() {
             now.saturating_add(1)
         } else {
             self.worm_start
         };
+        if let Some(held) = self.held {
+            mark = mark.min(held);
+        }
         self.write_before(mark)
     }
 

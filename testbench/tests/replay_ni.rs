@@ -64,7 +64,9 @@ fn send_is_repeated_until_ack_then_forget_and_a_late_ack_gets_forget_again() {
 {"cycle": 400, "packet": {"type": "ACK", "src": 9, "dst": 3, "uid": 196608}}
 {"cycle": 600, "end": true}"#);
     let sends = packets_of(&l, "SEND");
-    assert_eq!(sends, vec![(2, 196608), (52, 196608), (102, 196608)]);
+    // Five bytes are two beats, taken in cycles 1 and 2 (req_ready rises after edge 0): the
+    // SEND is due from edge 2 and starts in cycle 3.
+    assert_eq!(sends, vec![(3, 196608), (53, 196608), (103, 196608)]);
     assert_eq!(l.last().unwrap()["summary"]["retransmit"], 2);
     let done = kind(&l, "done");
     assert_eq!(done.len(), 1);
@@ -73,6 +75,37 @@ fn send_is_repeated_until_ack_then_forget_and_a_late_ack_gets_forget_again() {
     assert_eq!(forgets[0].0, cycle(done[0]));
     assert!(forgets[1].0 > 400);
     assert!(drops(&l).is_empty());
+}
+
+#[test]
+fn a_delivery_streams_eight_beats_and_refuses_a_send_until_its_last() {
+    let long = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+    let l = run(&format!(
+        r#"{{"config": {{"node": 5}}}}
+{{"cycle": 0, "packet": {{"type": "SEND", "src": 2, "dst": 5, "uid": 131073, "data": "{long}"}}}}
+{{"cycle": 0, "packet": {{"type": "SEND", "src": 3, "dst": 5, "uid": 196609}}}}
+{{"cycle": 40, "packet": {{"type": "SEND", "src": 4, "dst": 5, "uid": 262145, "data": "ab"}}}}
+{{"cycle": 300, "end": true}}"#
+    ));
+    // The 32-byte SEND is 12 flits, its CRC flit in cycle 11: its delivery shows its first beat
+    // in cycle 11 and its last in 18. The empty SEND behind it acts in cycle 15, while the
+    // delivery still streams: refused, as table_full; its sender would repeat it.
+    let delivered: Vec<(u64, u64, String)> = kind(&l, "deliver")
+        .into_iter()
+        .map(|d| {
+            let data = d["deliver"]["data"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            (cycle(d), d["deliver"]["uid"].as_u64().unwrap(), data)
+        })
+        .collect();
+    let want = vec![
+        (11, 131073, long.to_string()),
+        (44, 262145, "ab".to_string()),
+    ];
+    assert_eq!(delivered, want);
+    assert_eq!(drops(&l), vec![(15, "table_full".to_string())]);
 }
 
 #[test]

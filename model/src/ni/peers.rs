@@ -5,17 +5,21 @@
 //! duplicate ACK; a FORGET for most of its ACKs), send their own SENDs (sometimes again, as a
 //! sender that missed the ACK would), and now and then a packet with a flipped bit, a worm cut
 //! short or missing its tail, a malformed header, a packet for another node, a FORGET from the
-//! wrong node, an orphan flit, or a bubble inside a worm. The host side keeps a request valid
-//! until it is accepted and takes deliveries when it feels like it. A seed fixes the whole run.
+//! wrong node, an orphan flit, or a bubble inside a worm. The host streams its requests (§8.5),
+//! each beat held until taken, showing other `req_dst` and `req_len` values after the first
+//! beat (the NI must read them there only) and now and then a request the NI must refuse; it
+//! takes delivery beats when it feels like it (§8.4). A seed fixes the whole run.
+//!
+//! The peers also judge what the host sees: every datagram delivered must be a SEND some peer
+//! made, from that peer, with its payload; every completion must be of a request taken whole.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{
-    bus_from_words, bytes_to_words, inp, out, Kind, NiConfig, Packet, MAX_PAYLOAD, PAYLOAD_WORDS,
-};
+use super::{inp, out, words_to_bytes, Kind, NiConfig, Packet, MAX_PAYLOAD};
+use crate::stream::{beats, Beats, Collect};
 use crate::switch::{HEAD, TAIL, VALID};
 
 /// How busy and how hostile the peers are; probabilities per cycle unless said otherwise.
@@ -35,8 +39,10 @@ pub struct PeerParams {
     pub error_prob: f64,
     /// Something malformed, misrouted or foreign.
     pub junk_rate: f64,
-    /// The host takes a delivery.
+    /// The host takes a delivery beat.
     pub dlv_ready_prob: f64,
+    /// Per request: it is not well formed (§8.5), and the NI must refuse it.
+    pub bad_request_prob: f64,
 }
 
 impl Default for PeerParams {
@@ -50,6 +56,7 @@ impl Default for PeerParams {
             error_prob: 0.03,
             junk_rate: 0.002,
             dlv_ready_prob: 0.7,
+            bad_request_prob: 0.05,
         }
     }
 }
@@ -66,11 +73,30 @@ pub struct Peers {
     seen: Vec<u64>,
     peer_counter: Vec<u16>,
     recent: VecDeque<Packet>,
-    req: Option<(u16, Vec<u8>)>,
-    presented: bool,
-    ready_before: bool,
-    /// Datagrams the host asked for and the NI accepted.
+    /// The payload of every SEND a peer made, by uid.
+    sends: HashMap<u32, Vec<u8>>,
+    req: Option<Request>,
+    reading: Collect,
+    /// Requests the NI took whole.
     pub accepted: u64,
+    /// Requests that were not well formed, all their beats taken.
+    pub refused: u64,
+    /// Datagrams delivered to the host (last beats taken).
+    pub delivered: u64,
+    /// Completions (`done_valid`).
+    pub completed: u64,
+    /// What the host saw that no peer or request explains, and the first such thing.
+    pub errors: u64,
+    pub first_error: Option<String>,
+}
+
+/// A request the host streams: what its first beat shows, its beats, and whether it is well
+/// formed.
+struct Request {
+    dst: u16,
+    len: u64,
+    beats: Beats,
+    well_formed: bool,
 }
 
 impl Peers {
@@ -85,10 +111,15 @@ impl Peers {
             seen: vec![],
             peer_counter: vec![0; p.nodes.max(1) as usize],
             recent: VecDeque::new(),
+            sends: HashMap::new(),
             req: None,
-            presented: false,
-            ready_before: false,
+            reading: Collect::default(),
             accepted: 0,
+            refused: 0,
+            delivered: 0,
+            completed: 0,
+            errors: 0,
+            first_error: None,
         }
     }
 
@@ -104,6 +135,118 @@ impl Peers {
             x += 1;
         }
         x
+    }
+
+    fn error(&mut self, e: String) {
+        self.errors += 1;
+        self.first_error.get_or_insert(e);
+    }
+
+    /// A new request: mostly a datagram to another node, now and then one the NI must refuse
+    /// (§8.5): a length past 32 bytes, or its last beat too early or too late.
+    fn request(&mut self) -> Request {
+        let dst = self.other_node();
+        if !self.rng.gen_bool(self.p.bad_request_prob) {
+            let data = self.data(MAX_PAYLOAD);
+            return Request {
+                dst,
+                len: data.len() as u64,
+                beats: Beats::new(&data),
+                well_formed: true,
+            };
+        }
+        let (len, count) = match self.rng.gen_range(0..3) {
+            0 => (self.rng.gen_range(33..64), self.rng.gen_range(1..=16)),
+            1 => {
+                let len = self.rng.gen_range(5..=MAX_PAYLOAD);
+                (len, self.rng.gen_range(1..beats(len)))
+            }
+            _ => {
+                let len = self.rng.gen_range(0..=MAX_PAYLOAD);
+                (len, beats(len) + self.rng.gen_range(1..=3))
+            }
+        };
+        let words = (0..count).map(|_| self.rng.gen()).collect();
+        Request {
+            dst,
+            len: len as u64,
+            beats: Beats::of_words(words),
+            well_formed: false,
+        }
+    }
+
+    /// The host side of cycle `t`: the request stream's beat, the delivery stream's `ready`,
+    /// and what `O_(t-1)` showed of deliveries and completions.
+    fn host(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
+        if self.req.is_none() && self.rng.gen_bool(self.p.req_rate) {
+            self.req = Some(self.request());
+        }
+        let ready = prev[out::REQ_READY] & 1 == 1;
+        let mut finished = None;
+        match self.req.as_mut() {
+            Some(r) => {
+                let (word, last) = r.beats.beat();
+                inputs[inp::REQ_VALID] = 1;
+                inputs[inp::REQ_DATA] = word as u64;
+                inputs[inp::REQ_LAST] = last as u64;
+                // Read on the first beat only: the later beats show something else.
+                let (dst, len) = if r.beats.started() {
+                    (self.rng.gen(), self.rng.gen_range(0..64))
+                } else {
+                    (r.dst, r.len)
+                };
+                inputs[inp::REQ_DST] = dst as u64;
+                inputs[inp::REQ_LEN] = len;
+                if ready && r.beats.taken() {
+                    finished = Some(r.well_formed);
+                }
+            }
+            None => {
+                inputs[inp::REQ_VALID..=inp::REQ_LEN].fill(0);
+            }
+        }
+        match finished {
+            Some(true) => self.accepted += 1,
+            Some(false) => self.refused += 1,
+            None => {}
+        }
+        if finished.is_some() {
+            self.req = None;
+        }
+        let take = self.rng.gen_bool(self.p.dlv_ready_prob);
+        inputs[inp::DLV_READY] = take as u64;
+        if take && prev[out::DLV_VALID] & 1 == 1 {
+            let (data, last) = (prev[out::DLV_DATA] as u32, prev[out::DLV_LAST] & 1 == 1);
+            if let Some((words, _)) = self.reading.beat(t - 1, data, last) {
+                self.delivery(t, prev, &words);
+            }
+        }
+        if prev[out::DONE_VALID] & 1 == 1 {
+            self.completed += 1;
+            let uid = prev[out::DONE_UID];
+            if uid >> 16 != self.node as u64 || self.completed > self.accepted {
+                self.error(format!(
+                    "cycle {}: done uid {uid:#x}, with {} requests taken",
+                    t - 1,
+                    self.accepted
+                ));
+            }
+        }
+    }
+
+    /// The last beat of a delivery, shown in `O_(t-1)`, is taken in cycle `t`.
+    fn delivery(&mut self, t: u64, prev: &[u64], words: &[u32]) {
+        self.delivered += 1;
+        let (src, uid) = (prev[out::DLV_SRC], prev[out::DLV_UID] as u32);
+        let len = (prev[out::DLV_LEN] & 0x3F) as usize;
+        let data = words_to_bytes(words, len);
+        let known = self.sends.get(&uid);
+        if known != Some(&data) || uid >> 16 != src as u32 || words.len() != beats(len) {
+            self.error(format!(
+                "cycle {t}: delivered uid {uid:#x} from {src}, {len} bytes in {} beats, which no peer sent so",
+                words.len()
+            ));
+        }
     }
 
     fn data(&mut self, max: usize) -> Vec<u8> {
@@ -185,12 +328,6 @@ impl Peers {
                 self.seen.clear();
             }
         }
-        if self.presented && self.ready_before {
-            self.req = None;
-            self.accepted += 1;
-        }
-        self.ready_before = prev[out::REQ_READY] & 1 == 1;
-
         // New traffic from the peers.
         if self.rng.gen_bool(self.p.send_rate) {
             let src = self.other_node();
@@ -206,6 +343,7 @@ impl Peers {
             };
             let w = self.worm(&p);
             self.schedule(t, w);
+            self.sends.insert(p.uid, p.data.clone());
             self.recent.push_back(p);
             if self.recent.len() > 8 {
                 self.recent.pop_front();
@@ -259,27 +397,7 @@ impl Peers {
             inputs[inp::NET_IN] = self.cur.pop_front().unwrap_or(0);
         }
 
-        // Host request, held until accepted.
-        if self.req.is_none() && self.rng.gen_bool(self.p.req_rate) {
-            let dst = self.other_node();
-            let data = self.data(MAX_PAYLOAD);
-            self.req = Some((dst, data));
-        }
-        self.presented = self.req.is_some();
-        match &self.req {
-            Some((dst, data)) => {
-                let mut w = [0u32; PAYLOAD_WORDS];
-                for (j, x) in bytes_to_words(data).into_iter().enumerate() {
-                    w[j] = x;
-                }
-                inputs[inp::REQ_VALID] = 1;
-                inputs[inp::REQ_DST] = *dst as u64;
-                inputs[inp::REQ_LEN] = data.len() as u64;
-                inputs[inp::REQ_DATA..inp::REQ_DATA + 4].copy_from_slice(&bus_from_words(&w));
-            }
-            None => inputs[inp::REQ_VALID..inp::REQ_DATA + 4].fill(0),
-        }
-        inputs[inp::DLV_READY] = self.rng.gen_bool(self.p.dlv_ready_prob) as u64;
+        self.host(t, prev, inputs);
         // The grant of a shared link (§13.2), withheld now and then.
         inputs[inp::TX_GNT] = self.rng.gen_bool(0.75) as u64;
     }

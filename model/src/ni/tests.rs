@@ -1,28 +1,40 @@
 //! The rules of docs/protocol.md §8 on the golden model, one test each.
 
-use super::*;
+use std::collections::VecDeque;
 
-/// One NI with its flat port buffers; every cycle's `net_out` is recorded.
+use super::*;
+use crate::stream::{beat_words, Beats};
+
+/// One NI with its flat port buffers. Every cycle's `net_out` is recorded; queued requests are
+/// streamed, each beat presented until `req_ready` lets it in; every delivery beat the host
+/// takes is recorded.
 struct Bench {
     ni: Ni,
     i: Vec<u64>,
     o: Vec<u64>,
     sent: Vec<(u64, u64)>,
     t: u64,
+    /// Requests to stream: what the first beat shows (`req_dst`, `req_len`) and the beats.
+    requests: VecDeque<(u16, u64, Beats)>,
+    /// The cycles in which request beats were taken.
+    taken: Vec<u64>,
+    /// (cycle shown, `dlv_data`, `dlv_last`) of every delivery beat taken.
+    delivered: Vec<(u64, u32, bool)>,
 }
 
 impl Bench {
     fn new(cfg: NiConfig) -> Bench {
+        let mut i = vec![0; inp::WORDS];
+        i[inp::TX_GNT] = 1;
         Bench {
             ni: Ni::new(cfg).unwrap(),
-            i: {
-                let mut i = vec![0; inp::WORDS];
-                i[inp::TX_GNT] = 1;
-                i
-            },
+            i,
             o: vec![0; out::WORDS],
             sent: vec![],
             t: 0,
+            requests: VecDeque::new(),
+            taken: vec![],
+            delivered: vec![],
         }
     }
     fn node(node: u16) -> Bench {
@@ -31,8 +43,43 @@ impl Bench {
             ..NiConfig::default()
         })
     }
+    /// Node `node` with `send_slots` send slots.
+    fn sending(node: u16, send_slots: usize) -> Bench {
+        Bench::new(NiConfig {
+            node,
+            send_slots,
+            ..NiConfig::default()
+        })
+    }
+    /// Presents the front request's beat of this cycle; later beats show other `req_dst` and
+    /// `req_len`, which the NI must not read.
+    fn present(&mut self) {
+        let ready = self.o[out::REQ_READY] == 1;
+        let Some((dst, len, beats)) = self.requests.front_mut() else {
+            self.i[inp::REQ_VALID] = 0;
+            return;
+        };
+        let (word, last) = beats.beat();
+        let first = !beats.started();
+        self.i[inp::REQ_VALID] = 1;
+        self.i[inp::REQ_DATA] = word as u64;
+        self.i[inp::REQ_LAST] = last as u64;
+        self.i[inp::REQ_DST] = if first { *dst as u64 } else { 0xBEEF };
+        self.i[inp::REQ_LEN] = if first { *len } else { 63 - *len };
+        if ready {
+            self.taken.push(self.t);
+            if beats.taken() {
+                self.requests.pop_front();
+            }
+        }
+    }
     fn cycle(&mut self, net_in: u64) {
         self.i[inp::NET_IN] = net_in;
+        self.present();
+        if self.o[out::DLV_VALID] == 1 && self.i[inp::DLV_READY] == 1 {
+            let (data, last) = (self.o[out::DLV_DATA] as u32, self.o[out::DLV_LAST] == 1);
+            self.delivered.push((self.t - 1, data, last));
+        }
         self.ni.step(&self.i, &mut self.o);
         if self.o[out::NET_OUT] != 0 {
             self.sent.push((self.t, self.o[out::NET_OUT]));
@@ -52,7 +99,7 @@ impl Bench {
     fn cnt(&self, c: usize) -> u64 {
         self.o[out::COUNTERS + c]
     }
-    /// The packets sent so far, decoded.
+    /// The packets sent so far, decoded, with the cycle of their head.
     fn packets(&self) -> Vec<(u64, Packet)> {
         let mut v = vec![];
         let mut cur: Vec<u64> = vec![];
@@ -69,15 +116,34 @@ impl Bench {
         }
         v
     }
+    /// Queues a well-formed request of `data` to `dst`.
     fn request(&mut self, dst: u16, data: &[u8]) {
-        let mut w = [0u32; PAYLOAD_WORDS];
-        for (j, x) in bytes_to_words(data).into_iter().enumerate() {
-            w[j] = x;
+        self.requests
+            .push_back((dst, data.len() as u64, Beats::new(data)));
+    }
+    /// Queues a request whose first beat says `len` bytes and whose beats carry `words`.
+    fn raw_request(&mut self, dst: u16, len: u64, words: &[u32]) {
+        self.requests
+            .push_back((dst, len, Beats::of_words(words.to_vec())));
+    }
+    /// Runs until the queued requests are all streamed.
+    fn stream(&mut self) {
+        while !self.requests.is_empty() {
+            self.cycle(0);
         }
-        self.i[inp::REQ_VALID] = 1;
-        self.i[inp::REQ_DST] = dst as u64;
-        self.i[inp::REQ_LEN] = data.len() as u64;
-        self.i[inp::REQ_DATA..inp::REQ_DATA + 4].copy_from_slice(&bus_from_words(&w));
+    }
+    /// The delivered datagrams so far: (cycle of the first beat, words).
+    fn datagrams(&self) -> Vec<(u64, Vec<u32>)> {
+        let mut v: Vec<(u64, Vec<u32>)> = vec![];
+        let mut open = false;
+        for &(t, data, last) in &self.delivered {
+            if !open {
+                v.push((t, vec![]));
+            }
+            v.last_mut().expect("pushed").1.push(data);
+            open = !last;
+        }
+        v
     }
 }
 
@@ -103,8 +169,6 @@ fn crc_bitwise_matches_crate_and_worms_round_trip() {
     let mut bad = f.clone();
     bad[3] ^= 1;
     assert_eq!(Packet::from_flits(&bad), None);
-    let w = [1, 2, 3, 4, 5, 6, 7, 0xffff_ffff];
-    assert_eq!(words_from_bus(&bus_from_words(&w)), w);
 }
 
 #[test]
@@ -112,15 +176,13 @@ fn first_send_delivered_once_then_acked_until_forget() {
     let mut b = Bench::node(5);
     let send = pkt(Kind::Send, 2, 5, 0x2_0001, &[0xde, 0xad, 0xbe, 0xef]);
     b.feed(&send);
-    // Delivered at the cycle of the CRC flit.
+    // Delivered at the cycle of the CRC flit: one beat.
     assert_eq!(b.o[out::DLV_VALID], 1);
     assert_eq!(b.o[out::DLV_SRC], 2);
     assert_eq!(b.o[out::DLV_UID], 0x2_0001);
     assert_eq!(b.o[out::DLV_LEN], 4);
-    assert_eq!(
-        words_from_bus(&b.o[out::DLV_DATA..out::DLV_DATA + 4])[0],
-        0xdeadbeef
-    );
+    assert_eq!(b.o[out::DLV_DATA], 0xdeadbeef);
+    assert_eq!(b.o[out::DLV_LAST], 1);
     b.i[inp::DLV_READY] = 1;
     b.idle(1);
     assert_eq!(b.o[out::DLV_VALID], 0);
@@ -196,15 +258,15 @@ fn send_repeats_until_ack_then_forget_and_done() {
     b.idle(1);
     assert_eq!(b.o[out::REQ_READY], 1);
     b.request(9, b"hello");
-    b.cycle(0);
-    b.i[inp::REQ_VALID] = 0;
     b.idle(300);
     let sends: Vec<(u64, Packet)> = b.packets();
     assert!(sends.len() >= 3);
     assert!(sends
         .iter()
         .all(|(_, p)| *p == pkt(Kind::Send, 3, 9, 0x3_0000, b"hello")));
-    assert_eq!(sends[0].0, 2);
+    // Two beats, taken in cycles 1 and 2; the SEND is due from edge 2 and starts in cycle 3.
+    assert_eq!(b.taken, [1, 2]);
+    assert_eq!(sends[0].0, 3);
     assert_eq!(sends[1].0 - sends[0].0, 128);
     assert_eq!(b.cnt(cnt::RETRANSMIT) as usize, sends.len() - 1);
     b.feed(&pkt(Kind::Ack, 9, 3, 0x3_0000, &[]));
@@ -229,25 +291,29 @@ fn send_repeats_until_ack_then_forget_and_done() {
 
 #[test]
 fn full_send_table_holds_the_host_back() {
-    let mut b = Bench::new(NiConfig {
-        node: 2,
-        send_slots: 2,
-        ..NiConfig::default()
-    });
+    let mut b = Bench::sending(2, 2);
     b.idle(1);
-    b.request(7, b"x");
+    for _ in 0..3 {
+        b.request(7, b"x");
+    }
     b.cycle(0);
     b.cycle(0);
-    // Two accepted, the table is full: ready falls and stays low while the host keeps asking.
+    // Two taken, the table is full: ready falls and stays low while the host keeps asking.
     assert_eq!(b.o[out::REQ_READY], 0);
     b.idle(50);
     assert_eq!(b.o[out::REQ_READY], 0);
-    b.i[inp::REQ_VALID] = 0;
+    assert_eq!(
+        b.taken,
+        [1, 2],
+        "the third request's beat is held, not taken"
+    );
     let uids: Vec<u32> = b.packets().iter().map(|(_, p)| p.uid).collect();
     assert_eq!(uids, vec![0x2_0000, 0x2_0001]);
     b.feed(&pkt(Kind::Ack, 7, 2, 0x2_0001, &[]));
-    b.idle(2);
-    assert_eq!(b.o[out::REQ_READY], 1);
+    b.idle(20);
+    assert_eq!(b.requests.len(), 0, "taken once a slot is free");
+    let uids: Vec<u32> = b.packets().iter().map(|(_, p)| p.uid).collect();
+    assert!(uids.contains(&0x2_0002), "{uids:x?}");
 }
 
 #[test]
@@ -304,23 +370,256 @@ fn two_nis_back_to_back_complete_a_datagram() {
     let mut b = Bench::node(2);
     b.i[inp::DLV_READY] = 1;
     a.idle(1);
-    a.request(2, b"ping");
+    a.request(2, b"ping, pong");
     let (mut a_out, mut b_out) = (0u64, 0u64);
-    let mut delivered = 0;
     let mut done = 0;
     for _ in 0..100 {
         a.cycle(b_out);
-        a.i[inp::REQ_VALID] = 0;
         b.cycle(a_out);
         a_out = a.o[out::NET_OUT];
         b_out = b.o[out::NET_OUT];
-        delivered += b.o[out::DLV_VALID] * b.i[inp::DLV_READY];
         done += a.o[out::DONE_VALID];
     }
-    assert_eq!((delivered, done), (1, 1));
+    let words = beat_words(b"ping, pong");
+    assert_eq!(
+        b.datagrams().into_iter().map(|d| d.1).collect::<Vec<_>>(),
+        [words]
+    );
+    assert_eq!(done, 1);
     assert_eq!(a.cnt(cnt::RETRANSMIT), 0);
     assert!(
         b.ni.recv.iter().all(|r| !r.active),
         "FORGET freed the receive slot"
     );
+}
+
+/// A datagram of `len` bytes 1, 2, 3, ... .
+fn counting(len: usize) -> Vec<u8> {
+    (1..=len as u8).collect()
+}
+
+#[test]
+fn request_beats_are_taken_one_per_cycle_and_the_slot_commits_at_the_last() {
+    let mut b = Bench::sending(4, 1);
+    b.idle(1);
+    b.request(6, &counting(32));
+    for beat in 0..8 {
+        b.cycle(0);
+        assert_eq!(
+            b.o[out::REQ_READY],
+            (beat < 7) as u64,
+            "beat {beat}: ready until the last"
+        );
+    }
+    assert_eq!(b.taken, (1..=8).collect::<Vec<u64>>());
+    assert_eq!(b.ni.counter, 1, "the uid is used at the last beat");
+    b.idle(20);
+    let sends = b.packets();
+    assert_eq!(sends.len(), 1);
+    assert_eq!(
+        sends[0].0, 9,
+        "the SEND starts the cycle after the last beat"
+    );
+    assert_eq!(
+        sends[0].1,
+        pkt(Kind::Send, 4, 6, 0x4_0000, &counting(32)),
+        "dst and len as the first beat said"
+    );
+}
+
+#[test]
+fn the_bytes_past_the_length_are_sent_as_zero_and_a_zero_length_request_is_one_beat() {
+    let mut b = Bench::node(1);
+    b.idle(1);
+    b.raw_request(3, 5, &[0x0102_0304, 0x05FF_FFFF]);
+    b.raw_request(3, 0, &[0xFFFF_FFFF]);
+    b.idle(60);
+    let sent: Vec<Packet> = b.packets().into_iter().map(|x| x.1).collect();
+    assert_eq!(
+        sent,
+        [
+            pkt(Kind::Send, 1, 3, 0x1_0000, &[1, 2, 3, 4, 5]),
+            pkt(Kind::Send, 1, 3, 0x1_0001, &[]),
+        ]
+    );
+    assert_eq!(sent[0].words()[4], 0x0500_0000);
+    assert_eq!(b.taken, [1, 2, 3]);
+}
+
+#[test]
+fn bad_requests_are_refused_once_at_the_beat_that_shows_it_and_touch_nothing() {
+    // (req_len, beats given, the beat (from 1) at which it is refused)
+    let cases: [(u64, usize, usize); 6] = [
+        (33, 1, 1),
+        (63, 9, 1),
+        (8, 1, 1),
+        (32, 7, 7),
+        (4, 3, 1),
+        (0, 2, 1),
+    ];
+    for (len, beats, refused_at) in cases {
+        let mut b = Bench::sending(2, 1);
+        b.idle(1);
+        let words: Vec<u32> = (1..=beats as u32).collect();
+        b.raw_request(5, len, &words);
+        let mut counted = vec![];
+        for _ in 0..beats {
+            b.cycle(0);
+            counted.push(b.cnt(cnt::HOST_ERROR));
+            assert_eq!(b.o[out::REQ_READY], 1, "len {len}: the slot stays free");
+        }
+        let want: Vec<u64> = (1..=beats).map(|k| (k >= refused_at) as u64).collect();
+        assert_eq!(
+            counted, want,
+            "len {len}, {beats} beats: counted once, there"
+        );
+        assert_eq!(b.taken.len(), beats, "every beat is taken");
+        assert!(b.ni.requests.between(), "the next beat starts a request");
+        assert_eq!(b.ni.counter, 0, "no uid used");
+        assert!(b.ni.send.iter().all(|s| s.state == SendState::Free));
+        b.idle(300);
+        assert!(b.sent.is_empty(), "len {len}: nothing sent");
+        assert_eq!((b.o[out::DONE_VALID], b.cnt(cnt::HOST_ERROR)), (0, 1));
+        // The next request is read as its own, with the first uid.
+        b.request(5, b"next");
+        b.idle(20);
+        let sent: Vec<Packet> = b.packets().into_iter().map(|x| x.1).collect();
+        assert_eq!(
+            sent,
+            [pkt(Kind::Send, 2, 5, 0x2_0000, b"next")],
+            "len {len}"
+        );
+    }
+}
+
+#[test]
+fn a_refused_request_never_waits_and_never_lends_its_beats_to_the_next() {
+    let mut b = Bench::node(2);
+    b.idle(1);
+    // Too long: the 2nd beat lacks req_last; the 3rd to 5th are swallowed up to req_last,
+    // though the 4th looks like a header.
+    b.raw_request(5, 8, &[1, 2, 3, 0x0000_0004, 5]);
+    b.request(6, b"abcdefgh");
+    b.stream();
+    b.idle(20);
+    assert_eq!(b.cnt(cnt::HOST_ERROR), 1);
+    let sent: Vec<Packet> = b.packets().into_iter().map(|x| x.1).collect();
+    assert_eq!(sent, [pkt(Kind::Send, 2, 6, 0x2_0000, b"abcdefgh")]);
+    assert_eq!(b.taken, (1..=7).collect::<Vec<u64>>(), "no cycle lost");
+}
+
+#[test]
+fn the_slot_is_chosen_at_the_first_beat_and_stays_while_a_lower_one_frees() {
+    let mut b = Bench::sending(3, 2);
+    b.idle(1);
+    b.request(9, b"one");
+    b.idle(10);
+    assert_eq!(b.ni.send[0].state, SendState::Wait);
+    // Its ACK comes while the next request streams into slot 1; the FORGET frees slot 0 mid-way.
+    b.request(9, &counting(32));
+    let ack = pkt(Kind::Ack, 9, 3, 0x3_0000, &[]);
+    for f in ack.flits() {
+        b.cycle(f);
+    }
+    assert!(!b.requests.is_empty(), "still streaming");
+    b.stream();
+    assert_eq!(
+        b.o[out::DONE_VALID] + b.ni.send[0].state as u64,
+        0,
+        "slot 0 freed"
+    );
+    assert_eq!(
+        b.ni.send[1].state,
+        SendState::Wait,
+        "the request went where it started"
+    );
+    assert_eq!(b.ni.send[1].counter, 1);
+}
+
+#[test]
+fn a_zero_length_datagram_is_delivered_as_one_beat_of_zero() {
+    let mut b = Bench::node(5);
+    b.i[inp::DLV_READY] = 1;
+    b.feed(&pkt(Kind::Send, 2, 5, 0x2_0003, &[]));
+    assert_eq!(b.o[out::DLV_VALID], 1);
+    assert_eq!(
+        (b.o[out::DLV_DATA], b.o[out::DLV_LAST], b.o[out::DLV_LEN]),
+        (0, 1, 0)
+    );
+    b.idle(1);
+    assert_eq!(b.o[out::DLV_VALID], 0);
+    assert_eq!(b.datagrams(), [(b.t - 2, vec![0])]);
+}
+
+#[test]
+fn back_pressure_holds_each_beat_and_the_next_send_waits_for_the_last() {
+    let mut b = Bench::node(5);
+    let first = pkt(Kind::Send, 2, 5, 0x2_0001, &counting(12));
+    b.feed(&first);
+    assert_eq!(
+        b.o[out::DLV_VALID],
+        1,
+        "the first beat shows with the CRC flit"
+    );
+    let fields = |b: &Bench| (b.o[out::DLV_SRC], b.o[out::DLV_UID], b.o[out::DLV_LEN]);
+    // dlv_ready per cycle: each beat stays until taken, the fields held throughout.
+    let mut seen = vec![];
+    for ready in [0, 1, 0, 0, 1] {
+        b.i[inp::DLV_READY] = ready;
+        b.cycle(0);
+        assert_eq!(b.o[out::DLV_VALID], 1);
+        assert_eq!(fields(&b), (2, 0x2_0001, 12));
+        seen.push((b.o[out::DLV_DATA] as u32, b.o[out::DLV_LAST]));
+    }
+    let w = beat_words(&counting(12));
+    let want = [(w[0], 0), (w[1], 0), (w[1], 0), (w[1], 0), (w[2], 1)];
+    assert_eq!(seen, want);
+    // A SEND whose CRC flit comes in the cycle the last beat is taken is refused: the stream
+    // was busy in O_(t-1). One a cycle later is delivered.
+    let second = pkt(Kind::Send, 4, 5, 0x4_0001, b"late");
+    let flits = second.flits();
+    b.i[inp::DLV_READY] = 0;
+    for &f in &flits[..flits.len() - 1] {
+        b.cycle(f);
+    }
+    b.i[inp::DLV_READY] = 1;
+    b.cycle(flits[flits.len() - 1]);
+    assert_eq!((b.o[out::DLV_VALID], b.cnt(cnt::TABLE_FULL)), (0, 1));
+    b.feed(&second);
+    assert_eq!(
+        b.o[out::DLV_VALID],
+        1,
+        "delivered when the stream was idle before"
+    );
+    b.idle(1);
+    let got = b.datagrams();
+    assert_eq!(got[0].1, w);
+    assert_eq!(got[1].1, beat_words(b"late"));
+}
+
+#[test]
+fn a_request_streams_in_while_a_delivery_streams_out() {
+    let mut b = Bench::node(7);
+    b.idle(1);
+    b.i[inp::DLV_READY] = 1;
+    let incoming = pkt(Kind::Send, 1, 7, 0x1_0005, &counting(32));
+    b.request(1, &counting(20));
+    let flits = incoming.flits();
+    for &f in &flits {
+        b.cycle(f);
+    }
+    b.idle(40);
+    assert_eq!(
+        b.taken,
+        (1..=5).collect::<Vec<u64>>(),
+        "beats one per cycle meanwhile"
+    );
+    assert_eq!(
+        b.datagrams(),
+        [(flits.len() as u64, beat_words(&counting(32)))],
+        "eight beats from the CRC flit's cycle on"
+    );
+    let sent: Vec<Packet> = b.packets().into_iter().map(|x| x.1).collect();
+    assert_eq!(sent[0], pkt(Kind::Send, 7, 1, 0x7_0000, &counting(20)));
+    assert!(sent.contains(&pkt(Kind::Ack, 7, 1, 0x1_0005, &[])));
 }

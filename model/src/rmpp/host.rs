@@ -2,7 +2,8 @@
 //! end-to-end message scoreboard.
 //!
 //! Per node: a [`Sender`] (the send side of §12) fed by a seeded random message source, whose
-//! packets go to the node's framer whenever `tx_ready` shows; the receive path's `snd_*`
+//! packets are streamed to the node's framer (§13.1): the next one as soon as `tx_ready` shows,
+//! its beats in consecutive cycles while it stays high; the receive path's `snd_*`
 //! pulses go back to the sender. The upper layer accepts every message whole (`up_accept` =
 //! 2^32 - 1, the upcall taken as soon as it shows) and takes a delivery after reading its
 //! `ceil(len / 4)` words through the read port, one per cycle.
@@ -17,9 +18,12 @@ use std::collections::HashMap;
 use rand::{Rng, SeedableRng};
 
 use super::send::{Completion, Outcome, SendConfig, Sender};
-use super::{rx::out as rxo, Packet, Type};
+use super::{rx::inp as rxi, rx::out as rxo, Packet, Type};
 use crate::ni;
-use crate::system::{rin, rout, Layout};
+use crate::node::framer_inputs;
+use crate::stream::Beats;
+use crate::system::Layout;
+use idemnet_spec::framer;
 
 /// Where messages go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +90,8 @@ pub struct MsgHosts {
     traffic: MsgTraffic,
     q: f64,
     pub senders: Vec<Sender>,
+    /// Per node: the packet being streamed to the framer, and its beats.
+    framing: Vec<Option<(Packet, Beats)>>,
     reading: Vec<Option<Reading>>,
     recs: HashMap<(u16, u32), Rec>,
     next_upcall: HashMap<(u16, u16), u32>,
@@ -140,6 +146,7 @@ impl MsgHosts {
             q: (traffic.load / traffic.mean_flits()).min(1.0),
             traffic,
             senders,
+            framing: vec![None; lay.nodes],
             reading: (0..lay.nodes).map(|_| None).collect(),
             recs: HashMap::new(),
             next_upcall: HashMap::new(),
@@ -237,7 +244,7 @@ impl MsgHosts {
     pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
         let lay = self.lay;
         let n = lay.nodes;
-        let ro = |x: usize, p: usize| prev[lay.rout(rout::of_rx(x), p)];
+        let ro = |x: usize, p: usize| prev[lay.rx_output(x, p)];
         for p in 0..n {
             // New messages from the random source.
             if !self.quiet
@@ -279,22 +286,24 @@ impl MsgHosts {
             for c in self.senders[p].take_completions() {
                 self.completion(t, p, c);
             }
-            // The framer.
-            let pkt = if prev[lay.rout(rout::TX_READY, p)] & 1 == 1 {
-                self.senders[p].next_packet(t)
-            } else {
-                None
-            };
-            self.present(inputs, p, pkt.as_ref());
+            // The framer: the packet being streamed, or the next one once tx_ready shows.
+            let ready = prev[lay.framer_output(framer::out::TX_READY, p)] & 1 == 1;
+            if self.framing[p].is_none() && ready {
+                self.framing[p] = self.senders[p].next_packet(t).map(|packet| {
+                    let beats = Beats::new(&packet.data);
+                    (packet, beats)
+                });
+            }
+            self.present(inputs, p, ready);
             // The upcall: accept everything, at once.
             let up = ro(rxo::UP_VALID, p) & 1 == 1;
-            inputs[lay.rin(rin::UP_READY, p)] = up as u64;
-            inputs[lay.rin(rin::UP_ACCEPT, p)] = u32::MAX as u64;
+            inputs[lay.rx_input(rxi::UP_READY, p)] = up as u64;
+            inputs[lay.rx_input(rxi::UP_ACCEPT, p)] = u32::MAX as u64;
             if up {
                 self.upcall(t, p, prev);
             }
             // Deliveries: read, then take.
-            inputs[lay.rin(rin::DLV_READY, p)] = 0;
+            inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
             if self.reading[p].is_none() && ro(rxo::DLV_VALID, p) & 1 == 1 {
                 let len = ro(rxo::DLV_LEN, p) as usize;
                 self.reading[p] = Some(Reading {
@@ -314,12 +323,12 @@ impl MsgHosts {
             }
             let mut take = None;
             if let Some(r) = self.reading[p].as_mut() {
-                inputs[lay.rin(rin::RD_SLOT, p)] = r.slot;
+                inputs[lay.rx_input(rxi::RD_SLOT, p)] = r.slot;
                 if (r.issued as usize) < r.len.div_ceil(4) {
-                    inputs[lay.rin(rin::RD_WORD, p)] = r.issued;
+                    inputs[lay.rx_input(rxi::RD_WORD, p)] = r.issued;
                     r.issued += 1;
                 } else {
-                    inputs[lay.rin(rin::DLV_READY, p)] = 1;
+                    inputs[lay.rx_input(rxi::DLV_READY, p)] = 1;
                     take = self.reading[p].take();
                 }
             }
@@ -335,45 +344,34 @@ impl MsgHosts {
         for (p, r) in self.reading.iter_mut().enumerate() {
             if let Some(r) = r {
                 if r.words.len() < r.issued as usize {
-                    r.words
-                        .push(o[lay.rout(rout::of_rx(rxo::RD_DATA), p)] as u32);
+                    r.words.push(o[lay.rx_output(rxo::RD_DATA, p)] as u32);
                 }
             }
         }
     }
 
-    fn present(&mut self, inputs: &mut [u64], p: usize, pkt: Option<&Packet>) {
+    /// Presents node `p`'s framer beat of this cycle, if a packet is streaming; `ready`
+    /// (`tx_ready` in `O_(t-1)`) says the framer takes it now.
+    fn present(&mut self, inputs: &mut [u64], p: usize, ready: bool) {
         let lay = self.lay;
-        let mut set = |g: usize, v: u64| inputs[lay.rin(g, p)] = v;
-        match pkt {
-            Some(k) => {
-                set(rin::TX_VALID, 1);
-                set(rin::TX_DST, k.dst as u64);
-                set(rin::TX_TYPE, k.ty as u64);
-                set(rin::TX_MSG_ID, k.msg_id as u64);
-                set(rin::TX_LEN, k.len as u64);
-                set(rin::TX_SEQ, k.seq as u64);
-                set(rin::TX_INFO, ((k.info2 as u64) << 16) | k.info1 as u64);
-                set(rin::TX_MSG_NUM, k.msg_num as u64);
-                set(rin::TX_BYTES, k.data.len() as u64);
-                let mut w = [0u32; ni::PAYLOAD_WORDS];
-                for (j, x) in ni::bytes_to_words(&k.data).into_iter().enumerate() {
-                    w[j] = x;
-                }
-                inputs[lay.tx_data(p)..lay.tx_data(p) + 4].copy_from_slice(&ni::bus_from_words(&w));
-            }
-            None => {
-                for g in rin::TX_VALID..rin::GROUPS {
-                    set(g, 0);
-                }
-                inputs[lay.tx_data(p)..lay.tx_data(p) + 4].fill(0);
-            }
+        let beat = self.framing[p]
+            .as_ref()
+            .map(|(packet, beats)| (packet, beats.beat()));
+        framer_inputs(beat, |word, value| {
+            inputs[lay.framer_input(word, p)] = value
+        });
+        if ready
+            && self.framing[p]
+                .as_mut()
+                .is_some_and(|(_, beats)| beats.taken())
+        {
+            self.framing[p] = None;
         }
     }
 
     fn upcall(&mut self, t: u64, q: usize, prev: &[u64]) {
         let lay = self.lay;
-        let ro = |x: usize| prev[lay.rout(rout::of_rx(x), q)];
+        let ro = |x: usize| prev[lay.rx_output(x, q)];
         let (src, msg_id, num) = (
             ro(rxo::UP_SRC) as u16,
             ro(rxo::UP_MSG_ID) as u32,

@@ -1,63 +1,20 @@
 //! The RMPP receive path of docs/protocol.md §11, cycle-accurate at its ports.
 //!
-//! Block ports (as [`ModelBlock`], `clock` excluded), in this order: in `net_in` (35),
-//! `tx_gnt` (1), `up_ready` (1), `up_accept` (32), `dlv_ready` (1), `rd_slot` (4), `rd_word`
-//! (10); out `net_out` (35), `tx_req` (1), `up_valid` (1), `up_slot` (4), `up_src` (16),
-//! `up_msg_id`, `up_msg_num`, `up_len` (32), `dlv_valid` (1), `dlv_slot` (4), `dlv_src` (16),
-//! `dlv_msg_id`, `dlv_msg_num`, `dlv_len` (32), `rd_data` (32), `snd_valid` (1), `snd_type`
-//! (4), `snd_peer` (16), `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` (32),
-//! and the thirteen 16-bit counters of [`COUNTERS`].
+//! Block ports (as [`ModelBlock`], `clock` excluded): the table `idemnet_spec::rmpp::PORTS`
+//! (§11.3), re-exported as [`PORTS`], with the flat-buffer words [`inp`] and [`out`] computed
+//! from it.
 //!
 //! One `step` applies `I_t`, reads the state as it was before edge `t`, and shows `O_t`.
 
 use std::collections::VecDeque;
 
-use super::{cnt, Allowance, Packet, RmppConfig, Type, COUNTERS, HEADER_WORDS, MARKER, VERSION};
+use super::{cnt, Allowance, Packet, RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use crate::block::ModelBlock;
 use crate::ni::crc32_step;
 use crate::ports::PortSpec;
-use crate::switch::{FLIT_BITS, HEAD, TAIL, VALID};
+use crate::switch::{HEAD, TAIL, VALID};
 
-/// Flat input words of the In ports.
-pub mod inp {
-    pub const NET_IN: usize = 0;
-    pub const TX_GNT: usize = 1;
-    pub const UP_READY: usize = 2;
-    pub const UP_ACCEPT: usize = 3;
-    pub const DLV_READY: usize = 4;
-    pub const RD_SLOT: usize = 5;
-    pub const RD_WORD: usize = 6;
-    pub const WORDS: usize = 7;
-}
-
-/// Flat output words of the Out ports.
-pub mod out {
-    pub const NET_OUT: usize = 0;
-    pub const TX_REQ: usize = 1;
-    pub const UP_VALID: usize = 2;
-    pub const UP_SLOT: usize = 3;
-    pub const UP_SRC: usize = 4;
-    pub const UP_MSG_ID: usize = 5;
-    pub const UP_MSG_NUM: usize = 6;
-    pub const UP_LEN: usize = 7;
-    pub const DLV_VALID: usize = 8;
-    pub const DLV_SLOT: usize = 9;
-    pub const DLV_SRC: usize = 10;
-    pub const DLV_MSG_ID: usize = 11;
-    pub const DLV_MSG_NUM: usize = 12;
-    pub const DLV_LEN: usize = 13;
-    pub const RD_DATA: usize = 14;
-    pub const SND_VALID: usize = 15;
-    pub const SND_TYPE: usize = 16;
-    pub const SND_PEER: usize = 17;
-    pub const SND_MSG_ID: usize = 18;
-    pub const SND_LEN: usize = 19;
-    pub const SND_SEQ: usize = 20;
-    pub const SND_INFO: usize = 21;
-    pub const SND_MSG_NUM: usize = 22;
-    pub const COUNTERS: usize = 23;
-    pub const WORDS: usize = 36;
-}
+pub use idemnet_spec::rmpp::{inp, out, PORTS};
 
 /// Where a message is (§11.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -221,7 +178,7 @@ impl RmppRx {
         self.cfg
     }
 
-    /// The counters of [`COUNTERS`] as shown in the last `O_t`.
+    /// The counters of [`COUNTERS`](super::COUNTERS) as shown in the last `O_t`.
     pub fn counters(&self) -> &[u16; 13] {
         &self.counters
     }
@@ -619,36 +576,7 @@ fn reply(cfg: &RmppConfig, s: &Slot) -> Packet {
 
 impl ModelBlock for RmppRx {
     fn ports(&self) -> Vec<PortSpec> {
-        let mut v = vec![
-            PortSpec::input("net_in", FLIT_BITS),
-            PortSpec::input("tx_gnt", 1),
-            PortSpec::input("up_ready", 1),
-            PortSpec::input("up_accept", 32),
-            PortSpec::input("dlv_ready", 1),
-            PortSpec::input("rd_slot", 4),
-            PortSpec::input("rd_word", 10),
-            PortSpec::output("net_out", FLIT_BITS),
-            PortSpec::output("tx_req", 1),
-        ];
-        for p in ["up", "dlv"] {
-            v.push(PortSpec::output(format!("{p}_valid"), 1));
-            v.push(PortSpec::output(format!("{p}_slot"), 4));
-            v.push(PortSpec::output(format!("{p}_src"), 16));
-            v.push(PortSpec::output(format!("{p}_msg_id"), 32));
-            v.push(PortSpec::output(format!("{p}_msg_num"), 32));
-            v.push(PortSpec::output(format!("{p}_len"), 32));
-        }
-        v.push(PortSpec::output("rd_data", 32));
-        v.push(PortSpec::output("snd_valid", 1));
-        v.push(PortSpec::output("snd_type", 4));
-        v.push(PortSpec::output("snd_peer", 16));
-        for f in ["msg_id", "len", "seq", "info", "msg_num"] {
-            v.push(PortSpec::output(format!("snd_{f}"), 32));
-        }
-        for c in COUNTERS {
-            v.push(PortSpec::output(format!("cnt_{c}"), 16));
-        }
-        v
+        PORTS.specs()
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
