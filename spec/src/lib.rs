@@ -7,9 +7,9 @@
 //! What belongs here: the configuration structs with their documented defaults and ranges, the
 //! encodings of the wire (markers, message kinds, packet types, versions, header sizes), payload
 //! sizes, every block's port table with what derives from it (counter lists, flat-buffer offsets,
-//! host port names, the node's and the system's ports), and the reference CRC of the wire format. What does not: behaviour. How a switch, an NI or a receive
-//! path acts is written twice, once as RTL and once as the model, and compared; none of it is
-//! here.
+//! host port names, the node's and the system's ports), and the reference CRC of the wire format.
+//! What does not: behaviour. How a switch, an NI or a receive path acts is written twice, once as
+//! RTL and once as the model, and compared; none of it is here.
 //!
 //! - [`ports`]: a block's top-level port, as named in the emitted Verilog (§1, §7), and the port
 //!   [`ports::Table`] every host-facing block's ports are written in once; its documentation says

@@ -359,7 +359,8 @@ impl Table {
     }
 
     /// What follows `prefix` in the names of the ports that start with it, in port order (the
-    /// counters: `names_after("cnt_")`). `N` must be their number (checked as for [`Table::names`]).
+    /// counters: `names_after("cnt_")`). `N` must be their number (checked as for
+    /// [`Table::names`]).
     pub const fn names_after<const N: usize>(&self, prefix: &str) -> [&'static str; N] {
         let mut names = [""; N];
         let mut count = 0;
