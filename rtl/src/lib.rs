@@ -1,5 +1,6 @@
 //! Shared RTL building blocks of idemnet, written in rust-hdl 0.46.
 //!
+//! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
 //! * [`crc`]: one word of CRC-32/MPEG-2 as a combinational block ([`crc::Crc32Word`]).
 //! * [`fault`]: the link-fault injector of §9 ([`fault::LinkFault`]).
 //! * [`flit`]: the 35-bit flit wire format of `docs/protocol.md` §2 (bit positions, helpers).
@@ -12,6 +13,7 @@
 
 pub mod crc;
 pub mod fault;
+pub mod first_set;
 pub mod flit;
 pub mod lfsr;
 pub mod ports;
@@ -23,3 +25,14 @@ pub use idemnet_model::ports::{PortDir, PortSpec};
 /// Verilator lint waivers for rust-hdl's output style (`rtl/lint/waivers.vlt`, each with its
 /// reason). Every Verilator run of idemnet's emitted Verilog uses this one file.
 pub const LINT_WAIVERS: &str = include_str!("../lint/waivers.vlt");
+
+/// Helpers for the cells' tests.
+#[cfg(test)]
+pub(crate) mod simulation {
+    use rust_hdl::prelude::*;
+
+    /// Updates `uut` until its combinational logic stops changing.
+    pub fn settle<B: Block>(uut: &mut B) {
+        assert!(simulate(uut, 100), "the logic did not settle");
+    }
+}

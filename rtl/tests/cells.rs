@@ -1,0 +1,41 @@
+//! The cells' emitted Verilog through the open tools, each for two or three parameter sets:
+//! Verilator `-Wall` lint with the project's waivers, Icarus, and yosys `synth_ice40`, whose
+//! cell counts are printed (`docs/cells.md` quotes them; run with `--nocapture`) and bounded so
+//! that growth is noticed. With `IDEMNET_CELLS_VERILOG=<folder>` set, each design's Verilog is
+//! also written there (`FirstSet_8_3.v` for `FirstSet<8, 3>`), for the ECP5 figures of `docs/cells.md`.
+
+use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40Cells};
+use idemnet_rtl::first_set::FirstSet;
+use rust_hdl::prelude::*;
+
+/// Lints, compiles and synthesizes `block` as the top module; returns its iCE40 cell counts.
+fn through_the_tools<B: Block>(name: &str, mut block: B) -> Ice40Cells {
+    block.connect_all();
+    let verilog = generate_verilog(&block);
+    if let Some(folder) = std::env::var_os("IDEMNET_CELLS_VERILOG") {
+        let words: Vec<&str> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let file = std::path::Path::new(&folder).join(words.join("_") + ".v");
+        std::fs::write(file, &verilog).unwrap();
+    }
+    verilator_lint(&verilog, idemnet_rtl::LINT_WAIVERS).unwrap();
+    iverilog_compile(&verilog).unwrap();
+    let cells = yosys_ice40(&verilog).unwrap();
+    eprintln!("{name}, synth_ice40: {cells:?}");
+    cells
+}
+
+#[test]
+fn first_set() {
+    let narrow = through_the_tools("FirstSet<8, 3>", FirstSet::<8, 3>::new());
+    let wide = through_the_tools("FirstSet<16, 4>", FirstSet::<16, 4>::new());
+    let widest = through_the_tools("FirstSet<64, 6>", FirstSet::<64, 6>::new());
+    assert!(narrow.luts <= 20, "{narrow:?}");
+    assert!(wide.luts <= 45, "{wide:?}");
+    assert!(widest.luts <= 300, "{widest:?}");
+    for cells in [narrow, wide, widest] {
+        assert_eq!((cells.flip_flops, cells.carries), (0, 0), "{cells:?}");
+    }
+}
