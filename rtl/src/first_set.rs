@@ -22,11 +22,12 @@
 //! with its default abc9) and lost on iCE40 on both counts:
 //!
 //! | `WIDTH` | prefix, iCE40 | carry, iCE40 | prefix, ECP5 | carry, ECP5 |
-//! |---------|---------------|--------------|--------------|-------------|
-//! | 8 | 15 LUT4, 3 levels | 23 LUT4 + 6 SB_CARRY, 4 LUT + 6 carry | 52 LUT4 | 27 LUT4 + 4 CCU2C |
-//! | 16 | 34 LUT4, 6 levels | 65 LUT4 + 14 SB_CARRY, 4 LUT + 14 carry | 83 LUT4 | 52 LUT4 + 8 CCU2C |
-//! | 32 | 97 LUT4, 6 levels | 115 LUT4 + 30 SB_CARRY, 5 LUT + 29 carry | 199 LUT4 | 116 LUT4 + 16 CCU2C |
+//! |---|---|---|---|---|
+//! | 8 | 15 LUT4; 3 LUT | 23 LUT4, 6 carry; 4 LUT + 6 carry | 52 LUT4 | 27 LUT4, 4 CCU2C |
+//! | 16 | 34 LUT4; 6 LUT | 65 LUT4, 14 carry; 4 LUT + 14 carry | 83 LUT4 | 52 LUT4, 8 CCU2C |
+//! | 32 | 97 LUT4; 6 LUT | 115 LUT4, 30 carry; 5 LUT + 29 carry | 199 LUT4 | 116 LUT4, 16 CCU2C |
 //!
+//! (cells; the longest path in LUTs and `SB_CARRY` cells, counted on the mapped netlist.)
 //! iCE40 is the smaller part and the one idemnet fills, so the prefix form is the one here; on
 //! ECP5 the carry form takes fewer LUT4 (abc9 builds the prefix from wide PFUMX/L6MUX21 muxes),
 //! which matters only if ECP5 area ever binds.

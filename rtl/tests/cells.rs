@@ -2,9 +2,11 @@
 //! Verilator `-Wall` lint with the project's waivers, Icarus, and yosys `synth_ice40`, whose
 //! cell counts are printed (`docs/cells.md` quotes them; run with `--nocapture`) and bounded so
 //! that growth is noticed. With `IDEMNET_CELLS_VERILOG=<folder>` set, each design's Verilog is
-//! also written there (`FirstSet_8_3.v` for `FirstSet<8, 3>`), for the ECP5 figures of `docs/cells.md`.
+//! also written there (`FirstSet_8_3.v` for `FirstSet<8, 3>`), for the ECP5 figures of
+//! `docs/cells.md`.
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40Cells};
+use idemnet_rtl::fifo::{Fifo, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
 use rust_hdl::prelude::*;
 
@@ -38,4 +40,30 @@ fn first_set() {
     for cells in [narrow, wide, widest] {
         assert_eq!((cells.flip_flops, cells.carries), (0, 0), "{cells:?}");
     }
+}
+
+#[test]
+fn fifo() {
+    let single = through_the_tools("Fifo<Bits<8>, 1, 1> depth 1", Fifo::<Bits<8>, 1, 1>::new(1));
+    let registers = through_the_tools(
+        "Fifo<Bits<4>, 4, 5> depth 16, registers",
+        Fifo::<Bits<4>, 4, 5>::with_style(16, MemoryStyle::Registers),
+    );
+    let flits = through_the_tools(
+        "Fifo<Bits<35>, 4, 4> depth 12",
+        Fifo::<Bits<35>, 4, 4>::new(12),
+    );
+    let deep = through_the_tools(
+        "Fifo<Bits<8>, 9, 10> depth 512",
+        Fifo::<Bits<8>, 9, 10>::new(512),
+    );
+    assert!(single.luts <= 20 && single.brams == 0, "{single:?}");
+    // 64 bits of storage in flip-flops, read through a multiplexer.
+    assert!(
+        registers.flip_flops >= 64 && registers.luts <= 120 && registers.brams == 0,
+        "{registers:?}"
+    );
+    // yosys puts 12 x 35 bits into three 16-bit-wide block RAMs rather than 420 flip-flops.
+    assert!(flits.brams == 3 && flits.luts <= 100, "{flits:?}");
+    assert!(deep.brams == 1 && deep.luts <= 120, "{deep:?}");
 }
