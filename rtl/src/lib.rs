@@ -1,5 +1,7 @@
 //! Shared RTL building blocks of idemnet, written in rust-hdl 0.46.
 //!
+//! * [`counter_bank`]: wrapping event counters counted by reason from several sources
+//!   ([`counter_bank::CounterBank`]).
 //! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
 //!   it keeps its words in ([`fifo::CombinationalReadMemory`]).
 //! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
@@ -13,6 +15,7 @@
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
 //!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
 
+pub mod counter_bank;
 pub mod crc;
 pub mod fault;
 pub mod fifo;

@@ -6,6 +6,7 @@
 //! `docs/cells.md`.
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40Cells};
+use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
 use rust_hdl::prelude::*;
@@ -66,4 +67,54 @@ fn fifo() {
     // yosys puts 12 x 35 bits into three 16-bit-wide block RAMs rather than 420 flip-flops.
     assert!(flits.brams == 3 && flits.luts <= 100, "{flits:?}");
     assert!(deep.brams == 1 && deep.luts <= 120, "{deep:?}");
+}
+
+/// A counter bank with one strobe per counter: source `s` always names counter `s`.
+#[derive(LogicBlock)]
+struct StrobePerCounter {
+    clock: Signal<In, Clock>,
+    strobe: Vec<Signal<In, Bit>>,
+    count: Vec<Signal<Out, Bits<16>>>,
+    bank: CounterBank<10, 10, 4, 16>,
+    reason: Vec<Constant<Bits<4>>>,
+}
+
+impl Logic for StrobePerCounter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.bank.clock.next = self.clock.val();
+        for counter in 0..10 {
+            self.bank.strobe[counter].next = self.strobe[counter].val();
+            self.bank.reason[counter].next = self.reason[counter].val();
+            self.count[counter].next = self.bank.count[counter].val();
+        }
+    }
+}
+
+#[test]
+fn counter_bank() {
+    let direct = through_the_tools(
+        "CounterBank<10, 2, 4, 16> direct",
+        CounterBank::<10, 2, 4, 16>::new(false),
+    );
+    let registered = through_the_tools(
+        "CounterBank<10, 2, 4, 16> registered strobes",
+        CounterBank::<10, 2, 4, 16>::new(true),
+    );
+    let per_counter = through_the_tools(
+        "CounterBank<10, 10, 4, 16> one strobe per counter",
+        StrobePerCounter {
+            clock: Default::default(),
+            strobe: (0..10).map(|_| Default::default()).collect(),
+            count: (0..10).map(|_| Default::default()).collect(),
+            bank: CounterBank::new(false),
+            reason: (0..10u64).map(|r| Constant::new(r.to_bits())).collect(),
+        },
+    );
+    assert_eq!(direct.flip_flops, 160, "{direct:?}");
+    assert_eq!(registered.flip_flops, 160 + 2 * (1 + 4), "{registered:?}");
+    assert_eq!(per_counter.flip_flops, 160, "{per_counter:?}");
+    for cells in [direct, registered, per_counter] {
+        assert!(cells.luts <= 400, "{cells:?}");
+    }
 }
