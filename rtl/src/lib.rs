@@ -10,6 +10,8 @@
 //! * [`flit`]: the 35-bit flit wire format of `docs/protocol.md` §2 (bit positions, helpers).
 //! * [`lfsr`]: the 16-bit Galois LFSR of §4 as a reusable block ([`lfsr::Lfsr`]) plus the
 //!   software reference functions it is tested against.
+//! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers
+//!   ([`round_robin::RoundRobin`]).
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
@@ -24,6 +26,7 @@ pub mod flit;
 pub mod lfsr;
 pub mod ports;
 pub mod reg;
+pub mod round_robin;
 pub mod uart;
 
 pub use idemnet_model::ports::{PortDir, PortSpec};

@@ -9,6 +9,7 @@ use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40C
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::round_robin::RoundRobin;
 use rust_hdl::prelude::*;
 
 /// Lints, compiles and synthesizes `block` as the top module; returns its iCE40 cell counts.
@@ -116,5 +117,19 @@ fn counter_bank() {
     assert_eq!(per_counter.flip_flops, 160, "{per_counter:?}");
     for cells in [direct, registered, per_counter] {
         assert!(cells.luts <= 400, "{cells:?}");
+    }
+}
+
+#[test]
+fn round_robin() {
+    let three = through_the_tools("RoundRobin<3, 2>", RoundRobin::<3, 2>::new());
+    let four = through_the_tools("RoundRobin<4, 2>", RoundRobin::<4, 2>::new());
+    let sixteen = through_the_tools("RoundRobin<16, 4>", RoundRobin::<16, 4>::new());
+    for (cells, requesters, index_bits, luts) in
+        [(three, 3, 2, 24), (four, 4, 2, 36), (sixteen, 16, 4, 170)]
+    {
+        // One bit per requester in `last` and `after_last`, and `last_index`.
+        assert_eq!(cells.flip_flops, 2 * requesters + index_bits, "{cells:?}");
+        assert!(cells.luts <= luts, "{cells:?}");
     }
 }
