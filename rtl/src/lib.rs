@@ -1,17 +1,22 @@
 //! Shared RTL building blocks of idemnet, written in rust-hdl 0.46.
 //!
+//! The cell library (`docs/cells.md`), small parameterized blocks tested beside themselves:
+//!
+//! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
+//! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
+//!   it keeps its words in ([`fifo::TransparentMemory`]).
 //! * [`counter_bank`]: wrapping event counters counted by reason from several sources
 //!   ([`counter_bank::CounterBank`]).
-//! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
-//!   it keeps its words in ([`fifo::CombinationalReadMemory`]).
-//! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
+//! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers
+//!   ([`round_robin::RoundRobin`]).
+//!
+//! The protocol's blocks and helpers:
+//!
 //! * [`crc`]: one word of CRC-32/MPEG-2 as a combinational block ([`crc::Crc32Word`]).
 //! * [`fault`]: the link-fault injector of §9 ([`fault::LinkFault`]).
 //! * [`flit`]: the 35-bit flit wire format of `docs/protocol.md` §2 (bit positions, helpers).
 //! * [`lfsr`]: the 16-bit Galois LFSR of §4 as a reusable block ([`lfsr::Lfsr`]) plus the
 //!   software reference functions it is tested against.
-//! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers
-//!   ([`round_robin::RoundRobin`]).
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
