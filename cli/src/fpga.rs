@@ -99,8 +99,14 @@ pub fn fpga(
             .map(|f| format!(", Fmax {f:.1} MHz against {} MHz", r.constraint_mhz))
             .unwrap_or_default();
         eprintln!(
-            "idemnet fpga: {b} / {d}: {} LUT4, {} FF, {} carry, {} BRAM{fmax} (synthesis {:.0} s, place and route {:.0} s)",
-            r.luts, r.flip_flops, r.carries, r.brams, r.synth_seconds, r.pnr_seconds
+            "idemnet fpga: {b} / {d}: {} LUT4, {} FF, {} carry, {} BRAM{fmax} (synthesis {:.0} s, place and route {:.0} s, bitstream {:.0} s)",
+            r.luts,
+            r.flip_flops,
+            r.carries,
+            r.brams,
+            r.synth_seconds,
+            r.pnr_seconds,
+            r.bitstream_seconds
         );
         if let Some(p) = &r.critical_path {
             if r.timing_met == Some(false) {

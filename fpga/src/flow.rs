@@ -74,8 +74,13 @@ pub struct Report {
     /// Why it does not fit, in nextpnr's words.
     pub unfit: Option<String>,
     pub bitstream: Option<PathBuf>,
+    /// Wall-clock time of each stage: synthesis, place and route, and the bitstream (packing,
+    /// and icetime on the iCE40).
     pub synth_seconds: f64,
     pub pnr_seconds: f64,
+    pub bitstream_seconds: f64,
+    /// The tools that ran, each as its path and the version line it prints.
+    pub tools: Vec<String>,
 }
 
 /// Where the ECP5 tools live: `$IDEMNET_FPGA_VENV`, else the workspace's `.venv-fpga` (made by
@@ -87,10 +92,20 @@ pub fn venv() -> PathBuf {
     }
 }
 
-/// The program of a tool on `board`.
+/// Whether `name` is a program on `PATH`.
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
+}
+
+/// The program of a tool on `board`. The iCE40 tools are Debian's. For the ECP5, a native
+/// `nextpnr-ecp5` or `ecppack` on `PATH` is used when there is one (it runs natively, not as
+/// WebAssembly); yosys is YoWASP's even when Debian's is present, because Debian 12's yosys 0.23
+/// maps the ECP5 designs to more LUTs (the NI: 5,433 LUT4 against YoWASP 0.70's 4,915).
 fn tool(board: Board, name: &str) -> Result<PathBuf> {
     match board {
         Board::Ice40Hx8k => Ok(PathBuf::from(name)),
+        Board::Ecp5_85k if name != "yosys" && on_path(name) => Ok(PathBuf::from(name)),
         Board::Ecp5_85k => {
             let p = venv().join("bin").join(format!("yowasp-{name}"));
             if !p.exists() {
@@ -103,6 +118,32 @@ fn tool(board: Board, name: &str) -> Result<PathBuf> {
             Ok(p)
         }
     }
+}
+
+/// The first line a tool prints for `version_flag`, as the report names the tool (for example
+/// `Yosys 0.23 (git sha1 7ce5011c24b)`); the program's path when it prints none.
+fn tool_version(board: Board, name: &str, version_flag: &str) -> Result<String> {
+    let prog = tool(board, name)?;
+    let line = Command::new(&prog)
+        .arg(version_flag)
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            text.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_string)
+        });
+    Ok(format!(
+        "{}: {}",
+        prog.display(),
+        line.unwrap_or_else(|| "(no version line)".into())
+    ))
 }
 
 fn run(board: Board, name: &str, dir: &Path, args: &[&str]) -> Result<String> {
@@ -260,6 +301,9 @@ pub fn run_flow(
         Board::Ice40Hx8k => "synth_ice40 -top board -json board.json",
         Board::Ecp5_85k => "synth_ecp5 -top board -json board.json",
     };
+    let tools = vec![tool_version(board, "yosys", "-V")?];
+    let label = format!("idemnet fpga: {board} / {design}");
+    eprintln!("{label}: synthesis ({synth}) ...");
     let t0 = Instant::now();
     run(
         board,
@@ -275,6 +319,7 @@ pub fn run_flow(
         ],
     )?;
     let synth_seconds = t0.elapsed().as_secs_f64();
+    eprintln!("{label}: synthesis took {synth_seconds:.1} s");
     let stat: Value = serde_json::from_str(
         &fs::read_to_string(dir.join("stat.json")).context("reading stat.json")?,
     )
@@ -309,6 +354,8 @@ pub fn run_flow(
         bitstream: None,
         synth_seconds,
         pnr_seconds: 0.0,
+        bitstream_seconds: 0.0,
+        tools,
     };
     if stage == Stage::Bitstream && !report.fits {
         // Pack only, for the cell count nextpnr would have to place.
@@ -340,14 +387,24 @@ pub fn run_flow(
             "-l",
             "nextpnr.log",
         ];
+        let mut a = board.nextpnr_device().to_vec();
+        a.extend(match board {
+            Board::Ice40Hx8k => ["--asc", "board.asc"],
+            Board::Ecp5_85k => ["--textcfg", "board.config"],
+        });
+        a.extend(common);
+        report
+            .tools
+            .push(tool_version(board, board.nextpnr(), "--version")?);
+        eprintln!("{label}: place and route at {constraint_mhz} MHz ...");
+        if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
+            return finish(&dir, report);
+        }
+        report.pnr_seconds = t1.elapsed().as_secs_f64();
+        eprintln!("{label}: place and route took {:.1} s", report.pnr_seconds);
+        let t2 = Instant::now();
         let bitstream = match board {
             Board::Ice40Hx8k => {
-                let mut a = board.nextpnr_device().to_vec();
-                a.extend(["--asc", "board.asc"]);
-                a.extend(common);
-                if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
-                    return finish(&dir, report);
-                }
                 run(board, "icepack", &dir, &["board.asc", "board.bin"])?;
                 let t = run(
                     board,
@@ -369,12 +426,9 @@ pub fn run_flow(
                 dir.join("board.bin")
             }
             Board::Ecp5_85k => {
-                let mut a = board.nextpnr_device().to_vec();
-                a.extend(["--textcfg", "board.config"]);
-                a.extend(common);
-                if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
-                    return finish(&dir, report);
-                }
+                report
+                    .tools
+                    .push(tool_version(board, "ecppack", "--version")?);
                 run(
                     board,
                     "ecppack",
@@ -384,7 +438,8 @@ pub fn run_flow(
                 dir.join("board.bit")
             }
         };
-        report.pnr_seconds = t1.elapsed().as_secs_f64();
+        report.bitstream_seconds = t2.elapsed().as_secs_f64();
+        eprintln!("{label}: bitstream took {:.1} s", report.bitstream_seconds);
         let nr: Value = serde_json::from_str(
             &fs::read_to_string(dir.join("nextpnr-report.json"))
                 .context("reading nextpnr-report.json")?,

@@ -12,6 +12,8 @@
 //!   of its link's raw rate (4 bytes per cycle);
 //! - an **idempotent load sweep** on the golden model (uniform traffic, seed 1, 200,000 cycles,
 //!   drained): goodput, median and p99 latency;
+//!   the latencies also in ns at each board's achieved clock, read from the last `idemnet fpga`
+//!   reports in `build/fpga/` (the slowest of the system's blocks on that board);
 //! - **system cycles per second**: the golden model alone, the Verilated RTL alone, and the
 //!   lockstep job, under both protocols (datagrams at load 0.05, messages at 0.05) with loss
 //!   0.001 and corruption 0.0005.
@@ -218,6 +220,34 @@ fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
     cycles as f64 / t0.elapsed().as_secs_f64()
 }
 
+/// The clock each board achieves for the system's blocks: the lowest Fmax nextpnr reported in
+/// `build/fpga/<board>/<design>/idemnet-report.json` over the switch, the NI, the RMPP receive
+/// path and the whole system (those that have a report), with the designs it came from. The
+/// figures are read from the last `idemnet fpga` run, never written here.
+fn achieved_clocks() -> Vec<(&'static str, Option<(f64, String)>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../build/fpga");
+    ["ice40-hx8k", "ecp5-85k"]
+        .into_iter()
+        .map(|board| {
+            let mut found: Vec<(f64, &str)> = ["switch", "ni", "rmpp-rx", "system16"]
+                .into_iter()
+                .filter_map(|design| {
+                    let path = root.join(board).join(design).join("idemnet-report.json");
+                    let text = std::fs::read_to_string(path).ok()?;
+                    let report: serde_json::Value = serde_json::from_str(&text).ok()?;
+                    Some((report.get("fmax_mhz")?.as_f64()?, design))
+                })
+                .collect();
+            found.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let clock = found.first().map(|&(mhz, _)| {
+                let named: Vec<String> = found.iter().map(|(f, d)| format!("{d} {f:.1}")).collect();
+                (mhz, format!("the slowest of {}", named.join(", ")))
+            });
+            (board, clock)
+        })
+        .collect()
+}
+
 fn main() {
     let tree = FatTree::new(4, 2).unwrap();
     let cfg = Config::named("system-4x2").unwrap();
@@ -235,24 +265,48 @@ fn main() {
         || ModelDut::new(System::new(tree, NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap());
 
     println!("zero-load latency in cycles (model and RTL agree):");
+    let mut latencies = vec![];
     for (hops, src, dst) in [(2, 0, 3), (4, 0, 12)] {
         let mut row = vec![];
         for len in [0u64, 32] {
             let m = datagram_latency(&mut model(), lay, src, dst, len);
             let r = datagram_latency(&mut rtl(), lay, src, dst, len);
             assert_eq!(m, r, "model and RTL disagree");
-            row.push(format!("datagram {len} B: {m}"));
+            row.push((format!("datagram {len} B"), m));
         }
         for len in [0usize, 32, 512] {
             let m = message_latency(&mut model(), lay, src, dst, len);
             let r = message_latency(&mut rtl(), lay, src, dst, len);
             assert_eq!(m, r, "model and RTL disagree");
-            row.push(format!("message {len} B: {m}"));
+            row.push((format!("message {len} B"), m));
         }
+        let cells: Vec<String> = row.iter().map(|(n, c)| format!("{n}: {c}")).collect();
         println!(
             "  {hops} link hops (node {src} to {dst}): {}",
-            row.join(", ")
+            cells.join(", ")
         );
+        latencies.push((hops, src, dst, row));
+    }
+    for (board, clock) in achieved_clocks() {
+        match clock {
+            Some((mhz, source)) => {
+                println!("zero-load latency in ns on {board} at {mhz:.1} MHz ({source}):");
+                for (hops, src, dst, row) in &latencies {
+                    let cells: Vec<String> = row
+                        .iter()
+                        .map(|(n, c)| format!("{n}: {:.0}", *c as f64 * 1000.0 / mhz))
+                        .collect();
+                    println!(
+                        "  {hops} link hops (node {src} to {dst}): {}",
+                        cells.join(", ")
+                    );
+                }
+            }
+            None => println!(
+                "zero-load latency in ns on {board}: no place-and-route report in build/fpga/{board}/ \
+                 (run `idemnet fpga --board {board} --all` first)"
+            ),
+        }
     }
 
     println!("goodput, payload bytes per cycle into the receiver (fraction of the link's 4 B/cycle), no faults:");

@@ -1,0 +1,135 @@
+//! The cells' emitted Verilog through the open tools, each for two or three parameter sets:
+//! Verilator `-Wall` lint with the project's waivers, Icarus, and yosys `synth_ice40`, whose
+//! cell counts are printed (`docs/cells.md` quotes them; run with `--nocapture`) and bounded so
+//! that growth is noticed. With `IDEMNET_CELLS_VERILOG=<folder>` set, each design's Verilog is
+//! also written there (`FirstSet_8_3.v` for `FirstSet<8, 3>`), for the ECP5 figures of
+//! `docs/cells.md`.
+
+use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40Cells};
+use idemnet_rtl::counter_bank::CounterBank;
+use idemnet_rtl::fifo::{Fifo, MemoryStyle};
+use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::round_robin::RoundRobin;
+use rust_hdl::prelude::*;
+
+/// Lints, compiles and synthesizes `block` as the top module; returns its iCE40 cell counts.
+fn through_the_tools<B: Block>(name: &str, mut block: B) -> Ice40Cells {
+    block.connect_all();
+    let verilog = generate_verilog(&block);
+    if let Some(folder) = std::env::var_os("IDEMNET_CELLS_VERILOG") {
+        let words: Vec<&str> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let file = std::path::Path::new(&folder).join(words.join("_") + ".v");
+        std::fs::write(file, &verilog).unwrap();
+    }
+    verilator_lint(&verilog, idemnet_rtl::LINT_WAIVERS).unwrap();
+    iverilog_compile(&verilog).unwrap();
+    let cells = yosys_ice40(&verilog).unwrap();
+    eprintln!("{name}, synth_ice40: {cells:?}");
+    cells
+}
+
+#[test]
+fn first_set() {
+    let narrow = through_the_tools("FirstSet<8, 3>", FirstSet::<8, 3>::new());
+    let wide = through_the_tools("FirstSet<16, 4>", FirstSet::<16, 4>::new());
+    let widest = through_the_tools("FirstSet<64, 6>", FirstSet::<64, 6>::new());
+    assert!(narrow.luts <= 20, "{narrow:?}");
+    assert!(wide.luts <= 45, "{wide:?}");
+    assert!(widest.luts <= 300, "{widest:?}");
+    for cells in [narrow, wide, widest] {
+        assert_eq!((cells.flip_flops, cells.carries), (0, 0), "{cells:?}");
+    }
+}
+
+#[test]
+fn fifo() {
+    let single = through_the_tools("Fifo<Bits<8>, 1, 1> depth 1", Fifo::<Bits<8>, 1, 1>::new(1));
+    let registers = through_the_tools(
+        "Fifo<Bits<4>, 4, 5> depth 16, registers",
+        Fifo::<Bits<4>, 4, 5>::with_style(16, MemoryStyle::Registers),
+    );
+    let flits = through_the_tools(
+        "Fifo<Bits<35>, 4, 4> depth 12",
+        Fifo::<Bits<35>, 4, 4>::new(12),
+    );
+    let deep = through_the_tools(
+        "Fifo<Bits<8>, 9, 10> depth 512",
+        Fifo::<Bits<8>, 9, 10>::new(512),
+    );
+    assert!(single.luts <= 20 && single.brams == 0, "{single:?}");
+    // 64 bits of storage in flip-flops, read through a multiplexer.
+    assert!(
+        registers.flip_flops >= 64 && registers.luts <= 120 && registers.brams == 0,
+        "{registers:?}"
+    );
+    // yosys puts 12 x 35 bits into three 16-bit-wide block RAMs rather than 420 flip-flops.
+    assert!(flits.brams == 3 && flits.luts <= 100, "{flits:?}");
+    assert!(deep.brams == 1 && deep.luts <= 120, "{deep:?}");
+}
+
+/// A counter bank with one strobe per counter: source `s` always names counter `s`.
+#[derive(LogicBlock)]
+struct StrobePerCounter {
+    clock: Signal<In, Clock>,
+    strobe: Vec<Signal<In, Bit>>,
+    count: Vec<Signal<Out, Bits<16>>>,
+    bank: CounterBank<10, 10, 4, 16>,
+    reason: Vec<Constant<Bits<4>>>,
+}
+
+impl Logic for StrobePerCounter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.bank.clock.next = self.clock.val();
+        for counter in 0..10 {
+            self.bank.strobe[counter].next = self.strobe[counter].val();
+            self.bank.reason[counter].next = self.reason[counter].val();
+            self.count[counter].next = self.bank.count[counter].val();
+        }
+    }
+}
+
+#[test]
+fn counter_bank() {
+    let direct = through_the_tools(
+        "CounterBank<10, 2, 4, 16> direct",
+        CounterBank::<10, 2, 4, 16>::new(false),
+    );
+    let registered = through_the_tools(
+        "CounterBank<10, 2, 4, 16> registered strobes",
+        CounterBank::<10, 2, 4, 16>::new(true),
+    );
+    let per_counter = through_the_tools(
+        "CounterBank<10, 10, 4, 16> one strobe per counter",
+        StrobePerCounter {
+            clock: Default::default(),
+            strobe: (0..10).map(|_| Default::default()).collect(),
+            count: (0..10).map(|_| Default::default()).collect(),
+            bank: CounterBank::new(false),
+            reason: (0..10u64).map(|r| Constant::new(r.to_bits())).collect(),
+        },
+    );
+    assert_eq!(direct.flip_flops, 160, "{direct:?}");
+    assert_eq!(registered.flip_flops, 160 + 2 * (1 + 4), "{registered:?}");
+    assert_eq!(per_counter.flip_flops, 160, "{per_counter:?}");
+    for cells in [direct, registered, per_counter] {
+        assert!(cells.luts <= 400, "{cells:?}");
+    }
+}
+
+#[test]
+fn round_robin() {
+    let three = through_the_tools("RoundRobin<3, 2>", RoundRobin::<3, 2>::new());
+    let four = through_the_tools("RoundRobin<4, 2>", RoundRobin::<4, 2>::new());
+    let sixteen = through_the_tools("RoundRobin<16, 4>", RoundRobin::<16, 4>::new());
+    for (cells, requesters, index_bits, luts) in
+        [(three, 3, 2, 24), (four, 4, 2, 36), (sixteen, 16, 4, 170)]
+    {
+        // One bit per requester in `last` and `after_last`, and `last_index`.
+        assert_eq!(cells.flip_flops, 2 * requesters + index_bits, "{cells:?}");
+        assert!(cells.luts <= luts, "{cells:?}");
+    }
+}
