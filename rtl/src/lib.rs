@@ -7,6 +7,8 @@
 //!   software reference functions it is tested against.
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
+//! * [`worm_receiver`]: the receiving end of a worm ([`worm_receiver::WormReceiver`]): framing,
+//!   route check, running CRC and one verdict per worm (§8.3).
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
 //!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
 
@@ -16,7 +18,10 @@ pub mod flit;
 pub mod lfsr;
 pub mod ports;
 pub mod reg;
+#[cfg(test)]
+mod testing;
 pub mod uart;
+pub mod worm_receiver;
 
 pub use idemnet_model::ports::{PortDir, PortSpec};
 
