@@ -9,6 +9,8 @@
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
 //! * [`worm_receiver`]: the receiving end of a worm ([`worm_receiver::WormReceiver`]): framing,
 //!   route check, running CRC and one verdict per worm (§8.3).
+//! * [`worm_transmitter`]: the sending end ([`worm_transmitter::WormTransmitter`]): link request
+//!   and grant, the words asked of the parent by index, head and tail bits, the CRC (§8.5).
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
 //!   the emitted Verilog, as [`idemnet_model::ports::PortSpec`]s.
 
@@ -22,6 +24,7 @@ pub mod reg;
 mod testing;
 pub mod uart;
 pub mod worm_receiver;
+pub mod worm_transmitter;
 
 pub use idemnet_model::ports::{PortDir, PortSpec};
 
