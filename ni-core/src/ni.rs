@@ -1,39 +1,39 @@
 //! The idempotent network interface of docs/protocol.md §8, as a rust-hdl block.
 
+use idemnet_rtl::counter_bank::CounterBank;
+use idemnet_rtl::fifo::{MemoryStyle, TransparentMemory};
+use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::flit::Flit;
+use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
 use idemnet_rtl::worm_transmitter::WormTransmitter;
-use idemnet_spec::ni::NiConfig;
+use idemnet_spec::ni::{NiConfig, COUNTERS, PAYLOAD_WORDS};
 use rust_hdl::prelude::*;
 
-/// The NI's host-side input ports, in port order (the system's and the self-test's port lists
-/// repeat them per node).
-pub const HOST_INPUTS: [&str; 5] = ["req_valid", "req_dst", "req_len", "req_data", "dlv_ready"];
-
-/// The NI's host-side output ports, counters included, in port order.
-pub const HOST_OUTPUTS: [&str; 18] = [
-    "req_ready",
-    "dlv_valid",
-    "dlv_src",
-    "dlv_uid",
-    "dlv_len",
-    "dlv_data",
-    "done_valid",
-    "done_uid",
-    "cnt_crc",
-    "cnt_truncated",
-    "cnt_malformed",
-    "cnt_misrouted",
-    "cnt_not_source",
-    "cnt_table_full",
-    "cnt_unknown",
-    "cnt_busy",
-    "cnt_duplicate",
-    "cnt_retransmit",
-];
+/// The NI's port table and its host port names (§8.2), from the contract's one copy.
+pub use idemnet_spec::ni::{HOST_INPUTS, HOST_OUTPUTS, PORTS};
 
 /// Header words of an NI packet after its route (§8.1): the header (`type`, `len`) and the uid.
 pub const HEADER_WORDS: usize = 2;
+
+/// Address bits of the send payload memory: a slot number (up to 16 slots) and a word. The
+/// memory is declared for 16 slots whatever `send_slots` is, so that every address the index
+/// can hold is a word (Verilator holds an index to the array's size); the slots not built are
+/// never written, and a block RAM holds 128 words of 32 bits in as many cells as 8 (two iCE40
+/// `SB_RAM40_4K` of 256 x 16, one ECP5 `DP16KD` of 512 x 36).
+const SEND_ADDRESS_BITS: usize = 7;
+/// Address bits of the receive payload memory: a bank (two) and a word.
+const RECEIVE_ADDRESS_BITS: usize = 4;
+/// The slot masks and the pickers over them are this wide: the most slots §8.2 allows.
+const SLOTS: usize = 16;
+/// Bits of a slot number.
+const SLOT_BITS: usize = 4;
+/// Sources of the counter bank: one per counter, and a second one for `truncated`, which a
+/// head that is also a tail arriving in a worm counts twice in one cycle (the worm it cuts and
+/// itself).
+const COUNTER_SOURCES: usize = COUNTERS.len() + 1;
+/// Bits of a counter number.
+const COUNTER_BITS: usize = 4;
 
 /// A send slot (§8.4, §8.5).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -48,63 +48,67 @@ pub enum SendState {
 
 /// One NI (docs/protocol.md §8).
 ///
-/// Ports (Verilog names):
+/// Ports (Verilog names), in port order (`idemnet_spec::ni::PORTS`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
-/// | `req_valid`, `req_dst`, `req_len`, `req_data` | in | 1, 16, 6, 256 | host request |
-/// | `dlv_ready` | in | 1 | host takes the delivery |
 /// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+/// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
+/// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
+/// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
 /// | `net_out` | out | 35 | flits into the fabric |
-/// | `req_ready` | out | 1 | a send slot is free (0 before the first edge) |
-/// | `dlv_valid`, `dlv_src`, `dlv_uid`, `dlv_len`, `dlv_data` | out | 1, 16, 32, 6, 256 | the delivery register |
-/// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
 /// | `tx_req` | out | 1 | idle with a worm due (combinational from registers, §13.2) |
-/// | `cnt_crc` ... `cnt_retransmit` | out | 16 each | wrapping event counters (§8.2) |
+/// | `req_ready` | out | 1 | a send slot is free: beats are taken (0 before the first edge) |
+/// | `dlv_valid`, `dlv_data`, `dlv_last` | out | 1, 32, 1 | the delivery stream (§8.4) |
+/// | `dlv_src`, `dlv_uid`, `dlv_len` | out | 16, 32, 6 | the datagram delivered, held through its beats |
+/// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
+/// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
 ///
-/// Timing: every output is a register. A request is accepted in cycle `t` when `req_valid` and
-/// `req_ready` (as shown after edge `t-1`); a delivery is taken when `dlv_valid` (after `t-1`)
-/// and `dlv_ready`. The flit on `net_in` in cycle `t` is consumed at edge `t`; a packet whose CRC
-/// flit arrives in cycle `t` acts at edge `t` (so `dlv_valid` rises in `O_t`). A worm picked in
-/// cycle `t` has its head in `net_out` of `O_t` and its other flits in the following cycles.
+/// Timing: every output is a register but `tx_req` (from registers only) and `dlv_data`, the
+/// receive memory's read register gated by the `dlv_len` register (zero for a zero-length
+/// datagram and between datagrams). A request beat is taken in cycle `t` when `req_valid` and
+/// `req_ready` (`O_(t-1)`); a delivery beat when `dlv_valid` (`O_(t-1)`) and `dlv_ready`, and
+/// the next beat is in `O_t`. The flit on `net_in` in cycle `t` is consumed at edge `t`; a SEND
+/// whose CRC flit arrives in cycle `t` is delivered at edge `t` (its first beat in `O_t`). A
+/// worm picked in cycle `t` has its head in `net_out` of `O_t` and its other flits in the
+/// following cycles, with no gap.
 ///
 /// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
 /// header word, the uid and the payload words by index and ends each worm with its verdict, and
 /// `transmitter` ([`WormTransmitter`], §8.5) asks for the route, the header, the uid and the
-/// payload words by index. Per send slot `s_state` ([`SendState`]), `s_cnt`, `s_dst`, `s_len`,
-/// `s_data`, `s_timer`, `s_sent`; per receive slot `r_act`, `r_uid`, `r_timer`; the late FORGET
-/// register `lf_*`; the fields of the packet in reception `rx_*` and in transmission `tx_*`.
-/// "Lowest slot first" is found by walking a one-hot probe over the slots, so that every index
-/// rust-hdl evaluates is a loop variable; decisions read only register outputs (the state
-/// before the edge), as §8.4 requires. Payloads sit word 0 at the top of their 256-bit
-/// registers, and the cells' word index addresses the 32-bit lane of the flit in hand: nothing
-/// shifts a whole payload, so an NI whose payloads are short (the self-test's) synthesizes only
-/// the lanes it uses. The transmitter reads a SEND's payload from its slot (`tx_slot`,
-/// one-hot), keeping no copy. A uid's owner is compared with the route's `src` and with `node`
-/// when the uid word arrives, keeping one bit for each instead of the field; every uid stored
-/// is then rebuilt from the route (`rx_uid`) or the node number.
+/// payload words by index. Payloads live in two block RAMs ([`TransparentMemory`]): the send
+/// slots' words (`send_slots * 8`), written beat by beat as a request streams in and read by
+/// the transmitter at its `fetch_index`, a cycle ahead; and two receive banks of 8 words, an
+/// arriving SEND written word by word into the bank not being delivered, the delivered bank
+/// read at the beat after the one being taken. The "lowest slot first" picks are
+/// [`FirstSet`]s over the slot masks, the counters a [`CounterBank`]; decisions read only
+/// register outputs (the state before the edge), as §8.4 requires. A uid's owner is compared
+/// with the route's `src` and with `node` when the uid word arrives, keeping one bit for each
+/// instead of the field; every uid stored is then rebuilt from the route or the node number.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,
     pub net_in: Signal<In, Flit>,
+    pub tx_gnt: Signal<In, Bit>,
     pub req_valid: Signal<In, Bit>,
+    pub req_data: Signal<In, Bits<32>>,
+    pub req_last: Signal<In, Bit>,
     pub req_dst: Signal<In, Bits<16>>,
     pub req_len: Signal<In, Bits<6>>,
-    pub req_data: Signal<In, Bits<256>>,
     pub dlv_ready: Signal<In, Bit>,
-    pub tx_gnt: Signal<In, Bit>,
     pub net_out: Signal<Out, Flit>,
+    pub tx_req: Signal<Out, Bit>,
     pub req_ready: Signal<Out, Bit>,
     pub dlv_valid: Signal<Out, Bit>,
+    pub dlv_data: Signal<Out, Bits<32>>,
+    pub dlv_last: Signal<Out, Bit>,
     pub dlv_src: Signal<Out, Bits<16>>,
     pub dlv_uid: Signal<Out, Bits<32>>,
     pub dlv_len: Signal<Out, Bits<6>>,
-    pub dlv_data: Signal<Out, Bits<256>>,
     pub done_valid: Signal<Out, Bit>,
     pub done_uid: Signal<Out, Bits<32>>,
-    pub tx_req: Signal<Out, Bit>,
     pub cnt_crc: Signal<Out, Bits<16>>,
     pub cnt_truncated: Signal<Out, Bits<16>>,
     pub cnt_malformed: Signal<Out, Bits<16>>,
@@ -115,92 +119,108 @@ pub struct Ni {
     pub cnt_busy: Signal<Out, Bits<16>>,
     pub cnt_duplicate: Signal<Out, Bits<16>>,
     pub cnt_retransmit: Signal<Out, Bits<16>>,
-    // The worm cells.
+    pub cnt_host_error: Signal<Out, Bits<16>>,
+    // The cells.
     receiver: WormReceiver,
     transmitter: WormTransmitter,
+    send_payloads: TransparentMemory<Bits<32>, SEND_ADDRESS_BITS>,
+    receive_payloads: TransparentMemory<Bits<32>, RECEIVE_ADDRESS_BITS>,
+    free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    requests: RequestReader,
+    counters: CounterBank<{ COUNTERS.len() }, COUNTER_SOURCES, COUNTER_BITS, 16>,
     // Send slots.
-    s_state: Vec<DFF<SendState>>,
-    s_cnt: Vec<DFF<Bits<16>>>,
-    s_dst: Vec<DFF<Bits<16>>>,
-    s_len: Vec<DFF<Bits<6>>>,
-    s_data: Vec<DFF<Bits<256>>>,
-    s_timer: Vec<DFF<Bits<16>>>,
-    s_sent: Vec<DFF<Bit>>,
+    send_state: Vec<DFF<SendState>>,
+    send_counter: Vec<DFF<Bits<16>>>,
+    send_destination: Vec<DFF<Bits<16>>>,
+    send_length: Vec<DFF<Bits<6>>>,
+    send_timer: Vec<DFF<Bits<16>>>,
+    send_transmitted: Vec<DFF<Bit>>,
     // Receive slots.
-    r_act: Vec<DFF<Bit>>,
-    r_uid: Vec<DFF<Bits<32>>>,
-    r_timer: Vec<DFF<Bits<16>>>,
-    uid_cnt: DFF<Bits<16>>,
-    lf_valid: DFF<Bit>,
-    lf_cnt: DFF<Bits<16>>,
-    lf_dst: DFF<Bits<16>>,
+    receive_active: Vec<DFF<Bit>>,
+    receive_uid: Vec<DFF<Bits<32>>>,
+    receive_timer: Vec<DFF<Bits<16>>>,
+    uid_counter: DFF<Bits<16>>,
+    late_forget_valid: DFF<Bit>,
+    late_forget_counter: DFF<Bits<16>>,
+    late_forget_destination: DFF<Bits<16>>,
+    // The request stream: the slot and destination of a request, latched at its first beat.
+    request_slot: DFF<Bits<SLOT_BITS>>,
+    request_destination: DFF<Bits<16>>,
+    request_ready: DFF<Bit>,
     // The packet in reception.
-    rx_kind: DFF<Bits<2>>,
-    rx_len: DFF<Bits<6>>,
-    rx_cnt: DFF<Bits<16>>,
-    rx_own_src: DFF<Bit>,
-    rx_own_me: DFF<Bit>,
-    rx_data: DFF<Bits<256>>,
+    arriving_kind: DFF<Bits<2>>,
+    arriving_length: DFF<Bits<6>>,
+    arriving_counter: DFF<Bits<16>>,
+    arriving_owner_is_source: DFF<Bit>,
+    arriving_owner_is_node: DFF<Bit>,
+    receive_bank: DFF<Bits<1>>,
+    // The delivery stream.
+    delivery_valid: DFF<Bit>,
+    delivery_source: DFF<Bits<16>>,
+    delivery_uid: DFF<Bits<32>>,
+    delivery_length: DFF<Bits<6>>,
+    delivery_beat: DFF<Bits<3>>,
+    delivery_last: DFF<Bit>,
     // The packet in transmission.
-    tx_kind: DFF<Bits<2>>,
-    tx_len: DFF<Bits<6>>,
-    tx_uid: DFF<Bits<32>>,
-    tx_slot: DFF<Bits<16>>,
-    // Output registers.
-    o_ready: DFF<Bit>,
-    o_dlv_valid: DFF<Bit>,
-    o_dlv_src: DFF<Bits<16>>,
-    o_dlv_uid: DFF<Bits<32>>,
-    o_dlv_len: DFF<Bits<6>>,
-    o_dlv_data: DFF<Bits<256>>,
-    o_done_valid: DFF<Bit>,
-    o_done_uid: DFF<Bits<32>>,
-    c_crc: DFF<Bits<16>>,
-    c_truncated: DFF<Bits<16>>,
-    c_malformed: DFF<Bits<16>>,
-    c_misrouted: DFF<Bits<16>>,
-    c_not_source: DFF<Bits<16>>,
-    c_table_full: DFF<Bits<16>>,
-    c_unknown: DFF<Bits<16>>,
-    c_busy: DFF<Bits<16>>,
-    c_duplicate: DFF<Bits<16>>,
-    c_retransmit: DFF<Bits<16>>,
+    outgoing_kind: DFF<Bits<2>>,
+    outgoing_length: DFF<Bits<6>>,
+    outgoing_uid: DFF<Bits<32>>,
+    outgoing_slot: DFF<Bits<SLOT_BITS>>,
+    completion_valid: DFF<Bit>,
+    completion_uid: DFF<Bits<32>>,
     // Combinational temporaries.
-    probe: Signal<Local, Bits<16>>,
-    s_free: Signal<Local, Bits<16>>,
-    s_first_free: Signal<Local, Bits<16>>,
-    s_fp: Signal<Local, Bits<16>>,
-    s_due: Signal<Local, Bits<16>>,
-    s_ack: Signal<Local, Bits<16>>,
-    s_taken: Signal<Local, Bits<16>>,
-    s_freed: Signal<Local, Bits<16>>,
-    r_first_free: Signal<Local, Bits<16>>,
-    r_due: Signal<Local, Bits<16>>,
-    r_match: Signal<Local, Bits<16>>,
-    accept: Signal<Local, Bit>,
-    len_in: Signal<Local, Bits<6>>,
-    rx_header_malformed: Signal<Local, Bit>,
-    rx_cut: Signal<Local, Bits<1>>,
-    rx_truncated: Signal<Local, Bits<1>>,
-    truncated_worms: Signal<Local, Bits<16>>,
+    probe: Signal<Local, Bits<SLOTS>>,
+    send_free: Signal<Local, Bits<SLOTS>>,
+    send_forget: Signal<Local, Bits<SLOTS>>,
+    send_due: Signal<Local, Bits<SLOTS>>,
+    send_acknowledged: Signal<Local, Bits<SLOTS>>,
+    send_committed: Signal<Local, Bits<SLOTS>>,
+    send_freed: Signal<Local, Bits<SLOTS>>,
+    receive_free: Signal<Local, Bits<SLOTS>>,
+    receive_due: Signal<Local, Bits<SLOTS>>,
+    receive_match: Signal<Local, Bits<SLOTS>>,
+    request_bytes_left: Signal<Local, Bits<6>>,
+    request_word_mask: Signal<Local, Bits<32>>,
+    commit_slot: Signal<Local, Bits<SLOT_BITS>>,
+    header_malformed: Signal<Local, Bit>,
     arrived: Signal<Local, Bit>,
-    rx_uid: Signal<Local, Bits<32>>,
-    rx_word: Signal<Local, Bits<256>>,
-    rx_words: Signal<Local, Bits<6>>,
-    rx_lane: Signal<Local, Bits<3>>,
-    rx_lane_shift: Signal<Local, Bits<9>>,
+    arriving_uid: Signal<Local, Bits<32>>,
+    arriving_words: Signal<Local, Bits<6>>,
+    /// The payload word the receiver presents, and the one the transmitter fetches (a payload
+    /// has at most 8 words, the low 3 bits of the cells' index; named, as rust-hdl cannot
+    /// widen a slice without a width warning).
+    arriving_word: Signal<Local, Bits<3>>,
+    fetch_word: Signal<Local, Bits<3>>,
+    delivery_taken: Signal<Local, Bit>,
+    /// The bank being delivered: the other one (a named one bit wide, since Verilog would
+    /// widen the operand of a `~` inside a wider expression).
+    delivered_bank: Signal<Local, Bits<1>>,
+    delivery_next_beat: Signal<Local, Bits<3>>,
+    delivery_beats: Signal<Local, Bits<6>>,
     pick_kind: Signal<Local, Bits<2>>,
-    pick_dst: Signal<Local, Bits<16>>,
+    pick_destination: Signal<Local, Bits<16>>,
     pick_uid: Signal<Local, Bits<32>>,
-    pick_cnt: Signal<Local, Bits<16>>,
-    pick_len: Signal<Local, Bits<6>>,
-    pick_slot: Signal<Local, Bits<16>>,
-    tx_word: Signal<Local, Bits<32>>,
-    tx_words: Signal<Local, Bits<6>>,
-    tx_payload: Signal<Local, Bits<256>>,
-    tx_lane: Signal<Local, Bits<3>>,
-    tx_lane_shift: Signal<Local, Bits<9>>,
-    tx_lane_data: Signal<Local, Bits<256>>,
+    pick_counter: Signal<Local, Bits<16>>,
+    pick_length: Signal<Local, Bits<6>>,
+    outgoing_word: Signal<Local, Bits<32>>,
+    outgoing_words: Signal<Local, Bits<6>>,
+    // One strobe per counter (`cut` is `truncated`'s second source).
+    count_crc: Signal<Local, Bit>,
+    count_truncated: Signal<Local, Bit>,
+    count_cut: Signal<Local, Bit>,
+    count_malformed: Signal<Local, Bit>,
+    count_misrouted: Signal<Local, Bit>,
+    count_not_source: Signal<Local, Bit>,
+    count_table_full: Signal<Local, Bit>,
+    count_unknown: Signal<Local, Bit>,
+    count_busy: Signal<Local, Bit>,
+    count_duplicate: Signal<Local, Bit>,
+    count_retransmit: Signal<Local, Bit>,
+    count_host_error: Signal<Local, Bit>,
     // Parameters.
     node: Constant<Bits<16>>,
     node_upper: Constant<Bits<32>>,
@@ -208,23 +228,27 @@ pub struct Ni {
     ack_reload: Constant<Bits<16>>,
     retry_mask: Constant<Bits<16>>,
     ack_mask: Constant<Bits<16>>,
+    /// The counter each source of the counter bank counts.
+    source_counter: Vec<Constant<Bits<COUNTER_BITS>>>,
     // Named values (rust-hdl writes integer literals 32 bits wide, so narrower ones are here).
-    count_step: Constant<Bits<16>>,
     timer_expired: Constant<Bits<16>>,
-    slot_none: Constant<Bits<16>>,
-    slot_lowest: Constant<Bits<16>>,
+    timer_step: Constant<Bits<16>>,
+    slot_none: Constant<Bits<SLOTS>>,
+    slot_lowest: Constant<Bits<SLOTS>>,
     empty_node: Constant<Bits<16>>,
     empty_len: Constant<Bits<6>>,
-    empty_payload: Constant<Bits<256>>,
-    whole_payload: Constant<Bits<256>>,
+    first_beat: Constant<Bits<3>>,
+    least_beats: Constant<Bits<6>>,
+    whole_word: Constant<Bits<32>>,
+    word_bytes: Constant<Bits<6>>,
     len_max: Constant<Bits<6>>,
     word_round_up: Constant<Bits<6>>,
     kind_send: Constant<Bits<2>>,
     kind_ack: Constant<Bits<2>>,
     kind_forget: Constant<Bits<2>>,
     kind_malformed: Constant<Bits<2>>,
-    _ns: usize,
-    _nr: usize,
+    _send_slots: usize,
+    _receive_slots: usize,
 }
 
 fn vec_of<T: Default>(n: usize) -> Vec<T> {
@@ -245,26 +269,35 @@ fn timer_mask(interval: u16) -> u64 {
 impl Ni {
     /// An NI with the parameters of `cfg` (validated by the caller: see [`crate::ni`]).
     pub fn new(cfg: &NiConfig) -> Self {
-        let (ns, nr) = (cfg.send_slots, cfg.recv_slots);
+        let (send_slots, receive_slots) = (cfg.send_slots, cfg.recv_slots);
+        assert!(send_slots <= SLOTS && receive_slots <= SLOTS);
+        // Source `s` counts counter `s`; the extra source counts `truncated` again.
+        let truncated = idemnet_spec::ni::cnt::TRUNCATED;
+        let source_counter = (0..COUNTERS.len())
+            .chain([truncated])
+            .map(|counter| c(counter as u64))
+            .collect();
         Self {
             clock: Default::default(),
             net_in: Default::default(),
+            tx_gnt: Default::default(),
             req_valid: Default::default(),
+            req_data: Default::default(),
+            req_last: Default::default(),
             req_dst: Default::default(),
             req_len: Default::default(),
-            req_data: Default::default(),
             dlv_ready: Default::default(),
-            tx_gnt: Default::default(),
             net_out: Default::default(),
+            tx_req: Default::default(),
             req_ready: Default::default(),
             dlv_valid: Default::default(),
+            dlv_data: Default::default(),
+            dlv_last: Default::default(),
             dlv_src: Default::default(),
             dlv_uid: Default::default(),
             dlv_len: Default::default(),
-            dlv_data: Default::default(),
             done_valid: Default::default(),
             done_uid: Default::default(),
-            tx_req: Default::default(),
             cnt_crc: Default::default(),
             cnt_truncated: Default::default(),
             cnt_malformed: Default::default(),
@@ -275,107 +308,119 @@ impl Ni {
             cnt_busy: Default::default(),
             cnt_duplicate: Default::default(),
             cnt_retransmit: Default::default(),
+            cnt_host_error: Default::default(),
             receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
             transmitter: WormTransmitter::new(HEADER_WORDS),
-            s_state: vec_of(ns),
-            s_cnt: vec_of(ns),
-            s_dst: vec_of(ns),
-            s_len: vec_of(ns),
-            s_data: vec_of(ns),
-            s_timer: vec_of(ns),
-            s_sent: vec_of(ns),
-            r_act: vec_of(nr),
-            r_uid: vec_of(nr),
-            r_timer: vec_of(nr),
-            uid_cnt: Default::default(),
-            lf_valid: Default::default(),
-            lf_cnt: Default::default(),
-            lf_dst: Default::default(),
-            rx_kind: Default::default(),
-            rx_len: Default::default(),
-            rx_cnt: Default::default(),
-            rx_own_src: Default::default(),
-            rx_own_me: Default::default(),
-            rx_data: Default::default(),
-            tx_kind: Default::default(),
-            tx_len: Default::default(),
-            tx_uid: Default::default(),
-            tx_slot: Default::default(),
-            o_ready: Default::default(),
-            o_dlv_valid: Default::default(),
-            o_dlv_src: Default::default(),
-            o_dlv_uid: Default::default(),
-            o_dlv_len: Default::default(),
-            o_dlv_data: Default::default(),
-            o_done_valid: Default::default(),
-            o_done_uid: Default::default(),
-            c_crc: Default::default(),
-            c_truncated: Default::default(),
-            c_malformed: Default::default(),
-            c_misrouted: Default::default(),
-            c_not_source: Default::default(),
-            c_table_full: Default::default(),
-            c_unknown: Default::default(),
-            c_busy: Default::default(),
-            c_duplicate: Default::default(),
-            c_retransmit: Default::default(),
+            send_payloads: TransparentMemory::new(SLOTS * PAYLOAD_WORDS, MemoryStyle::Block),
+            receive_payloads: TransparentMemory::new(2 * PAYLOAD_WORDS, MemoryStyle::Block),
+            free_send_slot: FirstSet::new(),
+            forget_send_slot: FirstSet::new(),
+            due_send_slot: FirstSet::new(),
+            free_receive_slot: FirstSet::new(),
+            due_receive_slot: FirstSet::new(),
+            requests: Default::default(),
+            counters: CounterBank::new(false),
+            send_state: vec_of(send_slots),
+            send_counter: vec_of(send_slots),
+            send_destination: vec_of(send_slots),
+            send_length: vec_of(send_slots),
+            send_timer: vec_of(send_slots),
+            send_transmitted: vec_of(send_slots),
+            receive_active: vec_of(receive_slots),
+            receive_uid: vec_of(receive_slots),
+            receive_timer: vec_of(receive_slots),
+            uid_counter: Default::default(),
+            late_forget_valid: Default::default(),
+            late_forget_counter: Default::default(),
+            late_forget_destination: Default::default(),
+            request_slot: Default::default(),
+            request_destination: Default::default(),
+            request_ready: Default::default(),
+            arriving_kind: Default::default(),
+            arriving_length: Default::default(),
+            arriving_counter: Default::default(),
+            arriving_owner_is_source: Default::default(),
+            arriving_owner_is_node: Default::default(),
+            receive_bank: Default::default(),
+            delivery_valid: Default::default(),
+            delivery_source: Default::default(),
+            delivery_uid: Default::default(),
+            delivery_length: Default::default(),
+            delivery_beat: Default::default(),
+            delivery_last: Default::default(),
+            outgoing_kind: Default::default(),
+            outgoing_length: Default::default(),
+            outgoing_uid: Default::default(),
+            outgoing_slot: Default::default(),
+            completion_valid: Default::default(),
+            completion_uid: Default::default(),
             probe: Default::default(),
-            s_free: Default::default(),
-            s_first_free: Default::default(),
-            s_fp: Default::default(),
-            s_due: Default::default(),
-            s_ack: Default::default(),
-            s_taken: Default::default(),
-            s_freed: Default::default(),
-            r_first_free: Default::default(),
-            r_due: Default::default(),
-            r_match: Default::default(),
-            accept: Default::default(),
-            len_in: Default::default(),
-            rx_header_malformed: Default::default(),
-            rx_cut: Default::default(),
-            rx_truncated: Default::default(),
-            truncated_worms: Default::default(),
+            send_free: Default::default(),
+            send_forget: Default::default(),
+            send_due: Default::default(),
+            send_acknowledged: Default::default(),
+            send_committed: Default::default(),
+            send_freed: Default::default(),
+            receive_free: Default::default(),
+            receive_due: Default::default(),
+            receive_match: Default::default(),
+            request_bytes_left: Default::default(),
+            request_word_mask: Default::default(),
+            commit_slot: Default::default(),
+            header_malformed: Default::default(),
             arrived: Default::default(),
-            rx_uid: Default::default(),
-            rx_word: Default::default(),
-            rx_words: Default::default(),
-            rx_lane: Default::default(),
-            rx_lane_shift: Default::default(),
+            arriving_uid: Default::default(),
+            arriving_words: Default::default(),
+            arriving_word: Default::default(),
+            fetch_word: Default::default(),
+            delivery_taken: Default::default(),
+            delivered_bank: Default::default(),
+            delivery_next_beat: Default::default(),
+            delivery_beats: Default::default(),
             pick_kind: Default::default(),
-            pick_dst: Default::default(),
+            pick_destination: Default::default(),
             pick_uid: Default::default(),
-            pick_cnt: Default::default(),
-            pick_len: Default::default(),
-            pick_slot: Default::default(),
-            tx_word: Default::default(),
-            tx_words: Default::default(),
-            tx_payload: Default::default(),
-            tx_lane: Default::default(),
-            tx_lane_shift: Default::default(),
-            tx_lane_data: Default::default(),
+            pick_counter: Default::default(),
+            pick_length: Default::default(),
+            outgoing_word: Default::default(),
+            outgoing_words: Default::default(),
+            count_crc: Default::default(),
+            count_truncated: Default::default(),
+            count_cut: Default::default(),
+            count_malformed: Default::default(),
+            count_misrouted: Default::default(),
+            count_not_source: Default::default(),
+            count_table_full: Default::default(),
+            count_unknown: Default::default(),
+            count_busy: Default::default(),
+            count_duplicate: Default::default(),
+            count_retransmit: Default::default(),
+            count_host_error: Default::default(),
             node: c(cfg.node as u64),
             node_upper: c((cfg.node as u64) << 16),
             retry_reload: c(cfg.retry_interval as u64 - 1),
             ack_reload: c(cfg.ack_interval as u64 - 1),
             retry_mask: c(timer_mask(cfg.retry_interval)),
             ack_mask: c(timer_mask(cfg.ack_interval)),
-            count_step: c(1),
+            source_counter,
             timer_expired: c(0),
+            timer_step: c(1),
             slot_none: c(0),
             slot_lowest: c(1),
             empty_node: c(0),
             empty_len: c(0),
-            empty_payload: Constant::new(Bits::default()),
-            whole_payload: Constant::new(!Bits::<256>::default()),
+            first_beat: c(0),
+            least_beats: c(1),
+            whole_word: c(0xFFFF_FFFF),
+            word_bytes: c(4),
             len_max: c(32),
             word_round_up: c(3),
             kind_send: c(0),
             kind_ack: c(1),
             kind_forget: c(2),
             kind_malformed: c(3),
-            _ns: ns,
-            _nr: nr,
+            _send_slots: send_slots,
+            _receive_slots: receive_slots,
         }
     }
 }
@@ -384,228 +429,267 @@ impl Logic for Ni {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- Registers hold by default; timers count down; pulses fall.
-        for s in 0..self._ns {
-            self.s_state[s].clock.next = self.clock.val();
-            self.s_cnt[s].clock.next = self.clock.val();
-            self.s_dst[s].clock.next = self.clock.val();
-            self.s_len[s].clock.next = self.clock.val();
-            self.s_data[s].clock.next = self.clock.val();
-            self.s_timer[s].clock.next = self.clock.val();
-            self.s_sent[s].clock.next = self.clock.val();
-            self.s_state[s].d.next = self.s_state[s].q.val();
-            self.s_cnt[s].d.next = self.s_cnt[s].q.val();
-            self.s_dst[s].d.next = self.s_dst[s].q.val();
-            self.s_len[s].d.next = self.s_len[s].q.val();
-            self.s_data[s].d.next = self.s_data[s].q.val();
-            self.s_sent[s].d.next = self.s_sent[s].q.val();
-            self.s_timer[s].d.next = self.s_timer[s].q.val();
-            if self.s_timer[s].q.val().any() {
-                self.s_timer[s].d.next =
-                    (self.s_timer[s].q.val() - self.count_step.val()) & self.retry_mask.val();
+        for s in 0..self._send_slots {
+            self.send_state[s].clock.next = self.clock.val();
+            self.send_counter[s].clock.next = self.clock.val();
+            self.send_destination[s].clock.next = self.clock.val();
+            self.send_length[s].clock.next = self.clock.val();
+            self.send_timer[s].clock.next = self.clock.val();
+            self.send_transmitted[s].clock.next = self.clock.val();
+            self.send_state[s].d.next = self.send_state[s].q.val();
+            self.send_counter[s].d.next = self.send_counter[s].q.val();
+            self.send_destination[s].d.next = self.send_destination[s].q.val();
+            self.send_length[s].d.next = self.send_length[s].q.val();
+            self.send_transmitted[s].d.next = self.send_transmitted[s].q.val();
+            self.send_timer[s].d.next = self.send_timer[s].q.val();
+            if self.send_timer[s].q.val().any() {
+                self.send_timer[s].d.next =
+                    (self.send_timer[s].q.val() - self.timer_step.val()) & self.retry_mask.val();
             }
         }
-        for r in 0..self._nr {
-            self.r_act[r].clock.next = self.clock.val();
-            self.r_uid[r].clock.next = self.clock.val();
-            self.r_timer[r].clock.next = self.clock.val();
-            self.r_act[r].d.next = self.r_act[r].q.val();
-            self.r_uid[r].d.next = self.r_uid[r].q.val();
-            self.r_timer[r].d.next = self.r_timer[r].q.val();
-            if self.r_timer[r].q.val().any() {
-                self.r_timer[r].d.next =
-                    (self.r_timer[r].q.val() - self.count_step.val()) & self.ack_mask.val();
+        for r in 0..self._receive_slots {
+            self.receive_active[r].clock.next = self.clock.val();
+            self.receive_uid[r].clock.next = self.clock.val();
+            self.receive_timer[r].clock.next = self.clock.val();
+            self.receive_active[r].d.next = self.receive_active[r].q.val();
+            self.receive_uid[r].d.next = self.receive_uid[r].q.val();
+            self.receive_timer[r].d.next = self.receive_timer[r].q.val();
+            if self.receive_timer[r].q.val().any() {
+                self.receive_timer[r].d.next =
+                    (self.receive_timer[r].q.val() - self.timer_step.val()) & self.ack_mask.val();
             }
         }
         dff_setup!(
             self,
             clock,
-            uid_cnt,
-            lf_valid,
-            lf_cnt,
-            lf_dst,
-            rx_kind,
-            rx_len,
-            rx_cnt,
-            rx_own_src,
-            rx_own_me,
-            rx_data,
-            tx_kind,
-            tx_len,
-            tx_uid,
-            tx_slot,
-            o_ready,
-            o_dlv_valid,
-            o_dlv_src,
-            o_dlv_uid,
-            o_dlv_len,
-            o_dlv_data,
-            c_crc,
-            c_truncated,
-            c_malformed,
-            c_misrouted,
-            c_not_source,
-            c_table_full,
-            c_unknown,
-            c_busy,
-            c_duplicate,
-            c_retransmit
+            uid_counter,
+            late_forget_valid,
+            late_forget_counter,
+            late_forget_destination,
+            request_slot,
+            request_destination,
+            request_ready,
+            arriving_kind,
+            arriving_length,
+            arriving_counter,
+            arriving_owner_is_source,
+            arriving_owner_is_node,
+            receive_bank,
+            delivery_valid,
+            delivery_source,
+            delivery_uid,
+            delivery_length,
+            delivery_beat,
+            delivery_last,
+            outgoing_kind,
+            outgoing_length,
+            outgoing_uid,
+            outgoing_slot
         );
         self.receiver.clock.next = self.clock.val();
         self.transmitter.clock.next = self.clock.val();
-        self.o_done_valid.clock.next = self.clock.val();
-        self.o_done_valid.d.next = false;
-        self.o_done_uid.clock.next = self.clock.val();
-        self.o_done_uid.d.next = 0.into();
+        self.send_payloads.clock.next = self.clock.val();
+        self.receive_payloads.clock.next = self.clock.val();
+        self.requests.clock.next = self.clock.val();
+        self.counters.clock.next = self.clock.val();
+        self.completion_valid.clock.next = self.clock.val();
+        self.completion_valid.d.next = false;
+        self.completion_uid.clock.next = self.clock.val();
+        self.completion_uid.d.next = 0.into();
 
         // The uid of a SEND or FORGET whose owner is its source (only those use it whole).
-        self.rx_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
-            | bit_cast::<32, 16>(self.rx_cnt.q.val());
+        self.arriving_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
+            | bit_cast::<32, 16>(self.arriving_counter.q.val());
         // Payload words of the packet in reception / transmission: ceil(len / 4).
-        self.rx_words.next = (self.rx_len.q.val() + self.word_round_up.val()) >> 2;
-        self.tx_words.next = (self.tx_len.q.val() + self.word_round_up.val()) >> 2;
-        // A payload has at most 8 words, so the low 3 bits of the cells' index are its lane.
-        self.rx_lane.next = self.receiver.index.val().get_bits::<3>(0);
-        self.tx_lane.next = self.transmitter.index.val().get_bits::<3>(0);
-        self.rx_lane_shift.next = bit_cast::<9, 3>(self.rx_lane.val()) << 5;
-        self.tx_lane_shift.next = bit_cast::<9, 3>(self.tx_lane.val()) << 5;
-        // A SEND's payload is read from its slot while it goes out: the slot is not free (only
-        // a FORGET, picked when the transmitter is idle, frees it), so `s_data` cannot change.
-        self.tx_payload.next = self.empty_payload.val();
-        for s in 0..self._ns {
-            if self.tx_slot.q.val().get_bit(s) {
-                self.tx_payload.next = self.s_data[s].q.val();
-            }
-        }
-        self.tx_lane_data.next = self.tx_payload.val() << self.tx_lane_shift.val();
+        self.arriving_words.next = (self.arriving_length.q.val() + self.word_round_up.val()) >> 2;
+        self.outgoing_words.next = (self.outgoing_length.q.val() + self.word_round_up.val()) >> 2;
 
-        // ---- Slot scans over the state before the edge (one-hot, lowest slot first).
-        self.s_free.next = self.slot_none.val();
-        self.s_first_free.next = self.slot_none.val();
-        self.s_fp.next = self.slot_none.val();
-        self.s_due.next = self.slot_none.val();
-        self.s_ack.next = self.slot_none.val();
+        // ---- Slot masks over the state before the edge; the pickers take the lowest.
+        self.send_free.next = self.slot_none.val();
+        self.send_forget.next = self.slot_none.val();
+        self.send_due.next = self.slot_none.val();
+        self.send_acknowledged.next = self.slot_none.val();
         self.probe.next = self.slot_lowest.val();
-        for s in 0..self._ns {
-            if self.s_state[s].q.val() == SendState::Free {
-                self.s_free.next = self.s_free.val() | self.probe.val();
-                if !self.s_first_free.val().any() {
-                    self.s_first_free.next = self.probe.val();
-                }
+        for s in 0..self._send_slots {
+            if self.send_state[s].q.val() == SendState::Free {
+                self.send_free.next = self.send_free.val() | self.probe.val();
             }
-            if (self.s_state[s].q.val() == SendState::ForgetPending) & !self.s_fp.val().any() {
-                self.s_fp.next = self.probe.val();
+            if self.send_state[s].q.val() == SendState::ForgetPending {
+                self.send_forget.next = self.send_forget.val() | self.probe.val();
             }
-            if (self.s_state[s].q.val() == SendState::Waiting)
-                & !self.s_timer[s].q.val().any()
-                & !self.s_due.val().any()
+            if (self.send_state[s].q.val() == SendState::Waiting)
+                & !self.send_timer[s].q.val().any()
             {
-                self.s_due.next = self.probe.val();
+                self.send_due.next = self.send_due.val() | self.probe.val();
             }
-            if (self.s_state[s].q.val() != SendState::Free)
-                & (self.s_cnt[s].q.val() == self.rx_cnt.q.val())
-                & !self.s_ack.val().any()
+            // Counters are unique among busy slots, so at most one slot matches.
+            if (self.send_state[s].q.val() != SendState::Free)
+                & (self.send_counter[s].q.val() == self.arriving_counter.q.val())
             {
-                self.s_ack.next = self.probe.val();
+                self.send_acknowledged.next = self.send_acknowledged.val() | self.probe.val();
             }
             self.probe.next = self.probe.val() << 1;
         }
-        self.r_first_free.next = self.slot_none.val();
-        self.r_due.next = self.slot_none.val();
-        self.r_match.next = self.slot_none.val();
+        self.receive_free.next = self.slot_none.val();
+        self.receive_due.next = self.slot_none.val();
+        self.receive_match.next = self.slot_none.val();
         self.probe.next = self.slot_lowest.val();
-        for r in 0..self._nr {
-            if !self.r_act[r].q.val() & !self.r_first_free.val().any() {
-                self.r_first_free.next = self.probe.val();
+        for r in 0..self._receive_slots {
+            if !self.receive_active[r].q.val() {
+                self.receive_free.next = self.receive_free.val() | self.probe.val();
             }
-            if self.r_act[r].q.val() & !self.r_timer[r].q.val().any() & !self.r_due.val().any() {
-                self.r_due.next = self.probe.val();
+            if self.receive_active[r].q.val() & !self.receive_timer[r].q.val().any() {
+                self.receive_due.next = self.receive_due.val() | self.probe.val();
             }
-            if self.r_act[r].q.val()
-                & (self.r_uid[r].q.val() == self.rx_uid.val())
-                & !self.r_match.val().any()
+            // A held uid is never taken into a second slot, so at most one slot matches.
+            if self.receive_active[r].q.val()
+                & (self.receive_uid[r].q.val() == self.arriving_uid.val())
             {
-                self.r_match.next = self.probe.val();
+                self.receive_match.next = self.receive_match.val() | self.probe.val();
             }
             self.probe.next = self.probe.val() << 1;
         }
+        self.free_send_slot.mask.next = self.send_free.val();
+        self.forget_send_slot.mask.next = self.send_forget.val();
+        self.due_send_slot.mask.next = self.send_due.val();
+        self.free_receive_slot.mask.next = self.receive_free.val();
+        self.due_receive_slot.mask.next = self.receive_due.val();
 
-        // ---- Delivery handshake: the register empties (to all zero) when taken.
-        if self.o_dlv_valid.q.val() & self.dlv_ready.val() {
-            self.o_dlv_valid.d.next = false;
-            self.o_dlv_src.d.next = self.empty_node.val();
-            self.o_dlv_uid.d.next = 0.into();
-            self.o_dlv_len.d.next = self.empty_len.val();
-            self.o_dlv_data.d.next = self.empty_payload.val();
+        // ---- Counter strobes: none unless an event below raises one.
+        self.count_crc.next = false;
+        self.count_truncated.next = false;
+        self.count_cut.next = false;
+        self.count_malformed.next = false;
+        self.count_misrouted.next = false;
+        self.count_not_source.next = false;
+        self.count_table_full.next = false;
+        self.count_unknown.next = false;
+        self.count_busy.next = false;
+        self.count_duplicate.next = false;
+        self.count_retransmit.next = false;
+
+        // ---- The delivery stream (§8.4): a taken beat shows the next, the last one ends it
+        // (every dlv_* register to zero).
+        self.delivery_taken.next = self.delivery_valid.q.val() & self.dlv_ready.val();
+        self.delivery_next_beat.next = self.delivery_beat.q.val();
+        // A datagram has max(1, ceil(len / 4)) beats.
+        self.delivery_beats.next = (self.delivery_length.q.val() + self.word_round_up.val()) >> 2;
+        if !self.delivery_length.q.val().any() {
+            self.delivery_beats.next = self.least_beats.val();
+        }
+        if self.delivery_taken.val() {
+            if self.delivery_last.q.val() {
+                self.delivery_valid.d.next = false;
+                self.delivery_source.d.next = self.empty_node.val();
+                self.delivery_uid.d.next = 0.into();
+                self.delivery_length.d.next = self.empty_len.val();
+                self.delivery_beat.d.next = self.first_beat.val();
+                self.delivery_last.d.next = false;
+            } else {
+                self.delivery_next_beat.next = self.delivery_beat.q.val() + true;
+                self.delivery_beat.d.next = self.delivery_next_beat.val();
+                self.delivery_last.d.next = bit_cast::<6, 3>(self.delivery_next_beat.val()) + true
+                    == self.delivery_beats.val();
+            }
+        }
+        // The read register shows the beat after the edge: the delivered bank (the one the
+        // receiver does not write) at the next beat; between datagrams, word 0 of the bank
+        // being written, so that a SEND delivered at this edge shows its first word at once.
+        self.receive_payloads.read_address.next =
+            bit_cast::<RECEIVE_ADDRESS_BITS, 1>(self.receive_bank.q.val()) << 3;
+        self.delivered_bank.next = !self.receive_bank.q.val();
+        if self.delivery_valid.q.val() {
+            self.receive_payloads.read_address.next =
+                (bit_cast::<RECEIVE_ADDRESS_BITS, 1>(self.delivered_bank.val()) << 3)
+                    | bit_cast::<RECEIVE_ADDRESS_BITS, 3>(self.delivery_next_beat.val());
         }
 
-        // ---- Host request: the lowest free slot, payload masked to its length.
-        self.s_taken.next = self.slot_none.val();
-        self.len_in.next = self.req_len.val();
-        if self.req_len.val() > self.len_max.val() {
-            self.len_in.next = self.len_max.val();
+        // ---- The request stream (§8.5): the slot is chosen at the first beat, the words go
+        // into its payload as they come, and it is committed at the last beat of a
+        // well-formed request.
+        self.requests.taken.next = self.req_valid.val() & self.request_ready.q.val();
+        self.requests.last.next = self.req_last.val();
+        self.requests.length.next = self.req_len.val();
+        self.commit_slot.next = self.request_slot.q.val();
+        if self.requests.first.val() {
+            self.commit_slot.next = self.free_send_slot.index.val();
         }
-        self.accept.next = self.req_valid.val() & self.o_ready.q.val() & self.s_free.val().any();
-        if self.accept.val() {
-            self.s_taken.next = self.s_first_free.val();
-            self.uid_cnt.d.next = self.uid_cnt.q.val() + self.count_step.val();
-            for s in 0..self._ns {
-                if self.s_first_free.val().get_bit(s) {
-                    self.s_state[s].d.next = SendState::Waiting;
-                    self.s_cnt[s].d.next = self.uid_cnt.q.val();
-                    self.s_dst[s].d.next = self.req_dst.val();
-                    self.s_len[s].d.next = self.len_in.val();
-                    self.s_data[s].d.next = self.req_data.val()
-                        & !(self.whole_payload.val() >> (bit_cast::<9, 6>(self.len_in.val()) << 3));
-                    self.s_timer[s].d.next = self.timer_expired.val();
-                    self.s_sent[s].d.next = false;
+        if self.requests.taken.val() & self.requests.first.val() {
+            self.request_slot.d.next = self.commit_slot.val();
+            self.request_destination.d.next = self.req_dst.val();
+        }
+        // Bytes at or past the length are sent as zero (§8.1): the beat's word keeps the
+        // bytes left of the payload, all four if there are that many.
+        self.request_bytes_left.next =
+            self.requests.bytes.val() - (bit_cast::<6, 3>(self.requests.beat.val()) << 2);
+        self.request_word_mask.next = self.whole_word.val();
+        if self.request_bytes_left.val() < self.word_bytes.val() {
+            self.request_word_mask.next =
+                !(self.whole_word.val() >> (self.request_bytes_left.val() << 3));
+        }
+        self.send_payloads.write_enable.next =
+            self.requests.taken.val() & self.requests.accepted.val();
+        self.send_payloads.write_address.next =
+            (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.commit_slot.val()) << 3)
+                | bit_cast::<SEND_ADDRESS_BITS, 3>(self.requests.beat.val());
+        self.send_payloads.write_data.next = self.req_data.val() & self.request_word_mask.val();
+        self.count_host_error.next = self.requests.refused.val();
+        // A request of one beat is committed from the ports, a longer one from its latches.
+        self.send_committed.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
+        if self.requests.complete.val() {
+            self.uid_counter.d.next = self.uid_counter.q.val() + true;
+            for s in 0..self._send_slots {
+                if self.commit_slot.val() == s.to_bits() {
+                    self.send_committed.next = self.probe.val();
+                    self.send_state[s].d.next = SendState::Waiting;
+                    self.send_counter[s].d.next = self.uid_counter.q.val();
+                    self.send_destination[s].d.next = self.request_destination.q.val();
+                    if self.requests.first.val() {
+                        self.send_destination[s].d.next = self.req_dst.val();
+                    }
+                    self.send_length[s].d.next = self.requests.bytes.val();
+                    self.send_timer[s].d.next = self.timer_expired.val();
+                    self.send_transmitted[s].d.next = false;
                 }
+                self.probe.next = self.probe.val() << 1;
             }
         }
 
         // ---- Receive path (§8.3): the receiver frames, the NI reads header word 0 (type,
-        // length), header word 1 (the uid) and the payload words.
+        // length) and header word 1 (the uid), and the payload words go into the bank not
+        // being delivered.
         self.receiver.flit.next = self.net_in.val();
-        self.rx_header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
+        self.header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
             == self.kind_malformed.val())
             | (self.receiver.word.val() & 0x00FF_FFFF).any()
             | (self.receiver.word.val().get_bits::<6>(24) > self.len_max.val())
             | (self.receiver.word.val().get_bits::<2>(30).any()
                 & self.receiver.word.val().get_bits::<6>(24).any());
-        self.receiver.reject.next =
-            !self.receiver.index.val().any() & self.rx_header_malformed.val();
-        self.receiver.payload_words.next = self.rx_words.val().get_bits::<4>(0);
-        // Payload word `rx_lane` goes straight to its place on the delivery bus (word 0 at the
-        // top), so delivery needs no alignment shifter and unused lanes synthesize away.
-        self.rx_word.next =
-            (bit_cast::<256, 32>(self.receiver.word.val()) << 224) >> self.rx_lane_shift.val();
-        if self.receiver.head.val() {
-            self.rx_data.d.next = self.empty_payload.val();
-        }
+        self.receiver.reject.next = !self.receiver.index.val().any() & self.header_malformed.val();
+        self.receiver.payload_words.next = self.arriving_words.val().get_bits::<4>(0);
         if self.receiver.header_valid.val() {
             if !self.receiver.index.val().any() {
-                self.rx_kind.d.next = self.receiver.word.val().get_bits::<2>(30);
-                self.rx_len.d.next = self.receiver.word.val().get_bits::<6>(24);
+                self.arriving_kind.d.next = self.receiver.word.val().get_bits::<2>(30);
+                self.arriving_length.d.next = self.receiver.word.val().get_bits::<6>(24);
             } else {
                 // The owner is checked against the route now, so only the counter half is
                 // kept: an accepted uid's owner is the source (SEND, FORGET) or `node` (ACK).
-                self.rx_cnt.d.next = self.receiver.word.val().get_bits::<16>(0);
-                self.rx_own_src.d.next =
+                self.arriving_counter.d.next = self.receiver.word.val().get_bits::<16>(0);
+                self.arriving_owner_is_source.d.next =
                     self.receiver.word.val().get_bits::<16>(16) == self.receiver.source.val();
-                self.rx_own_me.d.next =
+                self.arriving_owner_is_node.d.next =
                     self.receiver.word.val().get_bits::<16>(16) == self.node.val();
             }
         }
-        if self.receiver.payload_valid.val() {
-            self.rx_data.d.next = self.rx_data.q.val() | self.rx_word.val();
-        }
+        self.receive_payloads.write_enable.next = self.receiver.payload_valid.val();
+        self.arriving_word.next = self.receiver.index.val().get_bits::<3>(0);
+        self.receive_payloads.write_address.next =
+            (bit_cast::<RECEIVE_ADDRESS_BITS, 1>(self.receive_bank.q.val()) << 3)
+                | bit_cast::<RECEIVE_ADDRESS_BITS, 3>(self.arriving_word.val());
+        self.receive_payloads.write_data.next = self.receiver.word.val();
         // A head that is also a tail, cutting a worm short, ends two worms at once.
-        self.rx_cut.next = self.receiver.cut.val().into();
-        self.rx_truncated.next = (self.receiver.worm_end.val()
-            & (self.receiver.verdict.val() == WormVerdict::Truncated))
-            .into();
-        self.truncated_worms.next =
-            bit_cast::<16, 1>(self.rx_cut.val()) + bit_cast::<16, 1>(self.rx_truncated.val());
-        self.c_truncated.d.next = self.c_truncated.q.val() + self.truncated_worms.val();
+        self.count_cut.next = self.receiver.cut.val();
         self.arrived.next = false;
         if self.receiver.worm_end.val() {
             match self.receiver.verdict.val() {
@@ -613,13 +697,16 @@ impl Logic for Ni {
                     self.arrived.next = true;
                 }
                 WormVerdict::Crc => {
-                    self.c_crc.d.next = self.c_crc.q.val() + self.count_step.val();
+                    self.count_crc.next = true;
+                }
+                WormVerdict::Truncated => {
+                    self.count_truncated.next = true;
                 }
                 WormVerdict::Malformed => {
-                    self.c_malformed.d.next = self.c_malformed.q.val() + self.count_step.val();
+                    self.count_malformed.next = true;
                 }
                 WormVerdict::Misrouted => {
-                    self.c_misrouted.d.next = self.c_misrouted.q.val() + self.count_step.val();
+                    self.count_misrouted.next = true;
                 }
                 _ => {}
             }
@@ -627,172 +714,244 @@ impl Logic for Ni {
 
         // ---- What an arrived packet does (§8.4).
         if self.arrived.val() {
-            if self.rx_kind.q.val() == self.kind_send.val() {
-                if !self.rx_own_src.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
-                } else if self.r_match.val().any() {
-                    self.c_duplicate.d.next = self.c_duplicate.q.val() + self.count_step.val();
-                } else if self.r_first_free.val().any() & !self.o_dlv_valid.q.val() {
-                    for r in 0..self._nr {
-                        if self.r_first_free.val().get_bit(r) {
-                            self.r_act[r].d.next = true;
-                            self.r_uid[r].d.next = self.rx_uid.val();
-                            self.r_timer[r].d.next = self.timer_expired.val();
+            if self.arriving_kind.q.val() == self.kind_send.val() {
+                if !self.arriving_owner_is_source.q.val() {
+                    self.count_not_source.next = true;
+                } else if self.receive_match.val().any() {
+                    self.count_duplicate.next = true;
+                } else if self.free_receive_slot.any.val() & !self.delivery_valid.q.val() {
+                    for r in 0..self._receive_slots {
+                        if self.free_receive_slot.one_hot.val().get_bit(r) {
+                            self.receive_active[r].d.next = true;
+                            self.receive_uid[r].d.next = self.arriving_uid.val();
+                            self.receive_timer[r].d.next = self.timer_expired.val();
                         }
                     }
-                    self.o_dlv_valid.d.next = true;
-                    self.o_dlv_src.d.next = self.receiver.source.val();
-                    self.o_dlv_uid.d.next = self.rx_uid.val();
-                    self.o_dlv_len.d.next = self.rx_len.q.val();
-                    self.o_dlv_data.d.next = self.rx_data.q.val();
+                    // Its words are in the bank written so far, which is delivered now; the
+                    // next SEND goes into the other.
+                    self.receive_bank.d.next = !self.receive_bank.q.val();
+                    self.delivery_valid.d.next = true;
+                    self.delivery_source.d.next = self.receiver.source.val();
+                    self.delivery_uid.d.next = self.arriving_uid.val();
+                    self.delivery_length.d.next = self.arriving_length.q.val();
+                    self.delivery_beat.d.next = self.first_beat.val();
+                    self.delivery_last.d.next =
+                        self.arriving_length.q.val() <= self.word_bytes.val();
                 } else {
-                    self.c_table_full.d.next = self.c_table_full.q.val() + self.count_step.val();
+                    self.count_table_full.next = true;
                 }
-            } else if self.rx_kind.q.val() == self.kind_ack.val() {
-                if !self.rx_own_me.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
-                } else if self.s_ack.val().any() {
-                    for s in 0..self._ns {
-                        if self.s_ack.val().get_bit(s)
-                            & (self.s_state[s].q.val() == SendState::Waiting)
+            } else if self.arriving_kind.q.val() == self.kind_ack.val() {
+                if !self.arriving_owner_is_node.q.val() {
+                    self.count_not_source.next = true;
+                } else if self.send_acknowledged.val().any() {
+                    for s in 0..self._send_slots {
+                        if self.send_acknowledged.val().get_bit(s)
+                            & (self.send_state[s].q.val() == SendState::Waiting)
                         {
-                            self.s_state[s].d.next = SendState::ForgetPending;
+                            self.send_state[s].d.next = SendState::ForgetPending;
                         }
                     }
-                } else if !self.lf_valid.q.val() {
-                    self.lf_valid.d.next = true;
-                    self.lf_cnt.d.next = self.rx_cnt.q.val();
-                    self.lf_dst.d.next = self.receiver.source.val();
+                } else if !self.late_forget_valid.q.val() {
+                    self.late_forget_valid.d.next = true;
+                    self.late_forget_counter.d.next = self.arriving_counter.q.val();
+                    self.late_forget_destination.d.next = self.receiver.source.val();
                 } else {
-                    self.c_busy.d.next = self.c_busy.q.val() + self.count_step.val();
+                    self.count_busy.next = true;
                 }
             } else {
                 // FORGET
-                if !self.rx_own_src.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
-                } else if self.r_match.val().any() {
-                    for r in 0..self._nr {
-                        if self.r_match.val().get_bit(r) {
-                            self.r_act[r].d.next = false;
+                if !self.arriving_owner_is_source.q.val() {
+                    self.count_not_source.next = true;
+                } else if self.receive_match.val().any() {
+                    for r in 0..self._receive_slots {
+                        if self.receive_match.val().get_bit(r) {
+                            self.receive_active[r].d.next = false;
                         }
                     }
                 } else {
-                    self.c_unknown.d.next = self.c_unknown.q.val() + self.count_step.val();
+                    self.count_unknown.next = true;
                 }
             }
         }
 
         // ---- Transmitter (§8.5): when it starts a worm, the first due packet in priority.
         self.transmitter.grant.next = self.tx_gnt.val();
-        self.transmitter.due.next = self.lf_valid.q.val()
-            | self.s_fp.val().any()
-            | self.r_due.val().any()
-            | self.s_due.val().any();
-        self.transmitter.payload_words.next = self.tx_words.val().get_bits::<4>(0);
-        self.s_freed.next = self.slot_none.val();
+        self.transmitter.due.next = self.late_forget_valid.q.val()
+            | self.forget_send_slot.any.val()
+            | self.due_receive_slot.any.val()
+            | self.due_send_slot.any.val();
+        self.transmitter.payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
+        self.send_freed.next = self.slot_none.val();
         self.pick_kind.next = self.kind_send.val();
-        self.pick_dst.next = self.empty_node.val();
+        self.pick_destination.next = self.empty_node.val();
         self.pick_uid.next = 0.into();
-        self.pick_cnt.next = self.empty_node.val();
-        self.pick_len.next = self.empty_len.val();
-        self.pick_slot.next = self.slot_none.val();
+        self.pick_counter.next = self.empty_node.val();
+        self.pick_length.next = self.empty_len.val();
         if self.transmitter.start.val() {
-            if self.lf_valid.q.val() {
+            if self.late_forget_valid.q.val() {
                 self.pick_kind.next = self.kind_forget.val();
-                self.lf_valid.d.next = false;
-                self.pick_dst.next = self.lf_dst.q.val();
+                self.late_forget_valid.d.next = false;
+                self.pick_destination.next = self.late_forget_destination.q.val();
                 self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.lf_cnt.q.val());
-            } else if self.s_fp.val().any() {
+                    self.node_upper.val() | bit_cast::<32, 16>(self.late_forget_counter.q.val());
+            } else if self.forget_send_slot.any.val() {
                 self.pick_kind.next = self.kind_forget.val();
-                self.s_freed.next = self.s_fp.val();
-                for s in 0..self._ns {
-                    if self.s_fp.val().get_bit(s) {
-                        self.s_state[s].d.next = SendState::Free;
-                        self.pick_dst.next = self.s_dst[s].q.val();
-                        self.pick_cnt.next = self.s_cnt[s].q.val();
+                self.send_freed.next = self.forget_send_slot.one_hot.val();
+                for s in 0..self._send_slots {
+                    if self.forget_send_slot.one_hot.val().get_bit(s) {
+                        self.send_state[s].d.next = SendState::Free;
+                        self.pick_destination.next = self.send_destination[s].q.val();
+                        self.pick_counter.next = self.send_counter[s].q.val();
                     }
                 }
                 self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_cnt.val());
-                self.o_done_valid.d.next = true;
-                self.o_done_uid.d.next = self.pick_uid.val();
-            } else if self.r_due.val().any() {
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
+                self.completion_valid.d.next = true;
+                self.completion_uid.d.next = self.pick_uid.val();
+            } else if self.due_receive_slot.any.val() {
                 self.pick_kind.next = self.kind_ack.val();
-                for r in 0..self._nr {
-                    if self.r_due.val().get_bit(r) {
-                        self.r_timer[r].d.next = self.ack_reload.val();
-                        self.pick_uid.next = self.r_uid[r].q.val();
-                        self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
+                for r in 0..self._receive_slots {
+                    if self.due_receive_slot.one_hot.val().get_bit(r) {
+                        self.receive_timer[r].d.next = self.ack_reload.val();
+                        self.pick_uid.next = self.receive_uid[r].q.val();
+                        self.pick_destination.next = self.receive_uid[r].q.val().get_bits::<16>(16);
                     }
                 }
             } else {
                 // A SEND (`due` says one of the four is there).
-                self.pick_slot.next = self.s_due.val();
-                for s in 0..self._ns {
-                    if self.s_due.val().get_bit(s) {
-                        self.s_timer[s].d.next = self.retry_reload.val();
-                        if self.s_sent[s].q.val() {
-                            self.c_retransmit.d.next =
-                                self.c_retransmit.q.val() + self.count_step.val();
+                for s in 0..self._send_slots {
+                    if self.due_send_slot.one_hot.val().get_bit(s) {
+                        self.send_timer[s].d.next = self.retry_reload.val();
+                        if self.send_transmitted[s].q.val() {
+                            self.count_retransmit.next = true;
                         }
-                        self.s_sent[s].d.next = true;
-                        self.pick_dst.next = self.s_dst[s].q.val();
-                        self.pick_cnt.next = self.s_cnt[s].q.val();
-                        self.pick_len.next = self.s_len[s].q.val();
+                        self.send_transmitted[s].d.next = true;
+                        self.pick_destination.next = self.send_destination[s].q.val();
+                        self.pick_counter.next = self.send_counter[s].q.val();
+                        self.pick_length.next = self.send_length[s].q.val();
                     }
                 }
                 self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
             }
-            self.tx_kind.d.next = self.pick_kind.val();
-            self.tx_len.d.next = self.pick_len.val();
-            self.tx_uid.d.next = self.pick_uid.val();
-            self.tx_slot.d.next = self.pick_slot.val();
+            self.outgoing_kind.d.next = self.pick_kind.val();
+            self.outgoing_length.d.next = self.pick_length.val();
+            self.outgoing_uid.d.next = self.pick_uid.val();
+            self.outgoing_slot.d.next = self.due_send_slot.index.val();
         }
+        self.fetch_word.next = self.transmitter.fetch_index.val().get_bits::<3>(0);
+        // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
+        // its slot is busy until its FORGET, so the words cannot change meanwhile.
+        self.send_payloads.read_address.next =
+            (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.outgoing_slot.q.val()) << 3)
+                | bit_cast::<SEND_ADDRESS_BITS, 3>(self.fetch_word.val());
         // The word the transmitter asks for: the route, header word 0 (type, length), header
-        // word 1 (the uid), payload word `tx_lane` (word 0 at the top of the payload).
-        self.tx_word.next = 0.into();
+        // word 1 (the uid), payload word `index` (the memory's read register).
+        self.outgoing_word.next = 0.into();
         if self.transmitter.start.val() {
-            self.tx_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.pick_dst.val());
+            self.outgoing_word.next =
+                self.node_upper.val() | bit_cast::<32, 16>(self.pick_destination.val());
         }
         if self.transmitter.header_valid.val() {
             if !self.transmitter.index.val().any() {
-                self.tx_word.next = (bit_cast::<32, 2>(self.tx_kind.q.val()) << 30)
-                    | (bit_cast::<32, 6>(self.tx_len.q.val()) << 24);
+                self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
+                    | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24);
             } else {
-                self.tx_word.next = self.tx_uid.q.val();
+                self.outgoing_word.next = self.outgoing_uid.q.val();
             }
         }
         if self.transmitter.payload_valid.val() {
-            self.tx_word.next = self.tx_lane_data.val().get_bits::<32>(224);
+            self.outgoing_word.next = self.send_payloads.read_data.val();
         }
-        self.transmitter.word.next = self.tx_word.val();
+        self.transmitter.word.next = self.outgoing_word.val();
 
-        // ---- req_ready after the edge: free before, not taken now, or freed now.
-        self.o_ready.d.next =
-            ((self.s_free.val() & !self.s_taken.val()) | self.s_freed.val()).any();
+        // ---- req_ready after the edge: free before and not committed now, or freed now.
+        self.request_ready.d.next =
+            ((self.send_free.val() & !self.send_committed.val()) | self.send_freed.val()).any();
+
+        // ---- The counters, in the order of idemnet_spec::ni::COUNTERS; source 11 is the
+        // second `truncated`.
+        self.counters.strobe[0].next = self.count_crc.val();
+        self.counters.strobe[1].next = self.count_truncated.val();
+        self.counters.strobe[2].next = self.count_malformed.val();
+        self.counters.strobe[3].next = self.count_misrouted.val();
+        self.counters.strobe[4].next = self.count_not_source.val();
+        self.counters.strobe[5].next = self.count_table_full.val();
+        self.counters.strobe[6].next = self.count_unknown.val();
+        self.counters.strobe[7].next = self.count_busy.val();
+        self.counters.strobe[8].next = self.count_duplicate.val();
+        self.counters.strobe[9].next = self.count_retransmit.val();
+        self.counters.strobe[10].next = self.count_host_error.val();
+        self.counters.strobe[11].next = self.count_cut.val();
+        for source in 0..COUNTER_SOURCES {
+            self.counters.reason[source].next = self.source_counter[source].val();
+        }
 
         // ---- Outputs.
         self.net_out.next = self.transmitter.flit.val();
         self.tx_req.next = self.transmitter.request.val();
-        self.req_ready.next = self.o_ready.q.val();
-        self.dlv_valid.next = self.o_dlv_valid.q.val();
-        self.dlv_src.next = self.o_dlv_src.q.val();
-        self.dlv_uid.next = self.o_dlv_uid.q.val();
-        self.dlv_len.next = self.o_dlv_len.q.val();
-        self.dlv_data.next = self.o_dlv_data.q.val();
-        self.done_valid.next = self.o_done_valid.q.val();
-        self.done_uid.next = self.o_done_uid.q.val();
-        self.cnt_crc.next = self.c_crc.q.val();
-        self.cnt_truncated.next = self.c_truncated.q.val();
-        self.cnt_malformed.next = self.c_malformed.q.val();
-        self.cnt_misrouted.next = self.c_misrouted.q.val();
-        self.cnt_not_source.next = self.c_not_source.q.val();
-        self.cnt_table_full.next = self.c_table_full.q.val();
-        self.cnt_unknown.next = self.c_unknown.q.val();
-        self.cnt_busy.next = self.c_busy.q.val();
-        self.cnt_duplicate.next = self.c_duplicate.q.val();
-        self.cnt_retransmit.next = self.c_retransmit.q.val();
+        self.req_ready.next = self.request_ready.q.val();
+        self.dlv_valid.next = self.delivery_valid.q.val();
+        self.dlv_data.next = 0.into();
+        if self.delivery_length.q.val().any() {
+            self.dlv_data.next = self.receive_payloads.read_data.val();
+        }
+        self.dlv_last.next = self.delivery_last.q.val();
+        self.dlv_src.next = self.delivery_source.q.val();
+        self.dlv_uid.next = self.delivery_uid.q.val();
+        self.dlv_len.next = self.delivery_length.q.val();
+        self.done_valid.next = self.completion_valid.q.val();
+        self.done_uid.next = self.completion_uid.q.val();
+        self.cnt_crc.next = self.counters.count[0].val();
+        self.cnt_truncated.next = self.counters.count[1].val();
+        self.cnt_malformed.next = self.counters.count[2].val();
+        self.cnt_misrouted.next = self.counters.count[3].val();
+        self.cnt_not_source.next = self.counters.count[4].val();
+        self.cnt_table_full.next = self.counters.count[5].val();
+        self.cnt_unknown.next = self.counters.count[6].val();
+        self.cnt_busy.next = self.counters.count[7].val();
+        self.cnt_duplicate.next = self.counters.count[8].val();
+        self.cnt_retransmit.next = self.counters.count[9].val();
+        self.cnt_host_error.next = self.counters.count[10].val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemnet_spec::ni::cnt;
+
+    /// The NI's ports are the contract's table, name, direction, width and order.
+    #[test]
+    fn the_ports_are_the_spec_table() {
+        for (send_slots, recv_slots) in [(1, 1), (4, 8), (16, 16)] {
+            let ni = crate::ni(&NiConfig {
+                send_slots,
+                recv_slots,
+                ..NiConfig::DEFAULT
+            })
+            .unwrap();
+            assert_eq!(idemnet_rtl::ports::port_list(&ni), PORTS.specs());
+        }
+    }
+
+    /// The counter bank's literal indices in `update` are the spec's counter numbers.
+    #[test]
+    fn the_counter_bank_follows_the_spec_order() {
+        let order = [
+            cnt::CRC,
+            cnt::TRUNCATED,
+            cnt::MALFORMED,
+            cnt::MISROUTED,
+            cnt::NOT_SOURCE,
+            cnt::TABLE_FULL,
+            cnt::UNKNOWN,
+            cnt::BUSY,
+            cnt::DUPLICATE,
+            cnt::RETRANSMIT,
+            cnt::HOST_ERROR,
+        ];
+        assert_eq!(order.to_vec(), (0..COUNTERS.len()).collect::<Vec<_>>());
+        assert_eq!(COUNTER_SOURCES, 12);
     }
 }

@@ -3,7 +3,9 @@
 //! link among the three (§13.2) and the protocol split of the incoming link (§13.3).
 
 use idemnet_rtl::crc::Crc32Word;
+use idemnet_rtl::fifo::{MemoryStyle, TransparentMemory};
 use idemnet_rtl::flit::Flit;
+use idemnet_rtl::request_reader::RequestReader;
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
@@ -17,39 +19,45 @@ fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
 
 /// The framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`).
 ///
-/// Ports (Verilog names):
+/// Ports (Verilog names), in port order (`idemnet_spec::framer::PORTS`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `tx_gnt` | in | 1 | the framer may start its worm this cycle (§13.2; tie high when alone) |
-/// | `tx_valid` | in | 1 | the host offers a packet |
-/// | `tx_dst`, `tx_type` | in | 16, 4 | destination node, RMPP type (§11.1) |
-/// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | header words 2-6 |
-/// | `tx_bytes`, `tx_data` | in | 6, 256 | payload bytes (0..32), payload (byte 0 in bits 255:248) |
+/// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
+/// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
+/// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
+/// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
 /// | `net_out` | out | 35 | flits into the link; zero when idle |
 /// | `tx_req` | out | 1 | a packet is held and the transmitter is idle (combinational from registers) |
-/// | `tx_ready` | out | 1 | no packet held or in transmission (0 before the first edge) |
+/// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
+/// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
 ///
-/// Timing: a packet is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`); all
-/// its fields are latched then. `tx_ready` is a register (`o_ready`, as the NI's `req_ready`):
-/// 0 at power-on, 1 after edge 0 unless a packet is taken, 0 from the edge that takes a packet,
-/// and 1 again from the edge that puts out the CRC flit (so it is high in the `O_t` whose
+/// Timing: a beat is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`). A
+/// packet is read as the NI reads a request ([`RequestReader`], §8.5, with `tx_bytes` for
+/// `req_len`); its header fields are latched at its first beat and its payload words written
+/// into `payloads`, a block RAM of 8 words, beat by beat. A refused packet is counted at the
+/// beat that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
+/// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
+/// and 1 again from the edge that puts out its CRC flit (so it is high in the `O_t` whose
 /// `net_out` is the tail). In a cycle with `tx_gnt` and `tx_req` the head is registered at that
 /// edge (in `net_out` of `O_t`), then one flit per cycle without gaps: header words 0-6 (word 0 =
 /// `11` in 31:30, `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`,
-/// `seq`, `info`, `msgNum`), `ceil(bytes / 4)` payload words as given (not masked; `bytes` above
-/// 32 counts as 32) and the CRC-32/MPEG-2 of all the data words before it, as the NI's
+/// `seq`, `info`, `msgNum`), `ceil(bytes / 4)` payload words as given (not masked), read from
+/// `payloads` a cycle ahead, and the CRC-32/MPEG-2 of all the data words before it, as the NI's
 /// transmitter computes it.
 ///
 /// Internals: `phase` (0 empty, 1 held, 2 header words, 3 payload, 4 CRC), `hidx` (header word
-/// index), `left` (payload words still to send), the latched fields `r_*` (the payload shifts up
-/// by one word per payload flit) and the running CRC `crc` fed by a [`Crc32Word`].
+/// index), `left` (payload words still to send), the latched fields `r_*` and the running CRC
+/// `crc` fed by a [`Crc32Word`].
 #[derive(LogicBlock)]
 pub struct RmppTx {
     pub clock: Signal<In, Clock>,
     pub tx_gnt: Signal<In, Bit>,
     pub tx_valid: Signal<In, Bit>,
+    pub tx_data: Signal<In, Bits<32>>,
+    pub tx_last: Signal<In, Bit>,
     pub tx_dst: Signal<In, Bits<16>>,
     pub tx_type: Signal<In, Bits<4>>,
     pub tx_msg_id: Signal<In, Bits<32>>,
@@ -58,10 +66,13 @@ pub struct RmppTx {
     pub tx_info: Signal<In, Bits<32>>,
     pub tx_msg_num: Signal<In, Bits<32>>,
     pub tx_bytes: Signal<In, Bits<6>>,
-    pub tx_data: Signal<In, Bits<256>>,
     pub net_out: Signal<Out, Flit>,
     pub tx_req: Signal<Out, Bit>,
     pub tx_ready: Signal<Out, Bit>,
+    pub tx_cnt_host_error: Signal<Out, Bits<16>>,
+    requests: RequestReader,
+    payloads: TransparentMemory<Bits<32>, PACKET_ADDRESS_BITS>,
+    host_errors: DFF<Bits<16>>,
     phase: DFF<Bits<3>>,
     hidx: DFF<Bits<3>>,
     left: DFF<Bits<6>>,
@@ -73,7 +84,6 @@ pub struct RmppTx {
     r_info: DFF<Bits<32>>,
     r_msg_num: DFF<Bits<32>>,
     r_bytes: DFF<Bits<6>>,
-    r_data: DFF<Bits<256>>,
     crc: DFF<Bits<32>>,
     crc_unit: Crc32Word,
     o_net: DFF<Flit>,
@@ -81,7 +91,8 @@ pub struct RmppTx {
     // Combinational temporaries.
     word: Signal<Local, Bits<32>>,
     words: Signal<Local, Bits<6>>,
-    bytes_in: Signal<Local, Bits<6>>,
+    /// The payload word the serializer asks for in the next cycle, read from `payloads` now.
+    payload_fetch: Signal<Local, Bits<6>>,
     // Constants.
     node_hi: Constant<Bits<32>>,
     node32: Constant<Bits<32>>,
@@ -104,13 +115,15 @@ pub struct RmppTx {
     h6: Constant<Bits<3>>,
     two6: Constant<Bits<6>>,
     three6: Constant<Bits<6>>,
-    len_max: Constant<Bits<6>>,
     s16: Constant<Bits<6>>,
-    s32: Constant<Bits<9>>,
+    first_payload_word: Constant<Bits<6>>,
     flit_valid: Constant<Flit>,
     flit_head: Constant<Flit>,
     flit_tail: Constant<Flit>,
 }
+
+/// Address bits of the framer's payload memory: 8 words of 32 bits (32 bytes, §13.1).
+const PACKET_ADDRESS_BITS: usize = 3;
 
 impl RmppTx {
     /// A framer for node `node`.
@@ -119,6 +132,8 @@ impl RmppTx {
             clock: Default::default(),
             tx_gnt: Default::default(),
             tx_valid: Default::default(),
+            tx_data: Default::default(),
+            tx_last: Default::default(),
             tx_dst: Default::default(),
             tx_type: Default::default(),
             tx_msg_id: Default::default(),
@@ -127,10 +142,13 @@ impl RmppTx {
             tx_info: Default::default(),
             tx_msg_num: Default::default(),
             tx_bytes: Default::default(),
-            tx_data: Default::default(),
             net_out: Default::default(),
             tx_req: Default::default(),
             tx_ready: Default::default(),
+            tx_cnt_host_error: Default::default(),
+            requests: Default::default(),
+            payloads: TransparentMemory::new(1 << PACKET_ADDRESS_BITS, MemoryStyle::Block),
+            host_errors: Default::default(),
             phase: Default::default(),
             hidx: Default::default(),
             left: Default::default(),
@@ -142,14 +160,13 @@ impl RmppTx {
             r_info: Default::default(),
             r_msg_num: Default::default(),
             r_bytes: Default::default(),
-            r_data: Default::default(),
             crc: Default::default(),
             crc_unit: Default::default(),
             o_net: Default::default(),
             o_ready: Default::default(),
             word: Default::default(),
             words: Default::default(),
-            bytes_in: Default::default(),
+            payload_fetch: Default::default(),
             node_hi: c((node as u64) << 16),
             node32: c(node as u64),
             marker: c(0xC000_0001),
@@ -171,9 +188,8 @@ impl RmppTx {
             h6: c(6),
             two6: c(2),
             three6: c(3),
-            len_max: c(32),
             s16: c(16),
-            s32: c(32),
+            first_payload_word: c(0),
             flit_valid: c(1 << 34),
             flit_head: c(1 << 33),
             flit_tail: c(1 << 32),
@@ -185,36 +201,66 @@ impl Logic for RmppTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, hidx, left, r_dst, r_type, r_msg_id, r_len, r_seq, r_info,
-            r_msg_num, r_bytes, r_data, crc
+            self,
+            clock,
+            host_errors,
+            phase,
+            hidx,
+            left,
+            r_dst,
+            r_type,
+            r_msg_id,
+            r_len,
+            r_seq,
+            r_info,
+            r_msg_num,
+            r_bytes,
+            crc
         );
+        self.requests.clock.next = self.clock.val();
+        self.payloads.clock.next = self.clock.val();
         self.o_net.clock.next = self.clock.val();
         self.o_net.d.next = self.zflit.val();
         self.o_ready.clock.next = self.clock.val();
         self.o_ready.d.next = false;
 
-        self.bytes_in.next = self.tx_bytes.val();
-        if self.tx_bytes.val() > self.len_max.val() {
-            self.bytes_in.next = self.len_max.val();
+        // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests.
+        self.requests.taken.next = self.tx_valid.val() & self.o_ready.q.val();
+        self.requests.last.next = self.tx_last.val();
+        self.requests.length.next = self.tx_bytes.val();
+        if self.requests.taken.val() & self.requests.first.val() {
+            self.r_dst.d.next = self.tx_dst.val();
+            self.r_type.d.next = self.tx_type.val();
+            self.r_msg_id.d.next = self.tx_msg_id.val();
+            self.r_len.d.next = self.tx_len.val();
+            self.r_seq.d.next = self.tx_seq.val();
+            self.r_info.d.next = self.tx_info.val();
+            self.r_msg_num.d.next = self.tx_msg_num.val();
+            self.r_bytes.d.next = self.requests.bytes.val();
+        }
+        self.payloads.write_enable.next = self.requests.taken.val() & self.requests.accepted.val();
+        self.payloads.write_address.next =
+            bit_cast::<PACKET_ADDRESS_BITS, 3>(self.requests.beat.val());
+        self.payloads.write_data.next = self.tx_data.val();
+        if self.requests.refused.val() {
+            self.host_errors.d.next = self.host_errors.q.val() + true;
         }
         self.words.next = (self.r_bytes.q.val() + self.three6.val()) >> self.two6.val();
+        // Payload word 0 is read in the last header cycle, word `i + 1` while word `i` goes.
+        self.payload_fetch.next = self.first_payload_word.val();
+        if self.phase.q.val() == self.p3.val() {
+            self.payload_fetch.next = self.words.val() - self.left.q.val() + self.one6.val();
+        }
+        self.payloads.read_address.next =
+            self.payload_fetch.val().get_bits::<PACKET_ADDRESS_BITS>(0);
 
         // The word put out at this edge (zero when none), chained into the CRC.
         self.word.next = self.z32.val();
         self.crc_unit.crc_in.next = self.crc.q.val();
         if !self.phase.q.val().any() {
-            // Empty: take a packet, or show tx_ready after the edge.
-            if self.tx_valid.val() & self.o_ready.q.val() {
+            // Empty: a well-formed packet's last beat holds it; else tx_ready after the edge.
+            if self.requests.complete.val() {
                 self.phase.d.next = self.p1.val();
-                self.r_dst.d.next = self.tx_dst.val();
-                self.r_type.d.next = self.tx_type.val();
-                self.r_msg_id.d.next = self.tx_msg_id.val();
-                self.r_len.d.next = self.tx_len.val();
-                self.r_seq.d.next = self.tx_seq.val();
-                self.r_info.d.next = self.tx_info.val();
-                self.r_msg_num.d.next = self.tx_msg_num.val();
-                self.r_bytes.d.next = self.bytes_in.val();
-                self.r_data.d.next = self.tx_data.val();
             } else {
                 self.o_ready.d.next = true;
             }
@@ -260,11 +306,10 @@ impl Logic for RmppTx {
                 }
             }
         } else if self.phase.q.val() == self.p3.val() {
-            // Payload: the top word of the bus; the rest moves up.
-            self.word.next = self.r_data.q.val().get_bits::<32>(224);
+            // Payload: the word read a cycle ago.
+            self.word.next = self.payloads.read_data.val();
             self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.word.val());
             self.crc.d.next = self.crc_unit.crc_out.val();
-            self.r_data.d.next = self.r_data.q.val() << self.s32.val();
             self.left.d.next = self.left.q.val() - self.one6.val();
             if self.left.q.val() == self.one6.val() {
                 self.phase.d.next = self.p4.val();
@@ -281,6 +326,7 @@ impl Logic for RmppTx {
         self.net_out.next = self.o_net.q.val();
         self.tx_req.next = self.phase.q.val() == self.p1.val();
         self.tx_ready.next = self.o_ready.q.val();
+        self.tx_cnt_host_error.next = self.host_errors.q.val();
     }
 }
 
@@ -502,16 +548,18 @@ pub struct Node {
     pub net_in: Signal<In, Flit>,
     pub net_out: Signal<Out, Flit>,
     pub req_valid: Signal<In, Bit>,
+    pub req_data: Signal<In, Bits<32>>,
+    pub req_last: Signal<In, Bit>,
     pub req_dst: Signal<In, Bits<16>>,
     pub req_len: Signal<In, Bits<6>>,
-    pub req_data: Signal<In, Bits<256>>,
     pub dlv_ready: Signal<In, Bit>,
     pub req_ready: Signal<Out, Bit>,
     pub dlv_valid: Signal<Out, Bit>,
+    pub dlv_data: Signal<Out, Bits<32>>,
+    pub dlv_last: Signal<Out, Bit>,
     pub dlv_src: Signal<Out, Bits<16>>,
     pub dlv_uid: Signal<Out, Bits<32>>,
     pub dlv_len: Signal<Out, Bits<6>>,
-    pub dlv_data: Signal<Out, Bits<256>>,
     pub done_valid: Signal<Out, Bit>,
     pub done_uid: Signal<Out, Bits<32>>,
     pub cnt_crc: Signal<Out, Bits<16>>,
@@ -524,6 +572,7 @@ pub struct Node {
     pub cnt_busy: Signal<Out, Bits<16>>,
     pub cnt_duplicate: Signal<Out, Bits<16>>,
     pub cnt_retransmit: Signal<Out, Bits<16>>,
+    pub cnt_host_error: Signal<Out, Bits<16>>,
     pub rx_up_ready: Signal<In, Bit>,
     pub rx_up_accept: Signal<In, Bits<32>>,
     pub rx_dlv_ready: Signal<In, Bit>,
@@ -564,6 +613,8 @@ pub struct Node {
     pub rx_cnt_busy: Signal<Out, Bits<16>>,
     pub rx_cnt_restart: Signal<Out, Bits<16>>,
     pub tx_valid: Signal<In, Bit>,
+    pub tx_data: Signal<In, Bits<32>>,
+    pub tx_last: Signal<In, Bit>,
     pub tx_dst: Signal<In, Bits<16>>,
     pub tx_type: Signal<In, Bits<4>>,
     pub tx_msg_id: Signal<In, Bits<32>>,
@@ -572,8 +623,8 @@ pub struct Node {
     pub tx_info: Signal<In, Bits<32>>,
     pub tx_msg_num: Signal<In, Bits<32>>,
     pub tx_bytes: Signal<In, Bits<6>>,
-    pub tx_data: Signal<In, Bits<256>>,
     pub tx_ready: Signal<Out, Bit>,
+    pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     pub demux: RxDemux,
     pub ni: Ni,
     pub rx: RmppRx,
@@ -594,16 +645,18 @@ impl Node {
             net_in: Default::default(),
             net_out: Default::default(),
             req_valid: Default::default(),
+            req_data: Default::default(),
+            req_last: Default::default(),
             req_dst: Default::default(),
             req_len: Default::default(),
-            req_data: Default::default(),
             dlv_ready: Default::default(),
             req_ready: Default::default(),
             dlv_valid: Default::default(),
+            dlv_data: Default::default(),
+            dlv_last: Default::default(),
             dlv_src: Default::default(),
             dlv_uid: Default::default(),
             dlv_len: Default::default(),
-            dlv_data: Default::default(),
             done_valid: Default::default(),
             done_uid: Default::default(),
             cnt_crc: Default::default(),
@@ -616,6 +669,7 @@ impl Node {
             cnt_busy: Default::default(),
             cnt_duplicate: Default::default(),
             cnt_retransmit: Default::default(),
+            cnt_host_error: Default::default(),
             rx_up_ready: Default::default(),
             rx_up_accept: Default::default(),
             rx_dlv_ready: Default::default(),
@@ -656,6 +710,8 @@ impl Node {
             rx_cnt_busy: Default::default(),
             rx_cnt_restart: Default::default(),
             tx_valid: Default::default(),
+            tx_data: Default::default(),
+            tx_last: Default::default(),
             tx_dst: Default::default(),
             tx_type: Default::default(),
             tx_msg_id: Default::default(),
@@ -664,8 +720,8 @@ impl Node {
             tx_info: Default::default(),
             tx_msg_num: Default::default(),
             tx_bytes: Default::default(),
-            tx_data: Default::default(),
             tx_ready: Default::default(),
+            tx_cnt_host_error: Default::default(),
             demux: Default::default(),
             ni: Ni::new(ni),
             rx: RmppRx::new(rmpp),
@@ -700,16 +756,18 @@ impl Logic for Node {
         self.net_out.next = self.merge.net_out.val();
         // Host ports.
         self.ni.req_valid.next = self.req_valid.val();
+        self.ni.req_data.next = self.req_data.val();
+        self.ni.req_last.next = self.req_last.val();
         self.ni.req_dst.next = self.req_dst.val();
         self.ni.req_len.next = self.req_len.val();
-        self.ni.req_data.next = self.req_data.val();
         self.ni.dlv_ready.next = self.dlv_ready.val();
         self.req_ready.next = self.ni.req_ready.val();
         self.dlv_valid.next = self.ni.dlv_valid.val();
+        self.dlv_data.next = self.ni.dlv_data.val();
+        self.dlv_last.next = self.ni.dlv_last.val();
         self.dlv_src.next = self.ni.dlv_src.val();
         self.dlv_uid.next = self.ni.dlv_uid.val();
         self.dlv_len.next = self.ni.dlv_len.val();
-        self.dlv_data.next = self.ni.dlv_data.val();
         self.done_valid.next = self.ni.done_valid.val();
         self.done_uid.next = self.ni.done_uid.val();
         self.cnt_crc.next = self.ni.cnt_crc.val();
@@ -722,6 +780,7 @@ impl Logic for Node {
         self.cnt_busy.next = self.ni.cnt_busy.val();
         self.cnt_duplicate.next = self.ni.cnt_duplicate.val();
         self.cnt_retransmit.next = self.ni.cnt_retransmit.val();
+        self.cnt_host_error.next = self.ni.cnt_host_error.val();
         self.rx.up_ready.next = self.rx_up_ready.val();
         self.rx.up_accept.next = self.rx_up_accept.val();
         self.rx.dlv_ready.next = self.rx_dlv_ready.val();
@@ -762,6 +821,8 @@ impl Logic for Node {
         self.rx_cnt_busy.next = self.rx.cnt_busy.val();
         self.rx_cnt_restart.next = self.rx.cnt_restart.val();
         self.tx.tx_valid.next = self.tx_valid.val();
+        self.tx.tx_data.next = self.tx_data.val();
+        self.tx.tx_last.next = self.tx_last.val();
         self.tx.tx_dst.next = self.tx_dst.val();
         self.tx.tx_type.next = self.tx_type.val();
         self.tx.tx_msg_id.next = self.tx_msg_id.val();
@@ -770,8 +831,8 @@ impl Logic for Node {
         self.tx.tx_info.next = self.tx_info.val();
         self.tx.tx_msg_num.next = self.tx_msg_num.val();
         self.tx.tx_bytes.next = self.tx_bytes.val();
-        self.tx.tx_data.next = self.tx_data.val();
         self.tx_ready.next = self.tx.tx_ready.val();
+        self.tx_cnt_host_error.next = self.tx.tx_cnt_host_error.val();
     }
 }
 
@@ -795,6 +856,24 @@ mod tests {
             .collect()
     }
 
+    /// Presents beat `beat` of a packet of `bytes` bytes whose words are `words` (`last` on
+    /// beat `beats - 1`); the header fields show their values on the first beat only.
+    fn present_beat(u: &mut RmppTx, words: &[u32], beat: usize, beats: usize, bytes: usize) {
+        u.tx_valid.next = true;
+        u.tx_data.next = Bits::from(words.get(beat).copied().unwrap_or(0xBAD0_0000) as u64);
+        u.tx_last.next = beat + 1 == beats;
+        let first = beat == 0;
+        let field = |value: u64| Bits::from(if first { value } else { 0x5A5A });
+        u.tx_dst.next = Bits::from(if first { 9u64 } else { 1 });
+        u.tx_type.next = Bits::from(if first { 4u64 } else { 1 });
+        u.tx_msg_id.next = field(0x1234_5678);
+        u.tx_len.next = field(1000);
+        u.tx_seq.next = field(3);
+        u.tx_info.next = field(0x0002_0010);
+        u.tx_msg_num.next = field(77);
+        u.tx_bytes.next = Bits::from(if first { bytes as u64 } else { 63 });
+    }
+
     #[test]
     fn framer_puts_out_the_worm_with_the_documented_timing() {
         let mut uut = RmppTx::new(5);
@@ -810,30 +889,23 @@ mod tests {
             for (i, b) in data.iter_mut().enumerate() {
                 *b = (i as u8).wrapping_mul(37).wrapping_add(bytes as u8) | 1;
             }
-            let mut bus = Bits::<256>::default();
-            for &b in data.iter() {
-                bus = (bus << 8u64) | Bits::<256>::from(b as u64);
+            // The last word's bytes past `bytes` are sent as given.
+            let words = words_of(&data, bytes.div_ceil(4) * 4);
+            let beats = bytes.div_ceil(4).max(1);
+            // The beats, one per cycle: tx_ready stays high until the last is taken.
+            for beat in 0..beats {
+                assert!(uut.tx_ready.val() && !uut.tx_req.val(), "beat {beat}");
+                tx_cycle(&mut uut, |u| {
+                    present_beat(u, &words, beat, beats, bytes);
+                    u.tx_gnt.next = false;
+                });
             }
-            // Take the packet.
-            tx_cycle(&mut uut, |u| {
-                u.tx_valid.next = true;
-                u.tx_gnt.next = false;
-                u.tx_dst.next = Bits::from(9u64);
-                u.tx_type.next = Bits::from(4u64);
-                u.tx_msg_id.next = Bits::from(0x1234_5678u64);
-                u.tx_len.next = Bits::from(1000u64);
-                u.tx_seq.next = Bits::from(3u64);
-                u.tx_info.next = Bits::from(0x0002_0010u64);
-                u.tx_msg_num.next = Bits::from(77u64);
-                u.tx_bytes.next = Bits::from(bytes as u64);
-                u.tx_data.next = bus;
-            });
             assert!(!uut.tx_ready.val() && uut.tx_req.val());
             assert_eq!(uut.net_out.val().to_u64(), 0);
             // Inputs change and are ignored while tx_ready is low; no grant for a while.
             for _ in 0..gnt_delay {
                 tx_cycle(&mut uut, |u| {
-                    u.tx_dst.next = Bits::from(1u64);
+                    present_beat(u, &words, 1, 1, 3);
                     u.tx_gnt.next = false;
                 });
                 assert!(!uut.tx_ready.val() && uut.tx_req.val());
@@ -849,12 +921,15 @@ mod tests {
                 0x0002_0010,
                 77,
             ];
-            want.extend(words_of(&data, bytes));
+            want.extend(&words);
             let crc = idemnet_spec::crc::crc32(&want);
             let mut got = vec![];
             let n = want.len() + 1;
             for i in 0..n {
-                tx_cycle(&mut uut, |u| u.tx_gnt.next = i == 0);
+                tx_cycle(&mut uut, |u| {
+                    u.tx_valid.next = false;
+                    u.tx_gnt.next = i == 0;
+                });
                 let f = uut.net_out.val().to_u64();
                 assert!(flit::is_valid(f));
                 assert_eq!(flit::is_head(f), i == 0);
@@ -871,6 +946,37 @@ mod tests {
             });
             assert_eq!(uut.net_out.val().to_u64(), 0);
             assert!(uut.tx_ready.val() && !uut.tx_req.val());
+        }
+        assert_eq!(uut.tx_cnt_host_error.val().to_u64(), 0);
+    }
+
+    /// A packet that is not well formed (too long a length, an early or a missing last) is
+    /// counted at the beat that shows it, its beats are taken up to its last, and nothing is
+    /// held or sent: tx_ready stays high throughout.
+    #[test]
+    fn the_framer_refuses_a_bad_packet_and_sends_nothing() {
+        let mut uut = RmppTx::new(5);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        tx_cycle(&mut uut, |_| {});
+        let words = [1u32, 2, 3, 4];
+        // (bytes announced, beats sent with last on the final one).
+        for (round, (bytes, beats)) in [(33usize, 1usize), (8, 1), (4, 3), (40, 2)]
+            .into_iter()
+            .enumerate()
+        {
+            for beat in 0..beats {
+                tx_cycle(&mut uut, |u| {
+                    present_beat(u, &words, beat, beats, bytes);
+                    if beat == 0 {
+                        u.tx_bytes.next = Bits::from(bytes as u64);
+                    }
+                    u.tx_gnt.next = true;
+                });
+                assert!(uut.tx_ready.val() && !uut.tx_req.val());
+                assert_eq!(uut.net_out.val().to_u64(), 0);
+            }
+            assert_eq!(uut.tx_cnt_host_error.val().to_u64(), round as u64 + 1);
         }
     }
 
@@ -1028,39 +1134,48 @@ mod tests {
         assert!(simulate(b, 1000));
     }
 
-    /// Node 0 sends a datagram (NI) and a one-packet RMPP message (framer) to node 1 in the
-    /// same cycle: the merge puts the NI's worm first and the framer's right behind it; node
-    /// 1's split hands each to its block, which answer through their merge; both exchanges
-    /// complete without a counted discard.
+    /// Node 0 sends a datagram (NI) and a one-packet RMPP message (framer) to node 1, both
+    /// streams starting in the same cycle: the merge puts the NI's worm first and the framer's
+    /// right behind it; node 1's split hands each to its block, which answer through their
+    /// merge; both exchanges complete without a counted discard.
     #[test]
     fn two_nodes_carry_both_protocols() {
         let (mut a, mut b) = (node(0), node(1));
         pair_cycle(&mut a, &mut b, |_, _| {});
         assert!(a.req_ready.val() && a.tx_ready.val());
-        let mut data = Bits::<256>::default();
-        for i in 0..32u64 {
-            data = (data << 8u64) | Bits::<256>::from(0x40 + i);
-        }
-        pair_cycle(&mut a, &mut b, |a, _| {
-            a.req_valid.next = true;
-            a.req_dst.next = Bits::from(1u64);
-            a.req_len.next = Bits::from(8u64);
-            a.req_data.next = data;
-            a.tx_valid.next = true;
-            a.tx_dst.next = Bits::from(1u64);
-            a.tx_type.next = Bits::from(2u64); // RTS_LAST
-            a.tx_msg_id.next = Bits::from(7u64);
-            a.tx_len.next = Bits::from(20u64);
-            a.tx_seq.next = Bits::from(0u64);
-            a.tx_info.next = Bits::from(0u64);
-            a.tx_msg_num.next = Bits::from(1u64);
-            a.tx_bytes.next = Bits::from(20u64);
-            a.tx_data.next = data;
-        });
-        assert!(!a.tx_ready.val());
+        // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i.
+        let word = |i: u64| (0..4).fold(0u64, |w, j| w << 8 | (0x40 + 4 * i + j));
+        // The NI's request: 8 bytes, two beats; the framer's packet: 20 bytes, five beats, in
+        // cycles 1 to 5. `out[i]` is O_(i + 2): the NI's request is taken whole at edge 2 and
+        // its head leaves at edge 3.
         let mut out = vec![];
+        for beat in 0..5u64 {
+            pair_cycle(&mut a, &mut b, |a, _| {
+                a.req_valid.next = beat < 2;
+                a.req_data.next = Bits::from(word(beat));
+                a.req_last.next = beat == 1;
+                a.req_dst.next = Bits::from(1u64);
+                a.req_len.next = Bits::from(8u64);
+                a.tx_valid.next = true;
+                a.tx_data.next = Bits::from(word(beat));
+                a.tx_last.next = beat == 4;
+                a.tx_dst.next = Bits::from(1u64);
+                a.tx_type.next = Bits::from(2u64); // RTS_LAST
+                a.tx_msg_id.next = Bits::from(7u64);
+                a.tx_len.next = Bits::from(20u64);
+                a.tx_seq.next = Bits::from(0u64);
+                a.tx_info.next = Bits::from(0u64);
+                a.tx_msg_num.next = Bits::from(1u64);
+                a.tx_bytes.next = Bits::from(20u64);
+            });
+            if beat >= 1 {
+                out.push(a.net_out.val().to_u64());
+            }
+        }
+        assert!(!a.tx_ready.val());
         let (mut upcall, mut delivered, mut done, mut snd) = (0, 0, 0, 0);
-        for t in 2..600 {
+        let mut beats = vec![];
+        for t in 6..600 {
             // The upcall shown in O_(t-1) is taken in cycle t.
             let up = b.rx_up_valid.val();
             if up {
@@ -1088,13 +1203,10 @@ mod tests {
                 assert_eq!(b.rx_rd_data.val().to_u64(), 0x4445_4647);
             }
             if b.dlv_valid.val() {
-                delivered += 1;
                 assert_eq!(b.dlv_src.val().to_u64(), 0);
                 assert_eq!(b.dlv_len.val().to_u64(), 8);
-                assert_eq!(
-                    b.dlv_data.val().get_bits::<64>(192).to_u64(),
-                    0x4041_4243_4445_4647
-                );
+                beats.push((b.dlv_data.val().to_u64(), b.dlv_last.val()));
+                delivered += usize::from(b.dlv_last.val());
             }
             if a.done_valid.val() {
                 done += 1;
@@ -1107,19 +1219,20 @@ mod tests {
                 assert_eq!(a.rx_snd_len.val().to_u64(), 20);
             }
         }
-        // O_2 .. O_7: the NI's SEND (8 bytes: 6 flits); O_8 .. O_21: the framer's worm.
+        assert_eq!(beats, [(word(0), false), (word(1), true)]);
+        // O_3 .. O_8: the NI's SEND (8 bytes: 6 flits); O_9 .. O_22: the framer's worm.
         let kinds: Vec<(bool, bool, bool)> = out
             .iter()
             .map(|&f| (flit::is_valid(f), flit::is_head(f), flit::is_tail(f)))
             .collect();
-        assert_eq!(kinds[0], (true, true, false));
-        assert_eq!(kinds[5], (true, false, true));
-        assert_eq!(kinds[6], (true, true, false));
-        assert_eq!(flit::data(out[7]), 0xC002_0001);
-        assert_eq!(kinds[19], (true, false, true));
-        assert!(kinds[1..5]
+        assert_eq!(kinds[1], (true, true, false));
+        assert_eq!(kinds[6], (true, false, true));
+        assert_eq!(kinds[7], (true, true, false));
+        assert_eq!(flit::data(out[8]), 0xC002_0001);
+        assert_eq!(kinds[20], (true, false, true));
+        assert!(kinds[2..6]
             .iter()
-            .chain(kinds[7..19].iter())
+            .chain(kinds[8..20].iter())
             .all(|&k| k == (true, false, false)));
         assert_eq!((upcall, delivered, done, snd), (1, 1, 1, 1));
         for n in [&a, &b] {
@@ -1134,6 +1247,8 @@ mod tests {
                 &n.cnt_busy,
                 &n.cnt_duplicate,
                 &n.cnt_retransmit,
+                &n.cnt_host_error,
+                &n.tx_cnt_host_error,
                 &n.rx_cnt_crc,
                 &n.rx_cnt_truncated,
                 &n.rx_cnt_malformed,

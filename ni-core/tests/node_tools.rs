@@ -1,10 +1,9 @@
 //! The node of docs/protocol.md §13 (NI, RMPP receive path, framer, transmit merge, protocol
 //! split) and the two-protocol system through the open tools: Verilator `-Wall` lint with the
 //! project's waivers and Icarus; each of the three small blocks lints clean alone. Also checks
-//! the port order of the node and of the system's appended RMPP ports.
+//! that the framer's, the node's and the system's ports are the contract's tables.
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40};
-use idemnet_ni_core::ni::{HOST_INPUTS, HOST_OUTPUTS};
 use idemnet_ni_core::node::{Node, RmppTx, RxDemux, TxMerge};
 use idemnet_ni_core::{system_verilog, NiConfig};
 use idemnet_rtl::ports::port_list;
@@ -54,68 +53,6 @@ fn node0() -> Node {
     )
 }
 
-fn names(ports: &[idemnet_ni_core::PortSpec]) -> Vec<String> {
-    ports.iter().map(|p| p.name.clone()).collect()
-}
-
-/// The RMPP host ports of a node, as the node and (suffixed) the system show them.
-const RMPP_HOST: [(&str, u32); 50] = [
-    ("rx_up_ready", 1),
-    ("rx_up_accept", 32),
-    ("rx_dlv_ready", 1),
-    ("rx_rd_slot", 4),
-    ("rx_rd_word", 10),
-    ("tx_valid", 1),
-    ("tx_dst", 16),
-    ("tx_type", 4),
-    ("tx_msg_id", 32),
-    ("tx_len", 32),
-    ("tx_seq", 32),
-    ("tx_info", 32),
-    ("tx_msg_num", 32),
-    ("tx_bytes", 6),
-    ("tx_data", 256),
-    ("rx_up_valid", 1),
-    ("rx_up_slot", 4),
-    ("rx_up_src", 16),
-    ("rx_up_msg_id", 32),
-    ("rx_up_msg_num", 32),
-    ("rx_up_len", 32),
-    ("rx_dlv_valid", 1),
-    ("rx_dlv_slot", 4),
-    ("rx_dlv_src", 16),
-    ("rx_dlv_msg_id", 32),
-    ("rx_dlv_msg_num", 32),
-    ("rx_dlv_len", 32),
-    ("rx_rd_data", 32),
-    ("rx_snd_valid", 1),
-    ("rx_snd_type", 4),
-    ("rx_snd_peer", 16),
-    ("rx_snd_msg_id", 32),
-    ("rx_snd_len", 32),
-    ("rx_snd_seq", 32),
-    ("rx_snd_info", 32),
-    ("rx_snd_msg_num", 32),
-    ("rx_cnt_crc", 16),
-    ("rx_cnt_truncated", 16),
-    ("rx_cnt_malformed", 16),
-    ("rx_cnt_misrouted", 16),
-    ("rx_cnt_version", 16),
-    ("rx_cnt_not_source", 16),
-    ("rx_cnt_order", 16),
-    ("rx_cnt_sequence", 16),
-    ("rx_cnt_table_full", 16),
-    ("rx_cnt_unknown", 16),
-    ("rx_cnt_duplicate", 16),
-    ("rx_cnt_busy", 16),
-    ("rx_cnt_restart", 16),
-    ("tx_ready", 1),
-];
-
-fn is_rmpp_input(name: &str) -> bool {
-    RMPP_HOST[..15].iter().any(|&(n, _)| n == name)
-}
-
 #[test]
 fn small_blocks_lint_clean_alone() {
     let (tx, tx_ports) = verilog(RmppTx::new(3));
@@ -125,61 +62,15 @@ fn small_blocks_lint_clean_alone() {
         verilator_lint(v, idemnet_rtl::LINT_WAIVERS).unwrap();
         iverilog_compile(v).unwrap();
     }
-    assert_eq!(
-        names(&tx_ports),
-        [
-            "tx_gnt",
-            "tx_valid",
-            "tx_dst",
-            "tx_type",
-            "tx_msg_id",
-            "tx_len",
-            "tx_seq",
-            "tx_info",
-            "tx_msg_num",
-            "tx_bytes",
-            "tx_data",
-            "net_out",
-            "tx_req",
-            "tx_ready"
-        ]
-    );
+    assert_eq!(tx_ports, idemnet_spec::framer::PORTS.specs());
 }
 
+/// The node's ports are the contract's (`idemnet_spec::node::ports`): its link, then each
+/// block's host ports, names, directions, widths and order.
 #[test]
 fn node_ports_are_in_the_documented_order() {
     let (_, ports) = verilog(node0());
-    let mut want = vec!["net_in".to_string(), "net_out".to_string()];
-    want.extend(
-        HOST_INPUTS
-            .iter()
-            .chain(&HOST_OUTPUTS)
-            .map(|s| s.to_string()),
-    );
-    // The node lists the receive path's inputs, its outputs, then the framer's inputs and
-    // tx_ready.
-    let rx_in = RMPP_HOST[..5].iter();
-    let rx_out = RMPP_HOST[15..49].iter();
-    let tx_in = RMPP_HOST[5..15].iter();
-    want.extend(
-        rx_in
-            .chain(rx_out)
-            .chain(tx_in)
-            .chain(RMPP_HOST[49..].iter())
-            .map(|(n, _)| n.to_string()),
-    );
-    assert_eq!(names(&ports), want);
-    for p in &ports {
-        if let Some(&(_, w)) = RMPP_HOST.iter().find(|(n, _)| *n == p.name) {
-            assert_eq!(p.width, w, "{}", p.name);
-            assert_eq!(
-                p.dir == idemnet_rtl::PortDir::In,
-                is_rmpp_input(&p.name),
-                "{}",
-                p.name
-            );
-        }
-    }
+    assert_eq!(ports, idemnet_spec::node::ports());
 }
 
 #[test]
@@ -189,21 +80,12 @@ fn node_lints_and_compiles() {
     iverilog_compile(&v).unwrap();
 }
 
-/// The 16-node system (16 nodes, 8 switches, 64 injectors): the NI ports as before, then per
-/// node the RMPP inputs and outputs; it lints and compiles.
+/// The 16-node system (16 nodes, 8 switches, 64 injectors): its ports are the contract's
+/// layout (`idemnet_spec::system::Layout`); it lints and compiles.
 #[test]
 fn system_lints_and_compiles() {
     let (v, ports) = system_verilog(4, 2, &NiConfig::DEFAULT, &RmppConfig::default()).unwrap();
-    let first_rmpp = ports
-        .iter()
-        .position(|p| p.name == "rx_up_ready$0")
-        .unwrap();
-    assert_eq!(ports[first_rmpp - 1].name, "drops$63");
-    let want: Vec<String> = RMPP_HOST
-        .iter()
-        .flat_map(|(n, _)| (0..16).map(move |p| format!("{n}${p}")))
-        .collect();
-    assert_eq!(names(&ports[first_rmpp..]), want);
+    assert_eq!(ports, idemnet_spec::system::Layout::new(16, 16, 64).ports());
     verilator_lint(&v, &waivers()).unwrap();
     iverilog_compile(&v).unwrap();
 }
@@ -219,26 +101,27 @@ fn system_carries_both_protocols_in_rust_hdl() {
         idemnet_ni_core::system::System::new(topo, &NiConfig::DEFAULT, &RmppConfig::DEFAULT);
     s.connect_all();
     check_all(&s).unwrap();
-    let mut data = Bits::<256>::default();
-    for i in 0..32u64 {
-        data = (data << 8u64) | Bits::<256>::from(0x40 + i);
-    }
+    // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i. The NI's request is 8
+    // bytes (two beats), the framer's packet 20 (five), both streamed from cycle 1.
+    let word = |i: u64| Bits::from((0..4).fold(0u64, |w, j| w << 8 | (0x40 + 4 * i + j)));
     let (mut up, mut dl, mut done, mut snd, mut rdl) = (0, 0, 0, 0, 0);
     for t in 0..400u64 {
         s.clock.next = false.into();
-        let go = t == 1;
-        s.req_valid[0].next = go;
+        let beat = t.wrapping_sub(1);
+        s.req_valid[0].next = beat < 2;
+        s.req_data[0].next = word(beat.min(1));
+        s.req_last[0].next = beat == 1;
         s.req_dst[0].next = Bits::from(5u64);
         s.req_len[0].next = Bits::from(8u64);
-        s.req_data[0].next = data;
-        s.tx_valid[0].next = go;
+        s.tx_valid[0].next = beat < 5;
+        s.tx_data[0].next = word(beat.min(4));
+        s.tx_last[0].next = beat == 4;
         s.tx_dst[0].next = Bits::from(5u64);
         s.tx_type[0].next = Bits::from(2u64);
         s.tx_msg_id[0].next = Bits::from(9u64);
         s.tx_len[0].next = Bits::from(20u64);
         s.tx_msg_num[0].next = Bits::from(1u64);
         s.tx_bytes[0].next = Bits::from(20u64);
-        s.tx_data[0].next = data;
         for p in 0..16 {
             s.dlv_ready[p].next = true;
             s.rx_up_ready[p].next = true;
@@ -254,7 +137,7 @@ fn system_carries_both_protocols_in_rust_hdl() {
         if s.rx_dlv_valid[5].val() {
             rdl += 1;
         }
-        if s.dlv_valid[5].val() {
+        if s.dlv_valid[5].val() && s.dlv_last[5].val() {
             dl += 1;
         }
         if s.done_valid[0].val() {

@@ -9,6 +9,8 @@
 //!   ([`counter_bank::CounterBank`]).
 //! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers
 //!   ([`round_robin::RoundRobin`]).
+//! * [`request_reader`]: the reading end of a request stream ([`request_reader::RequestReader`]):
+//!   a taken beat's request and place in it, and whether the request is well formed (§8.5).
 //!
 //! The protocol's blocks and helpers:
 //!
@@ -35,6 +37,7 @@ pub mod flit;
 pub mod lfsr;
 pub mod ports;
 pub mod reg;
+pub mod request_reader;
 pub mod round_robin;
 #[cfg(test)]
 mod testing;

@@ -40,6 +40,7 @@ pub enum TransmitState {
 /// | `start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
 /// | `header_valid`, `payload_valid` | out | 1, 1 | header / payload word `index` goes out at this edge |
 /// | `index` | out | 4 | the word's index within the header or within the payload |
+/// | `fetch_index` | out | 4 | the payload word asked for in the next cycle: 0 before the payload, `index + 1` during it |
 /// | `finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
 /// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
 ///
@@ -50,6 +51,12 @@ pub enum TransmitState {
 /// edge `t`, then its header words, its payload words and its CRC after edges `t+1`, `t+2`, ...;
 /// the cycle of the CRC edge is `finish`, and the next worm can start in the cycle after it, so
 /// worms follow each other without gaps.
+///
+/// A parent whose payload sits in block RAM, which reads only through a register, addresses
+/// its RAM with `fetch_index` every cycle: the word it reads at edge `t` is in the RAM's output
+/// register in cycle `t + 1`, exactly when `payload_valid` asks for it (`fetch_index` is 0 in
+/// the last header cycle and `index + 1` in each payload cycle; past the last word it names a
+/// word nobody asks for).
 #[derive(LogicBlock)]
 pub struct WormTransmitter {
     pub clock: Signal<In, Clock>,
@@ -62,6 +69,7 @@ pub struct WormTransmitter {
     pub header_valid: Signal<Out, Bit>,
     pub payload_valid: Signal<Out, Bit>,
     pub index: Signal<Out, Bits<4>>,
+    pub fetch_index: Signal<Out, Bits<4>>,
     pub finish: Signal<Out, Bit>,
     pub flit: Signal<Out, Flit>,
     state: DFF<TransmitState>,
@@ -100,6 +108,7 @@ impl WormTransmitter {
             header_valid: Default::default(),
             payload_valid: Default::default(),
             index: Default::default(),
+            fetch_index: Default::default(),
             finish: Default::default(),
             flit: Default::default(),
             state: Default::default(),
@@ -129,6 +138,10 @@ impl Logic for WormTransmitter {
         self.flit.next = self.flit_out.q.val();
         self.index.next = self.word_index.q.val();
         self.next_index.next = self.word_index.q.val() + self.index_step.val();
+        self.fetch_index.next = self.first_index.val();
+        if self.state.q.val() == TransmitState::Payload {
+            self.fetch_index.next = self.next_index.val();
+        }
         self.request.next = (self.state.q.val() == TransmitState::Idle) & self.due.val();
         self.start.next = false;
         self.header_valid.next = false;
@@ -231,10 +244,20 @@ mod tests {
         }
     }
 
+    /// How the parent answers payload words.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum PayloadRead {
+        /// From the worm at `index`, in the same cycle.
+        Direct,
+        /// From a register loaded at every edge with the word at `fetch_index`, as a block RAM
+        /// reads.
+        Registered,
+    }
+
     /// Worms queued at random times and granted at random, against a reference that puts each
     /// granted worm's flits out back to back; the parent answers the cell's index from the worm
-    /// it latched at `start`.
-    fn run(header_words: usize, seed: u64, cycles: usize) -> usize {
+    /// it latched at `start` (payload words as `read` says).
+    fn run(header_words: usize, seed: u64, cycles: usize, read: PayloadRead) -> usize {
         let mut uut = WormTransmitter::new(header_words);
         uut.connect_all();
         check_all(&uut).unwrap();
@@ -242,6 +265,7 @@ mod tests {
         let mut queue: VecDeque<Worm> = VecDeque::new();
         let mut in_flight: Option<Worm> = None;
         let mut to_go: VecDeque<u64> = VecDeque::new();
+        let mut read_register = 0u32;
         let mut sent = 0;
         for cycle in 0..cycles {
             uut.clock.next = false.into();
@@ -259,9 +283,10 @@ mod tests {
                 Some(w) if uut.header_valid.val() => {
                     w.header.get(index).copied().unwrap_or(0) as u64
                 }
-                Some(w) if uut.payload_valid.val() => {
-                    w.payload.get(index).copied().unwrap_or(0) as u64
-                }
+                Some(w) if uut.payload_valid.val() => match read {
+                    PayloadRead::Direct => w.payload.get(index).copied().unwrap_or(0) as u64,
+                    PayloadRead::Registered => read_register as u64,
+                },
                 _ => 0,
             });
             uut.payload_words.next =
@@ -288,6 +313,14 @@ mod tests {
                 !start && flit::is_tail(want),
                 "cycle {cycle}"
             );
+            // A worm that has not started has nothing to fetch yet; a random word stands for
+            // whatever the RAM held there.
+            let fetch = uut.fetch_index.val().to_u64() as usize;
+            read_register = match &in_flight {
+                Some(w) if !start => w.payload.get(fetch).copied(),
+                _ => None,
+            }
+            .unwrap_or_else(|| r.next_u64() as u32);
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
             assert_eq!(
@@ -306,7 +339,17 @@ mod tests {
     #[test]
     fn puts_out_random_worms_as_the_reference_does() {
         for (header_words, seed) in [(2, 1), (7, 2), (1, 3)] {
-            let sent = run(header_words, seed, 6000);
+            let sent = run(header_words, seed, 6000, PayloadRead::Direct);
+            assert!(sent > 300, "{header_words}: {sent} worms");
+        }
+    }
+
+    /// A parent that reads its payload through a register, addressed by `fetch_index` a cycle
+    /// ahead, as from block RAM: the same worms.
+    #[test]
+    fn a_registered_payload_read_at_fetch_index_keeps_the_worms_whole() {
+        for (header_words, seed) in [(2, 4), (7, 5), (1, 6)] {
+            let sent = run(header_words, seed, 6000, PayloadRead::Registered);
             assert!(sent > 300, "{header_words}: {sent} worms");
         }
     }

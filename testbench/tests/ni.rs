@@ -8,6 +8,9 @@ use idemnet_testbench::{cosim, Config, CosimOptions};
 #[test]
 fn ni_lockstep_with_every_rule_exercised() {
     let cfg = Config::named("ni").unwrap();
+    // `cnt_busy` (an ACK while the late FORGET register is full) is rare under the peers: it
+    // must move in one of the runs.
+    let mut busy = 0;
     for (seed, load) in [(1, 1.0), (2, 0.6)] {
         let opts = CosimOptions {
             vcd_dir: None,
@@ -22,20 +25,20 @@ fn ni_lockstep_with_every_rule_exercised() {
                 .unwrap_or_else(|| panic!("no figure {name}"))
                 .1
         };
-        // Every counter; `cnt_busy` (the late FORGET register full) only at full load, below.
+        // Every counter; `cnt_busy` over both runs, below.
         let counters = HOST_OUTPUTS
             .iter()
             .filter(|n| n.starts_with("cnt_") && **n != "cnt_busy");
         let events = [
-            "requests accepted",
+            "requests taken whole",
+            "requests refused (not well formed)",
             "datagrams delivered to the host",
             "sends completed",
         ];
         for &name in events.iter().chain(counters) {
             assert!(get(name) > 0, "seed {seed}: {name} never happened\n{r}");
         }
-        if load == 1.0 {
-            assert!(get("cnt_busy") > 0, "{r}");
-        }
+        busy += get("cnt_busy");
     }
+    assert!(busy > 0, "cnt_busy never moved");
 }

@@ -20,6 +20,12 @@ use crate::links::{
     clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, sigs, LinkNode,
 };
 use crate::ni::{Ni, HOST_INPUTS, HOST_OUTPUTS};
+
+/// The NI's request stream (its host inputs but `dlv_ready`, which the self-test ties high):
+/// the source drives them, and the monitor ports show them.
+fn request_ports() -> impl Iterator<Item = &'static str> {
+    HOST_INPUTS.into_iter().filter(|&port| port != "dlv_ready")
+}
 pub use checker::Checker;
 pub use report::Reporter;
 pub use source::TrafficSource;
@@ -170,10 +176,14 @@ impl SelfTestConfig {
 /// | `clear` | in | 1 | the counters go to 0 (the board's reset button) |
 /// | `led`, `uart_tx` | out | 8, 1 | §14.4 |
 /// | `cnt_sent`, `cnt_delivered`, `cnt_duplicated`, `cnt_lost`, `cnt_bad` | out | 32 | the scoreboard (§14.3) |
-/// | `req_valid$p`, `req_ready$p`, `req_dst$p`, `req_len$p`, `req_data$p` | out | | NI `p`'s request port, for a monitor |
-/// | `dlv_valid$p`, `dlv_src$p`, `dlv_uid$p`, `dlv_len$p`, `dlv_data$p` | out | | NI `p`'s delivery port (`dlv_ready` is tied high) |
+/// | `req_valid$p`, `req_data$p`, `req_last$p`, `req_dst$p`, `req_len$p` | out | 1, 32, 1, 16, 6 | NI `p`'s request stream as its source drives it, for a monitor |
+/// | `req_ready$p` | out | 1 | NI `p` takes request beats |
+/// | `dlv_valid$p`, `dlv_data$p`, `dlv_last$p`, `dlv_src$p`, `dlv_uid$p`, `dlv_len$p` | out | 1, 32, 1, 16, 32, 6 | NI `p`'s delivery stream (`dlv_ready` is tied high) |
 /// | `done_valid$p`, `done_uid$p` | out | 1, 32 | NI `p`'s completions |
-/// | `cnt_crc$p` ... `cnt_retransmit$p` | out | 16 | NI `p`'s ten counters (§8.2) |
+/// | `cnt_crc$p` ... `cnt_host_error$p` | out | 16 | NI `p`'s eleven counters (§8.2) |
+///
+/// The monitor ports are the NI's host ports (`idemnet_spec::ni::PORTS`) in its port order,
+/// `dlv_ready` left out: its host inputs, then its host outputs, each over all nodes.
 /// | `drops$x` | out | 16 | the switches' drop counters (§5) |
 ///
 /// The monitor ports only show wires that are there anyway; the FPGA top leaves them open and
@@ -191,15 +201,17 @@ pub struct SelfTest {
     pub cnt_lost: Signal<Out, Bits<32>>,
     pub cnt_bad: Signal<Out, Bits<32>>,
     pub req_valid: Vec<Signal<Out, Bit>>,
-    pub req_ready: Vec<Signal<Out, Bit>>,
+    pub req_data: Vec<Signal<Out, Bits<32>>>,
+    pub req_last: Vec<Signal<Out, Bit>>,
     pub req_dst: Vec<Signal<Out, Bits<16>>>,
     pub req_len: Vec<Signal<Out, Bits<6>>>,
-    pub req_data: Vec<Signal<Out, Bits<256>>>,
+    pub req_ready: Vec<Signal<Out, Bit>>,
     pub dlv_valid: Vec<Signal<Out, Bit>>,
+    pub dlv_data: Vec<Signal<Out, Bits<32>>>,
+    pub dlv_last: Vec<Signal<Out, Bit>>,
     pub dlv_src: Vec<Signal<Out, Bits<16>>>,
     pub dlv_uid: Vec<Signal<Out, Bits<32>>>,
     pub dlv_len: Vec<Signal<Out, Bits<6>>>,
-    pub dlv_data: Vec<Signal<Out, Bits<256>>>,
     pub done_valid: Vec<Signal<Out, Bit>>,
     pub done_uid: Vec<Signal<Out, Bits<32>>>,
     pub cnt_crc: Vec<Signal<Out, Bits<16>>>,
@@ -212,6 +224,7 @@ pub struct SelfTest {
     pub cnt_busy: Vec<Signal<Out, Bits<16>>>,
     pub cnt_duplicate: Vec<Signal<Out, Bits<16>>>,
     pub cnt_retransmit: Vec<Signal<Out, Bits<16>>>,
+    pub cnt_host_error: Vec<Signal<Out, Bits<16>>>,
     pub drops: Vec<Signal<Out, Bits<16>>>,
     pub switches: Vec<Switch>,
     pub faults: Vec<LinkFault>,
@@ -256,15 +269,17 @@ impl SelfTest {
             cnt_lost: Default::default(),
             cnt_bad: Default::default(),
             req_valid: sigs(n),
-            req_ready: sigs(n),
+            req_data: sigs(n),
+            req_last: sigs(n),
             req_dst: sigs(n),
             req_len: sigs(n),
-            req_data: sigs(n),
+            req_ready: sigs(n),
             dlv_valid: sigs(n),
+            dlv_data: sigs(n),
+            dlv_last: sigs(n),
             dlv_src: sigs(n),
             dlv_uid: sigs(n),
             dlv_len: sigs(n),
-            dlv_data: sigs(n),
             done_valid: sigs(n),
             done_uid: sigs(n),
             cnt_crc: sigs(n),
@@ -277,6 +292,7 @@ impl SelfTest {
             cnt_busy: sigs(n),
             cnt_duplicate: sigs(n),
             cnt_retransmit: sigs(n),
+            cnt_host_error: sigs(n),
             drops: sigs(topo.switches() * 2 * topo.k),
             switches: (0..topo.switches())
                 .map(|s| {
@@ -334,26 +350,30 @@ impl Logic for SelfTest {
             ni.tx_gnt.next = true;
             ni.dlv_ready.next = true;
             ni.req_valid.next = src.req_valid.val();
+            ni.req_data.next = src.req_data.val();
+            ni.req_last.next = src.req_last.val();
             ni.req_dst.next = src.req_dst.val();
             ni.req_len.next = src.req_len.val();
-            ni.req_data.next = src.req_data.val();
             src.req_ready.next = ni.req_ready.val();
             src.done_valid.next = ni.done_valid.val();
             src.done_uid.next = ni.done_uid.val().get_bits::<16>(0);
             chk.dlv_valid.next = ni.dlv_valid.val();
+            chk.dlv_data.next = ni.dlv_data.val();
+            chk.dlv_last.next = ni.dlv_last.val();
             chk.dlv_src.next = ni.dlv_src.val();
             chk.dlv_len.next = ni.dlv_len.val();
-            chk.dlv_data.next = ni.dlv_data.val().get_bits::<64>(192);
             self.req_valid[p].next = src.req_valid.val();
-            self.req_ready[p].next = ni.req_ready.val();
+            self.req_data[p].next = src.req_data.val();
+            self.req_last[p].next = src.req_last.val();
             self.req_dst[p].next = src.req_dst.val();
             self.req_len[p].next = src.req_len.val();
-            self.req_data[p].next = src.req_data.val();
+            self.req_ready[p].next = ni.req_ready.val();
             self.dlv_valid[p].next = ni.dlv_valid.val();
+            self.dlv_data[p].next = ni.dlv_data.val();
+            self.dlv_last[p].next = ni.dlv_last.val();
             self.dlv_src[p].next = ni.dlv_src.val();
             self.dlv_uid[p].next = ni.dlv_uid.val();
             self.dlv_len[p].next = ni.dlv_len.val();
-            self.dlv_data[p].next = ni.dlv_data.val();
             self.done_valid[p].next = ni.done_valid.val();
             self.done_uid[p].next = ni.done_uid.val();
             self.cnt_crc[p].next = ni.cnt_crc.val();
@@ -366,6 +386,7 @@ impl Logic for SelfTest {
             self.cnt_busy[p].next = ni.cnt_busy.val();
             self.cnt_duplicate[p].next = ni.cnt_duplicate.val();
             self.cnt_retransmit[p].next = ni.cnt_retransmit.val();
+            self.cnt_host_error[p].next = ni.cnt_host_error.val();
             self.tally.sent[p].next = src.ev_sent.val();
             self.tally.lost[p].next = src.ev_lost.val();
             self.tally.delivered[p].next = chk.ev_delivered.val();
@@ -408,15 +429,17 @@ impl Logic for SelfTest {
         }
         driven!(
             req_valid,
-            req_ready,
+            req_data,
+            req_last,
             req_dst,
             req_len,
-            req_data,
+            req_ready,
             dlv_valid,
+            dlv_data,
+            dlv_last,
             dlv_src,
             dlv_uid,
             dlv_len,
-            dlv_data,
             done_valid,
             done_uid,
             cnt_crc,
@@ -429,6 +452,7 @@ impl Logic for SelfTest {
             cnt_busy,
             cnt_duplicate,
             cnt_retransmit,
+            cnt_host_error,
             drops
         );
         connect_fabric(&mut self.switches, &mut self.faults);
@@ -436,9 +460,10 @@ impl Logic for SelfTest {
             ni.clock.connect();
             ni.net_in.connect();
             ni.req_valid.connect();
+            ni.req_data.connect();
+            ni.req_last.connect();
             ni.req_dst.connect();
             ni.req_len.connect();
-            ni.req_data.connect();
             ni.dlv_ready.connect();
             ni.tx_gnt.connect();
         }
@@ -452,9 +477,10 @@ impl Logic for SelfTest {
         for chk in self.checkers.iter_mut() {
             chk.clock.connect();
             chk.dlv_valid.connect();
+            chk.dlv_data.connect();
+            chk.dlv_last.connect();
             chk.dlv_src.connect();
             chk.dlv_len.connect();
-            chk.dlv_data.connect();
         }
         let t = &mut self.tally;
         t.clock.connect();
@@ -496,26 +522,21 @@ impl Logic for SelfTest {
             }
             let _ = writeln!(v, "    nodes${p}$tx_gnt = 1'b1;");
             let _ = writeln!(v, "    nodes${p}$dlv_ready = 1'b1;");
-            for x in ["req_valid", "req_dst", "req_len", "req_data"] {
+            // The source drives the NI's request stream; the monitor shows it as driven.
+            for x in request_ports() {
                 let _ = writeln!(v, "    nodes${p}${x} = sources${p}${x};");
+                let _ = writeln!(v, "    {x}${p} = sources${p}${x};");
             }
             for x in ["req_ready", "done_valid"] {
                 let _ = writeln!(v, "    sources${p}${x} = nodes${p}${x};");
             }
             let _ = writeln!(v, "    sources${p}$done_uid = nodes${p}$done_uid[15:0];");
-            for x in ["dlv_valid", "dlv_src", "dlv_len"] {
+            for x in ["dlv_valid", "dlv_data", "dlv_last", "dlv_src", "dlv_len"] {
                 let _ = writeln!(v, "    checkers${p}${x} = nodes${p}${x};");
             }
-            let _ = writeln!(
-                v,
-                "    checkers${p}$dlv_data = nodes${p}$dlv_data[255:192];"
-            );
-            // The monitor ports that copy an NI port of the same name.
-            for x in HOST_OUTPUTS.iter().chain(&HOST_INPUTS[..2]) {
+            // The monitor ports that copy an NI output of the same name.
+            for x in HOST_OUTPUTS {
                 let _ = writeln!(v, "    {x}${p} = nodes${p}${x};");
-            }
-            for x in ["req_len", "req_data"] {
-                let _ = writeln!(v, "    {x}${p} = sources${p}${x};");
             }
             for (t, b, e) in [
                 ("sent", "sources", "ev_sent"),

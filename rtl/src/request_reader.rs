@@ -1,0 +1,250 @@
+//! The reading end of a request stream (docs/protocol.md §8.5; the framer's packet stream of
+//! §13.1 is read the same way): which request a taken beat belongs to, its place in it, and
+//! whether the request is well formed.
+//!
+//! Ports (Verilog names):
+//!
+//! | port | dir | width | |
+//! |------|-----|-------|-|
+//! | `clock` | in | 1 | |
+//! | `taken` | in | 1 | a beat is taken at this edge (the parent's `valid` and `ready`) |
+//! | `last` | in | 1 | the beat's `last` bit |
+//! | `length` | in | 6 | the request's payload bytes, read on its first beat only |
+//! | `first` | out | 1 | a beat taken now is a request's first |
+//! | `beat` | out | 3 | its index in the request: 0 on the first, counting while well formed |
+//! | `bytes` | out | 6 | the request's payload bytes: `length` on the first beat, as latched after it |
+//! | `accepted` | out | 1 | a beat taken now belongs to a request well formed so far: its word may be stored |
+//! | `refused` | out | 1 | taken, and it shows the request is not well formed (counted once, here) |
+//! | `complete` | out | 1 | taken, the last beat of a well-formed request |
+//!
+//! A request is the beats from the first one after power-on, or after the previous request's
+//! last beat, up to and including the next with `last`. It is well formed when `bytes <= 32`
+//! and `last` is on beat `max(1, ceil(bytes / 4)) - 1` and no earlier one; it is refused at
+//! the first beat that shows it is not (its first if `bytes > 32`, an early `last`, the final
+//! beat without `last`), and its further beats up to `last` are taken and neither accepted nor
+//! refused again.
+//!
+//! Timing: every output is combinational from `taken`, `last`, `length` and the registers
+//! (`state`, the latched `beat` and `bytes`); the cell acts at the edge that takes the beat. A
+//! parent stores beat `beat` of a request while `accepted`, commits it at `complete` and counts
+//! `refused`, all at that edge. Power-on: between requests.
+
+use rust_hdl::prelude::*;
+
+/// Where the stream stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum RequestState {
+    /// The next beat taken is a request's first.
+    Between,
+    /// A request well formed so far: its bytes are latched, its next beat counted.
+    Taking,
+    /// A refused request whose `last` has not come: its beats are taken and ignored.
+    Refusing,
+}
+
+/// Reads a request stream: see the module documentation for ports and timing.
+#[derive(LogicBlock)]
+pub struct RequestReader {
+    pub clock: Signal<In, Clock>,
+    pub taken: Signal<In, Bit>,
+    pub last: Signal<In, Bit>,
+    pub length: Signal<In, Bits<6>>,
+    pub first: Signal<Out, Bit>,
+    pub beat: Signal<Out, Bits<3>>,
+    pub bytes: Signal<Out, Bits<6>>,
+    pub accepted: Signal<Out, Bit>,
+    pub refused: Signal<Out, Bit>,
+    pub complete: Signal<Out, Bit>,
+    state: DFF<RequestState>,
+    latched_beat: DFF<Bits<3>>,
+    latched_bytes: DFF<Bits<6>>,
+    /// The request's beats: `max(1, ceil(bytes / 4))`.
+    beats: Signal<Local, Bits<6>>,
+    /// The beat taken now is not the one the request ends on, or is past a too long length.
+    malformed: Signal<Local, Bit>,
+    first_beat: Constant<Bits<3>>,
+    least_beats: Constant<Bits<6>>,
+    word_round_up: Constant<Bits<6>>,
+    most_bytes: Constant<Bits<6>>,
+}
+
+impl Default for RequestReader {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            taken: Default::default(),
+            last: Default::default(),
+            length: Default::default(),
+            first: Default::default(),
+            beat: Default::default(),
+            bytes: Default::default(),
+            accepted: Default::default(),
+            refused: Default::default(),
+            complete: Default::default(),
+            state: Default::default(),
+            latched_beat: Default::default(),
+            latched_bytes: Default::default(),
+            beats: Default::default(),
+            malformed: Default::default(),
+            first_beat: Constant::new(Bits::default()),
+            least_beats: Constant::new(Bits::from(1)),
+            word_round_up: Constant::new(Bits::from(3)),
+            most_bytes: Constant::new(Bits::from(32)),
+        }
+    }
+}
+
+impl Logic for RequestReader {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, latched_beat, latched_bytes);
+        self.first.next = self.state.q.val() == RequestState::Between;
+        self.beat.next = self.latched_beat.q.val();
+        self.bytes.next = self.latched_bytes.q.val();
+        if self.first.val() {
+            self.beat.next = self.first_beat.val();
+            self.bytes.next = self.length.val();
+        }
+        self.beats.next = (self.bytes.val() + self.word_round_up.val()) >> 2;
+        if !self.bytes.val().any() {
+            self.beats.next = self.least_beats.val();
+        }
+        // A beat count past the end is impossible once well formed (the end needs `last`).
+        self.malformed.next = (self.bytes.val() > self.most_bytes.val())
+            | (self.last.val() != (bit_cast::<6, 3>(self.beat.val()) + true == self.beats.val()));
+        self.accepted.next = self.state.q.val() != RequestState::Refusing;
+        self.refused.next = self.taken.val() & self.accepted.val() & self.malformed.val();
+        self.complete.next =
+            self.taken.val() & self.accepted.val() & !self.malformed.val() & self.last.val();
+        if self.taken.val() {
+            match self.state.q.val() {
+                RequestState::Refusing => {
+                    if self.last.val() {
+                        self.state.d.next = RequestState::Between;
+                    }
+                }
+                _ => {
+                    if self.last.val() {
+                        self.state.d.next = RequestState::Between;
+                    } else if self.malformed.val() {
+                        self.state.d.next = RequestState::Refusing;
+                    } else {
+                        self.state.d.next = RequestState::Taking;
+                        self.latched_beat.d.next = self.beat.val() + true;
+                        self.latched_bytes.d.next = self.bytes.val();
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulation::{rising_edge, settle, Verilated};
+    use crate::testing::Random;
+    use idemnet_model::stream::{Requests, Taken};
+
+    /// What the cell says of a beat taken: (first, beat, bytes, accepted, refused, complete).
+    type Said = (bool, u64, u64, bool, bool, bool);
+
+    /// Seeded random streams against the golden model's reading of §8.5 ([`Requests`]): beats
+    /// taken at random, lengths over every 6-bit value (most of them 0..=32), `last` mostly
+    /// where a well-formed request ends and sometimes early, late or missing; every taken
+    /// beat's outcome, and every output in every cycle, compared with the model and with the
+    /// emitted Verilog under Verilator. Returns how many requests completed and were refused.
+    fn against_the_model(seed: u64, cycles: usize) -> (usize, usize) {
+        let mut uut = RequestReader::default();
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let mut verilated = Verilated::new(&uut);
+        let mut model: Requests<u64> = Requests::default();
+        let mut random = Random::new(seed);
+        // The request being sent: its length and beats to go.
+        let (mut length, mut to_go) = (0u64, 0u64);
+        let (mut completed, mut refused) = (0, 0);
+        let mut model_beat = 0u64;
+        let mut model_bytes = 0u64;
+        for cycle in 0..cycles {
+            if to_go == 0 {
+                length = if random.chance(85) {
+                    random.below(33)
+                } else {
+                    random.below(64)
+                };
+                let beats = length.div_ceil(4).max(1);
+                to_go = match random.below(10) {
+                    0 => random.below(beats).max(1),
+                    1 => beats + 1 + random.below(3),
+                    _ => beats,
+                };
+            }
+            let taken = random.chance(70);
+            let last = to_go == 1;
+            // A wrong length shows on the first beat only; later beats show other lengths.
+            uut.taken.next = taken;
+            uut.last.next = last;
+            uut.length.next = if model.between() {
+                length.to_bits()
+            } else {
+                random.below(64).to_bits()
+            };
+            settle(&mut uut);
+            let said: Said = (
+                uut.first.val(),
+                uut.beat.val().to_u64(),
+                uut.bytes.val().to_u64(),
+                uut.accepted.val(),
+                uut.refused.val(),
+                uut.complete.val(),
+            );
+            let inputs = [u64::from(taken), u64::from(last), uut.length.val().to_u64()];
+            if taken {
+                to_go -= 1;
+                let first = model.between();
+                let outcome = model.take(|| (length, length as usize), 0, last);
+                if first {
+                    (model_beat, model_bytes) = (0, length);
+                }
+                let accepted = !matches!(outcome, Taken::Ignored);
+                let want: Said = (
+                    first,
+                    if accepted { model_beat } else { said.1 },
+                    if accepted { model_bytes } else { said.2 },
+                    accepted,
+                    outcome == Taken::Refused,
+                    matches!(outcome, Taken::Complete { .. }),
+                );
+                assert_eq!(said, want, "cycle {cycle}");
+                model_beat += 1;
+                completed += usize::from(want.5);
+                refused += usize::from(want.4);
+            } else {
+                assert!(!said.4 && !said.5, "cycle {cycle}: nothing taken");
+                assert_eq!(said.0, model.between(), "cycle {cycle}");
+            }
+            rising_edge(&mut uut, |u| &mut u.clock);
+            let outputs = verilated.cycle(&inputs).to_vec();
+            settle(&mut uut);
+            let simulated = [
+                u64::from(uut.first.val()),
+                uut.beat.val().to_u64(),
+                uut.bytes.val().to_u64(),
+                u64::from(uut.accepted.val()),
+                u64::from(uut.refused.val()),
+                u64::from(uut.complete.val()),
+            ];
+            assert_eq!(outputs, simulated, "Verilog, cycle {cycle}");
+        }
+        (completed, refused)
+    }
+
+    #[test]
+    fn reads_random_streams_as_the_golden_model_does() {
+        for seed in [1, 2] {
+            let (completed, refused) = against_the_model(seed, 4000);
+            assert!(completed > 200 && refused > 50, "{completed} {refused}");
+        }
+    }
+}
