@@ -148,8 +148,8 @@ fn ni_receive_slot_match_inverted_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "(r_uid$0$q == rx_uid)",
-        "(r_uid$0$q != rx_uid)",
+        "(receive_uid$0$q == arriving_uid)",
+        "(receive_uid$0$q != arriving_uid)",
         "mutant-ni-match",
     );
 }
@@ -160,8 +160,8 @@ fn ni_send_source_check_inverted_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "if (~rx_own_src$q) begin",
-        "if (rx_own_src$q) begin",
+        "if (~arriving_owner_is_source$q) begin",
+        "if (arriving_owner_is_source$q) begin",
         "mutant-ni-source",
     );
 }

@@ -519,24 +519,24 @@ impl Logic for RxDemux {
 /// One node (docs/protocol.md §13): an idempotent [`Ni`] (§8), an [`RmppRx`] (§11), an
 /// [`RmppTx`] (§13.1), a [`TxMerge`] (§13.2) and an [`RxDemux`] (§13.3).
 ///
-/// Ports (Verilog names), in this order:
+/// Ports (Verilog names), in the order of `idemnet_spec::node::ports` (a test holds them to it):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric, through the split to the NI or the RMPP receive path |
 /// | `net_out` | out | 35 | flits into the fabric: the three transmitters, merged |
-/// | `req_valid`, `req_dst`, `req_len`, `req_data`, `dlv_ready` | in | 1, 16, 6, 256, 1 | the NI's host inputs (§8.2) |
-/// | `req_ready`, `dlv_valid`, `dlv_src`, `dlv_uid`, `dlv_len`, `dlv_data`, `done_valid`, `done_uid` | out | 1, 1, 16, 32, 6, 256, 1, 32 | the NI's host outputs |
-/// | `cnt_crc`, `cnt_truncated`, `cnt_malformed`, `cnt_misrouted`, `cnt_not_source`, `cnt_table_full`, `cnt_unknown`, `cnt_busy`, `cnt_duplicate`, `cnt_retransmit` | out | 16 each | the NI's counters |
+/// | `req_valid`, `req_data`, `req_last`, `req_dst`, `req_len`, `dlv_ready` | in | 1, 32, 1, 16, 6, 1 | the NI's host inputs (§8.2) |
+/// | `req_ready`, `dlv_valid`, `dlv_data`, `dlv_last`, `dlv_src`, `dlv_uid`, `dlv_len`, `done_valid`, `done_uid` | out | 1, 1, 32, 1, 16, 32, 6, 1, 32 | the NI's host outputs |
+/// | `cnt_crc` ... `cnt_retransmit`, `cnt_host_error` | out | 16 each | the NI's counters |
 /// | `rx_up_ready`, `rx_up_accept`, `rx_dlv_ready`, `rx_rd_slot`, `rx_rd_word` | in | 1, 32, 1, 4, 10 | the RMPP receive path's host inputs (§11.3) |
 /// | `rx_up_valid`, `rx_up_slot`, `rx_up_src`, `rx_up_msg_id`, `rx_up_msg_num`, `rx_up_len` | out | 1, 4, 16, 32, 32, 32 | its upcall |
 /// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_src`, `rx_dlv_msg_id`, `rx_dlv_msg_num`, `rx_dlv_len` | out | 1, 4, 16, 32, 32, 32 | its delivery |
 /// | `rx_rd_data` | out | 32 | its buffer read port |
 /// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
-/// | `rx_cnt_crc`, `rx_cnt_truncated`, `rx_cnt_malformed`, `rx_cnt_misrouted`, `rx_cnt_version`, `rx_cnt_not_source`, `rx_cnt_order`, `rx_cnt_sequence`, `rx_cnt_table_full`, `rx_cnt_unknown`, `rx_cnt_duplicate`, `rx_cnt_busy`, `rx_cnt_restart` | out | 16 each | its counters |
-/// | `tx_valid`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes`, `tx_data` | in | 1, 16, 4, 32 x 5, 6, 256 | the framer's packet (§13.1) |
-/// | `tx_ready` | out | 1 | the framer takes a packet |
+/// | `rx_cnt_crc` ... `rx_cnt_restart` | out | 16 each | its counters |
+/// | `tx_valid`, `tx_data`, `tx_last`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes` | in | 1, 32, 1, 16, 4, 32 x 5, 6 | the framer's packet stream (§13.1) |
+/// | `tx_ready`, `tx_cnt_host_error` | out | 1, 16 | the framer takes beats; packets it refused |
 ///
 /// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
 /// (a worm reaches the NI or the RMPP receive path one cycle later than without it), and the

@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
+use idemnet_model::ni::words_to_bytes;
 use idemnet_model::ports::{PortDir, PortSpec};
+use idemnet_model::stream::{Collect, Requests, Taken};
 use idemnet_ni_core::selftest::report::FIELDS;
 use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_rtl::uart::UartDecoder;
@@ -133,11 +135,11 @@ impl Outs {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Sent {
     dst: u64,
-    len: u64,
-    top: u64,
+    /// The payload, as the request's beats gave it up to its length.
+    payload: Vec<u8>,
     delivered: bool,
     done: bool,
 }
@@ -185,15 +187,17 @@ pub fn run_selftest(
     let node_port = |name: &str, p: usize| outs.idx(&format!("{name}${p}")).map(|x| x.0);
     struct NodeAt {
         req_valid: usize,
-        req_ready: usize,
+        req_data: usize,
+        req_last: usize,
         req_dst: usize,
         req_len: usize,
-        req_top: usize,
+        req_ready: usize,
         dlv_valid: usize,
+        dlv_data: usize,
+        dlv_last: usize,
         dlv_src: usize,
         dlv_uid: usize,
         dlv_len: usize,
-        dlv_top: usize,
         done_valid: usize,
         done_uid: usize,
         cnt_crc: usize,
@@ -203,15 +207,17 @@ pub fn run_selftest(
         .map(|p| {
             Ok(NodeAt {
                 req_valid: node_port("req_valid", p)?,
-                req_ready: node_port("req_ready", p)?,
+                req_data: node_port("req_data", p)?,
+                req_last: node_port("req_last", p)?,
                 req_dst: node_port("req_dst", p)?,
                 req_len: node_port("req_len", p)?,
-                req_top: node_port("req_data", p)? + 3,
+                req_ready: node_port("req_ready", p)?,
                 dlv_valid: node_port("dlv_valid", p)?,
+                dlv_data: node_port("dlv_data", p)?,
+                dlv_last: node_port("dlv_last", p)?,
                 dlv_src: node_port("dlv_src", p)?,
                 dlv_uid: node_port("dlv_uid", p)?,
                 dlv_len: node_port("dlv_len", p)?,
-                dlv_top: node_port("dlv_data", p)? + 3,
                 done_valid: node_port("done_valid", p)?,
                 done_uid: node_port("done_uid", p)?,
                 cnt_crc: node_port("cnt_crc", p)?,
@@ -230,6 +236,11 @@ pub fn run_selftest(
     let mut out = vec![0u64; ow];
     let mut sent: HashMap<u64, Sent> = HashMap::new();
     let mut accepted = vec![0u64; nodes];
+    // Each NI's request stream read as §8.5 reads it (the header: destination and length),
+    // and each delivery stream's beats.
+    let mut requests: Vec<Requests<(u64, usize)>> =
+        (0..nodes).map(|_| Requests::default()).collect();
+    let mut deliveries: Vec<Collect> = (0..nodes).map(|_| Collect::default()).collect();
     // Scoreboard counts by the sample at which the image shows them (event sample + 2).
     let mut board: Counters = [0; 5];
     let mut due: [Counters; 3] = [[0; 5]; 3];
@@ -250,31 +261,49 @@ pub fn run_selftest(
         let ev = &mut due[(t % 3) as usize];
         *ev = [0; 5];
         for (p, a) in at.iter().enumerate() {
+            // A beat shown now is taken at the next edge (the source's req_valid, the NI's
+            // req_ready); a request taken whole is accepted with the next uid.
             if out[a.req_valid] & 1 == 1 && out[a.req_ready] & 1 == 1 {
-                let uid = (p as u64) << 16 | (accepted[p] & 0xFFFF);
-                accepted[p] += 1;
-                sent.insert(
-                    uid,
-                    Sent {
-                        dst: out[a.req_dst],
-                        len: out[a.req_len],
-                        top: out[a.req_top],
-                        delivered: false,
-                        done: false,
-                    },
-                );
-                ev[0] += 1;
+                let header = || {
+                    let len = out[a.req_len] as usize;
+                    ((out[a.req_dst], len), len)
+                };
+                let last = out[a.req_last] & 1 == 1;
+                let taken = requests[p].take(header, out[a.req_data] as u32, last);
+                if let Taken::Complete {
+                    header: (dst, len),
+                    words,
+                } = taken
+                {
+                    let uid = (p as u64) << 16 | (accepted[p] & 0xFFFF);
+                    accepted[p] += 1;
+                    let payload = words_to_bytes(&words, len);
+                    sent.insert(
+                        uid,
+                        Sent {
+                            dst,
+                            payload,
+                            delivered: false,
+                            done: false,
+                        },
+                    );
+                    ev[0] += 1;
+                }
             }
-            if out[a.dlv_valid] & 1 == 1 {
+            // A datagram is judged when its last beat shows (dlv_ready is tied high).
+            let delivered = if out[a.dlv_valid] & 1 == 1 {
+                deliveries[p].beat(t, out[a.dlv_data] as u32, out[a.dlv_last] & 1 == 1)
+            } else {
+                None
+            };
+            if let Some((words, _)) = delivered {
                 let uid = out[a.dlv_uid];
-                let (src, len, top) = (out[a.dlv_src], out[a.dlv_len], out[a.dlv_top]);
-                let mask = if len == 8 { !0u64 } else { 0xFFFF_FFFF << 32 };
+                let (src, len) = (out[a.dlv_src], out[a.dlv_len] as usize);
                 match sent.get_mut(&uid) {
                     Some(s)
                         if s.dst == p as u64
                             && uid >> 16 == src
-                            && s.len == len
-                            && s.top & mask == top & mask =>
+                            && s.payload == words_to_bytes(&words, len) =>
                     {
                         if s.delivered {
                             ev[2] += 1;

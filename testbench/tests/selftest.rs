@@ -74,12 +74,12 @@ fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
 /// It needs two receive slots, which the ECP5 image has.
 #[test]
 fn ecp5_image_catches_an_ni_without_a_duplicate_filter() {
-    let needle = "else if (|r_match) begin\n                    c_duplicate$d";
+    let needle = "else if (|receive_match) begin\n                    count_duplicate";
     run_mutant(Board::Ecp5_85k, "no-filter", |v| {
         assert_eq!(v.matches(needle).count(), 4, "one duplicate check per NI");
         v.replace(
             needle,
-            "else if (1'b0) begin\n                    c_duplicate$d",
+            "else if (1'b0) begin\n                    count_duplicate",
         )
     });
 }
@@ -92,11 +92,11 @@ fn ice40_image_catches_an_ni_that_forgets_at_its_ack() {
     run_mutant(Board::Ice40Hx8k, "forget-at-ack", |v| {
         let mut m = v.to_string();
         for r in 0..16 {
-            let pick = format!("r_timer${r}$d = ack_reload;");
-            m = m.replace(&pick, &format!("{pick} r_act${r}$d = 1'b0;"));
+            let pick = format!("receive_timer${r}$d = ack_reload;");
+            m = m.replace(&pick, &format!("{pick} receive_active${r}$d = 1'b0;"));
         }
         assert_eq!(
-            m.matches("= ack_reload; r_act$").count(),
+            m.matches("= ack_reload; receive_active$").count(),
             4,
             "one ACK pick per NI"
         );
