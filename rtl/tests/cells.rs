@@ -9,6 +9,7 @@ use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40C
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
 use rust_hdl::prelude::*;
 
@@ -132,4 +133,12 @@ fn round_robin() {
         assert_eq!(cells.flip_flops, 2 * requesters + index_bits, "{cells:?}");
         assert!(cells.luts <= luts, "{cells:?}");
     }
+}
+
+#[test]
+fn request_reader() {
+    let cells = through_the_tools("RequestReader", RequestReader::default());
+    // The state (two bits), the latched beat (3) and bytes (6).
+    assert_eq!(cells.flip_flops, 11, "{cells:?}");
+    assert!(cells.luts <= 50 && cells.brams == 0, "{cells:?}");
 }
