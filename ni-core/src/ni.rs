@@ -1,7 +1,7 @@
 //! The idempotent network interface of docs/protocol.md §8, as a rust-hdl block.
 
 use idemnet_rtl::counter_bank::CounterBank;
-use idemnet_rtl::fifo::{MemoryStyle, TransparentMemory};
+use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
@@ -78,11 +78,15 @@ pub enum SendState {
 /// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
 /// header word, the uid and the payload words by index and ends each worm with its verdict, and
 /// `transmitter` ([`WormTransmitter`], §8.5) asks for the route, the header, the uid and the
-/// payload words by index. Payloads live in two block RAMs ([`TransparentMemory`]): the send
-/// slots' words (`send_slots * 8`), written beat by beat as a request streams in and read by
-/// the transmitter at its `fetch_index`, a cycle ahead; and two receive banks of 8 words, an
-/// arriving SEND written word by word into the bank not being delivered, the delivered bank
-/// read at the beat after the one being taken. The "lowest slot first" picks are
+/// payload words by index; `requests` ([`RequestReader`]) reads the request stream. Payloads
+/// live in two block RAMs ([`Memory::block`]): the send slots' words (8 a slot), written beat by
+/// beat as a request streams in and read by the transmitter at its `fetch_index`, a cycle
+/// ahead; and two receive banks of 8 words, an arriving SEND written word by word into the
+/// bank not being delivered, the delivered bank read at the beat after the one being taken.
+/// Neither reads a word at the edge that writes it when the word read matters: the transmitter
+/// reads busy slots and requests write free ones; the delivery reads the bank the receiver
+/// does not write, and between datagrams word 0 of the one it writes, which no flit writes at the edge
+/// that delivers (the CRC flit's). The "lowest slot first" picks are
 /// [`FirstSet`]s over the slot masks, the counters a [`CounterBank`]; decisions read only
 /// register outputs (the state before the edge), as §8.4 requires. A uid's owner is compared
 /// with the route's `src` and with `node` when the uid word arrives, keeping one bit for each
@@ -123,8 +127,8 @@ pub struct Ni {
     // The cells.
     receiver: WormReceiver,
     transmitter: WormTransmitter,
-    send_payloads: TransparentMemory<Bits<32>, SEND_ADDRESS_BITS>,
-    receive_payloads: TransparentMemory<Bits<32>, RECEIVE_ADDRESS_BITS>,
+    send_payloads: Memory<Bits<32>, SEND_ADDRESS_BITS>,
+    receive_payloads: Memory<Bits<32>, RECEIVE_ADDRESS_BITS>,
     free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
@@ -311,8 +315,8 @@ impl Ni {
             cnt_host_error: Default::default(),
             receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
             transmitter: WormTransmitter::new(HEADER_WORDS),
-            send_payloads: TransparentMemory::new(SLOTS * PAYLOAD_WORDS, MemoryStyle::Block),
-            receive_payloads: TransparentMemory::new(2 * PAYLOAD_WORDS, MemoryStyle::Block),
+            send_payloads: Memory::block(SLOTS * PAYLOAD_WORDS),
+            receive_payloads: Memory::block(2 * PAYLOAD_WORDS),
             free_send_slot: FirstSet::new(),
             forget_send_slot: FirstSet::new(),
             due_send_slot: FirstSet::new(),

@@ -3,7 +3,7 @@
 //! link among the three (§13.2) and the protocol split of the incoming link (§13.3).
 
 use idemnet_rtl::crc::Crc32Word;
-use idemnet_rtl::fifo::{MemoryStyle, TransparentMemory};
+use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_spec::ni::NiConfig;
@@ -37,7 +37,8 @@ fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
 /// Timing: a beat is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`). A
 /// packet is read as the NI reads a request ([`RequestReader`], §8.5, with `tx_bytes` for
 /// `req_len`); its header fields are latched at its first beat and its payload words written
-/// into `payloads`, a block RAM of 8 words, beat by beat. A refused packet is counted at the
+/// into `payloads`, a block RAM of 8 words ([`Memory::block`]), beat by beat (it is read only
+/// while a packet is held, when nothing is written). A refused packet is counted at the
 /// beat that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
 /// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
 /// and 1 again from the edge that puts out its CRC flit (so it is high in the `O_t` whose
@@ -71,7 +72,7 @@ pub struct RmppTx {
     pub tx_ready: Signal<Out, Bit>,
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     requests: RequestReader,
-    payloads: TransparentMemory<Bits<32>, PACKET_ADDRESS_BITS>,
+    payloads: Memory<Bits<32>, PACKET_ADDRESS_BITS>,
     host_errors: DFF<Bits<16>>,
     phase: DFF<Bits<3>>,
     hidx: DFF<Bits<3>>,
@@ -147,7 +148,7 @@ impl RmppTx {
             tx_ready: Default::default(),
             tx_cnt_host_error: Default::default(),
             requests: Default::default(),
-            payloads: TransparentMemory::new(1 << PACKET_ADDRESS_BITS, MemoryStyle::Block),
+            payloads: Memory::block(1 << PACKET_ADDRESS_BITS),
             host_errors: Default::default(),
             phase: Default::default(),
             hidx: Default::default(),

@@ -4,7 +4,8 @@
 //!
 //! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
 //! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
-//!   it keeps its words in ([`fifo::TransparentMemory`]).
+//!   it keeps its words in ([`fifo::Memory`]: transparent, as the FIFO's, or block RAM alone for
+//!   a user whose reads never meet its writes).
 //! * [`counter_bank`]: wrapping event counters counted by reason from several sources
 //!   ([`counter_bank::CounterBank`]).
 //! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers

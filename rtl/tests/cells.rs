@@ -7,7 +7,7 @@
 
 use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40Cells};
 use idemnet_rtl::counter_bank::CounterBank;
-use idemnet_rtl::fifo::{Fifo, MemoryStyle};
+use idemnet_rtl::fifo::{Fifo, Memory, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
@@ -141,4 +141,15 @@ fn request_reader() {
     // The state (two bits), the latched beat (3) and bytes (6).
     assert_eq!(cells.flip_flops, 11, "{cells:?}");
     assert!(cells.luts <= 50 && cells.brams == 0, "{cells:?}");
+}
+
+#[test]
+fn block_memory() {
+    let words = through_the_tools(
+        "Memory<Bits<32>, 4>::block depth 16",
+        Memory::<Bits<32>, 4>::block(16),
+    );
+    // Two 256 x 16 block RAMs side by side, and nothing around them.
+    assert_eq!((words.brams, words.flip_flops), (2, 0), "{words:?}");
+    assert!(words.luts <= 2, "{words:?}");
 }
