@@ -1,7 +1,8 @@
 //! The idempotent network interface of docs/protocol.md §8, as a rust-hdl block.
 
-use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::flit::Flit;
+use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
+use idemnet_rtl::worm_transmitter::WormTransmitter;
 use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
@@ -31,6 +32,20 @@ pub const HOST_OUTPUTS: [&str; 18] = [
     "cnt_retransmit",
 ];
 
+/// Header words of an NI packet after its route (§8.1): the header (`type`, `len`) and the uid.
+pub const HEADER_WORDS: usize = 2;
+
+/// A send slot (§8.4, §8.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum SendState {
+    /// No datagram.
+    Free,
+    /// Its SEND repeats until the ACK comes.
+    Waiting,
+    /// ACKed: its FORGET is due, which frees the slot.
+    ForgetPending,
+}
+
 /// One NI (docs/protocol.md §8).
 ///
 /// Ports (Verilog names):
@@ -55,20 +70,21 @@ pub const HOST_OUTPUTS: [&str; 18] = [
 /// flit arrives in cycle `t` acts at edge `t` (so `dlv_valid` rises in `O_t`). A worm picked in
 /// cycle `t` has its head in `net_out` of `O_t` and its other flits in the following cycles.
 ///
-/// Internals: per send slot `s_state` (0 free, 1 waiting for ACK, 2 FORGET pending), `s_cnt`,
-/// `s_dst`, `s_len`, `s_data`, `s_timer`, `s_sent`; per receive slot `r_act`, `r_uid`,
-/// `r_timer`; the late FORGET register `lf_*`; the receive FSM `rx_*` (0 idle, 1 header, 2 uid,
-/// 3 payload, 4 CRC, 5 discard) and the transmitter `tx_*` (phase 0 idle, 1 header, 2 uid,
-/// 3 payload, 4 CRC). "Lowest slot first" is found by walking a one-hot probe over the slots,
-/// so that every index rust-hdl evaluates is a loop variable; decisions read only register
-/// outputs (the state before the edge), as §8.4 requires. Payloads sit word 0 at the top of
-/// their 256-bit registers, and `rx_lane` / `tx_lane` address the 32-bit word of the flit in
-/// hand: nothing shifts a whole payload, so an NI whose payloads are short (the self-test's)
-/// synthesizes only the lanes it uses. The transmitter reads a SEND's payload from its slot
-/// (`tx_slot`, one-hot), keeping no copy. The receive FSM compares a worm's `dst` with `node`
-/// at the head and a uid's owner with `src` and `node` when the uid flit arrives, keeping one
-/// bit for each instead of the fields; every uid it stores is then rebuilt from the route
-/// (`rx_uid`) or the node number.
+/// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
+/// header word, the uid and the payload words by index and ends each worm with its verdict, and
+/// `transmitter` ([`WormTransmitter`], §8.5) asks for the route, the header, the uid and the
+/// payload words by index. Per send slot `s_state` ([`SendState`]), `s_cnt`, `s_dst`, `s_len`,
+/// `s_data`, `s_timer`, `s_sent`; per receive slot `r_act`, `r_uid`, `r_timer`; the late FORGET
+/// register `lf_*`; the fields of the packet in reception `rx_*` and in transmission `tx_*`.
+/// "Lowest slot first" is found by walking a one-hot probe over the slots, so that every index
+/// rust-hdl evaluates is a loop variable; decisions read only register outputs (the state
+/// before the edge), as §8.4 requires. Payloads sit word 0 at the top of their 256-bit
+/// registers, and the cells' word index addresses the 32-bit lane of the flit in hand: nothing
+/// shifts a whole payload, so an NI whose payloads are short (the self-test's) synthesizes only
+/// the lanes it uses. The transmitter reads a SEND's payload from its slot (`tx_slot`,
+/// one-hot), keeping no copy. A uid's owner is compared with the route's `src` and with `node`
+/// when the uid word arrives, keeping one bit for each instead of the field; every uid stored
+/// is then rebuilt from the route (`rx_uid`) or the node number.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,
@@ -99,8 +115,11 @@ pub struct Ni {
     pub cnt_busy: Signal<Out, Bits<16>>,
     pub cnt_duplicate: Signal<Out, Bits<16>>,
     pub cnt_retransmit: Signal<Out, Bits<16>>,
+    // The worm cells.
+    receiver: WormReceiver,
+    transmitter: WormTransmitter,
     // Send slots.
-    s_state: Vec<DFF<Bits<2>>>,
+    s_state: Vec<DFF<SendState>>,
     s_cnt: Vec<DFF<Bits<16>>>,
     s_dst: Vec<DFF<Bits<16>>>,
     s_len: Vec<DFF<Bits<6>>>,
@@ -115,33 +134,19 @@ pub struct Ni {
     lf_valid: DFF<Bit>,
     lf_cnt: DFF<Bits<16>>,
     lf_dst: DFF<Bits<16>>,
-    // Receive FSM.
-    rx_state: DFF<Bits<3>>,
-    rx_src: DFF<Bits<16>>,
-    rx_to_me: DFF<Bit>,
+    // The packet in reception.
     rx_kind: DFF<Bits<2>>,
     rx_len: DFF<Bits<6>>,
     rx_cnt: DFF<Bits<16>>,
     rx_own_src: DFF<Bit>,
     rx_own_me: DFF<Bit>,
-    rx_left: DFF<Bits<6>>,
-    rx_lane: DFF<Bits<3>>,
     rx_data: DFF<Bits<256>>,
-    rx_crc: DFF<Bits<32>>,
-    rx_word: Signal<Local, Bits<256>>,
-    rx_crc_unit: Crc32Word,
-    // Transmitter.
-    tx_phase: DFF<Bits<3>>,
+    // The packet in transmission.
     tx_kind: DFF<Bits<2>>,
     tx_len: DFF<Bits<6>>,
     tx_uid: DFF<Bits<32>>,
-    tx_left: DFF<Bits<6>>,
-    tx_lane: DFF<Bits<3>>,
     tx_slot: DFF<Bits<16>>,
-    tx_crc: DFF<Bits<32>>,
-    tx_crc_unit: Crc32Word,
     // Output registers.
-    o_net: DFF<Flit>,
     o_ready: DFF<Bit>,
     o_dlv_valid: DFF<Bit>,
     o_dlv_src: DFF<Bits<16>>,
@@ -161,10 +166,6 @@ pub struct Ni {
     c_duplicate: DFF<Bits<16>>,
     c_retransmit: DFF<Bits<16>>,
     // Combinational temporaries.
-    f_valid: Signal<Local, Bit>,
-    f_head: Signal<Local, Bit>,
-    f_tail: Signal<Local, Bit>,
-    f_data: Signal<Local, Bits<32>>,
     probe: Signal<Local, Bits<16>>,
     s_free: Signal<Local, Bits<16>>,
     s_first_free: Signal<Local, Bits<16>>,
@@ -178,64 +179,50 @@ pub struct Ni {
     r_match: Signal<Local, Bits<16>>,
     accept: Signal<Local, Bit>,
     len_in: Signal<Local, Bits<6>>,
+    rx_header_malformed: Signal<Local, Bit>,
+    rx_cut: Signal<Local, Bits<1>>,
+    rx_truncated: Signal<Local, Bits<1>>,
+    truncated_worms: Signal<Local, Bits<16>>,
     arrived: Signal<Local, Bit>,
     rx_uid: Signal<Local, Bits<32>>,
-    inc_truncated: Signal<Local, Bits<16>>,
-    pick: Signal<Local, Bits<3>>,
+    rx_word: Signal<Local, Bits<256>>,
+    rx_words: Signal<Local, Bits<6>>,
+    rx_lane: Signal<Local, Bits<3>>,
+    rx_lane_shift: Signal<Local, Bits<9>>,
+    pick_kind: Signal<Local, Bits<2>>,
     pick_dst: Signal<Local, Bits<16>>,
     pick_uid: Signal<Local, Bits<32>>,
     pick_cnt: Signal<Local, Bits<16>>,
     pick_len: Signal<Local, Bits<6>>,
     pick_slot: Signal<Local, Bits<16>>,
-    tx_payload: Signal<Local, Bits<256>>,
     tx_word: Signal<Local, Bits<32>>,
-    rx_words: Signal<Local, Bits<6>>,
     tx_words: Signal<Local, Bits<6>>,
-    rx_lane_shift: Signal<Local, Bits<9>>,
+    tx_payload: Signal<Local, Bits<256>>,
+    tx_lane: Signal<Local, Bits<3>>,
     tx_lane_shift: Signal<Local, Bits<9>>,
     tx_lane_data: Signal<Local, Bits<256>>,
-    // Constants.
+    // Parameters.
     node: Constant<Bits<16>>,
-    node_hi: Constant<Bits<32>>,
+    node_upper: Constant<Bits<32>>,
     retry_reload: Constant<Bits<16>>,
     ack_reload: Constant<Bits<16>>,
     retry_mask: Constant<Bits<16>>,
     ack_mask: Constant<Bits<16>>,
-    z2: Constant<Bits<2>>,
-    z3: Constant<Bits<3>>,
-    z6: Constant<Bits<6>>,
-    z16: Constant<Bits<16>>,
-    z32: Constant<Bits<32>>,
-    z256: Constant<Bits<256>>,
-    zflit: Constant<Flit>,
-    one6: Constant<Bits<6>>,
-    one16: Constant<Bits<16>>,
-    ones32: Constant<Bits<32>>,
-    ones256: Constant<Bits<256>>,
-    st_wait: Constant<Bits<2>>,
-    st_fp: Constant<Bits<2>>,
-    k_ack: Constant<Bits<2>>,
-    k_forget: Constant<Bits<2>>,
-    k_bad: Constant<Bits<2>>,
-    p1: Constant<Bits<3>>,
-    p2: Constant<Bits<3>>,
-    p3: Constant<Bits<3>>,
-    p4: Constant<Bits<3>>,
-    p5: Constant<Bits<3>>,
+    // Named values (rust-hdl writes integer literals 32 bits wide, so narrower ones are here).
+    count_step: Constant<Bits<16>>,
+    timer_expired: Constant<Bits<16>>,
+    slot_none: Constant<Bits<16>>,
+    slot_lowest: Constant<Bits<16>>,
+    empty_node: Constant<Bits<16>>,
+    empty_len: Constant<Bits<6>>,
+    empty_payload: Constant<Bits<256>>,
+    whole_payload: Constant<Bits<256>>,
     len_max: Constant<Bits<6>>,
-    three6: Constant<Bits<6>>,
-    two: Constant<Bits<6>>,
-    three: Constant<Bits<6>>,
-    five: Constant<Bits<6>>,
-    s16: Constant<Bits<6>>,
-    s24: Constant<Bits<6>>,
-    s30: Constant<Bits<6>>,
-    s224: Constant<Bits<9>>,
-    one3: Constant<Bits<3>>,
-    low24: Constant<Bits<32>>,
-    flit_valid: Constant<Flit>,
-    flit_head: Constant<Flit>,
-    flit_tail: Constant<Flit>,
+    word_round_up: Constant<Bits<6>>,
+    kind_send: Constant<Bits<2>>,
+    kind_ack: Constant<Bits<2>>,
+    kind_forget: Constant<Bits<2>>,
+    kind_malformed: Constant<Bits<2>>,
     _ns: usize,
     _nr: usize,
 }
@@ -288,6 +275,8 @@ impl Ni {
             cnt_busy: Default::default(),
             cnt_duplicate: Default::default(),
             cnt_retransmit: Default::default(),
+            receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
+            transmitter: WormTransmitter::new(HEADER_WORDS),
             s_state: vec_of(ns),
             s_cnt: vec_of(ns),
             s_dst: vec_of(ns),
@@ -302,30 +291,16 @@ impl Ni {
             lf_valid: Default::default(),
             lf_cnt: Default::default(),
             lf_dst: Default::default(),
-            rx_state: Default::default(),
-            rx_src: Default::default(),
-            rx_to_me: Default::default(),
             rx_kind: Default::default(),
             rx_len: Default::default(),
             rx_cnt: Default::default(),
             rx_own_src: Default::default(),
             rx_own_me: Default::default(),
-            rx_left: Default::default(),
-            rx_lane: Default::default(),
             rx_data: Default::default(),
-            rx_crc: Default::default(),
-            rx_word: Default::default(),
-            rx_crc_unit: Default::default(),
-            tx_phase: Default::default(),
             tx_kind: Default::default(),
             tx_len: Default::default(),
             tx_uid: Default::default(),
-            tx_left: Default::default(),
-            tx_lane: Default::default(),
             tx_slot: Default::default(),
-            tx_crc: Default::default(),
-            tx_crc_unit: Default::default(),
-            o_net: Default::default(),
             o_ready: Default::default(),
             o_dlv_valid: Default::default(),
             o_dlv_src: Default::default(),
@@ -344,10 +319,6 @@ impl Ni {
             c_busy: Default::default(),
             c_duplicate: Default::default(),
             c_retransmit: Default::default(),
-            f_valid: Default::default(),
-            f_head: Default::default(),
-            f_tail: Default::default(),
-            f_data: Default::default(),
             probe: Default::default(),
             s_free: Default::default(),
             s_first_free: Default::default(),
@@ -361,63 +332,48 @@ impl Ni {
             r_match: Default::default(),
             accept: Default::default(),
             len_in: Default::default(),
+            rx_header_malformed: Default::default(),
+            rx_cut: Default::default(),
+            rx_truncated: Default::default(),
+            truncated_worms: Default::default(),
             arrived: Default::default(),
             rx_uid: Default::default(),
-            inc_truncated: Default::default(),
-            pick: Default::default(),
+            rx_word: Default::default(),
+            rx_words: Default::default(),
+            rx_lane: Default::default(),
+            rx_lane_shift: Default::default(),
+            pick_kind: Default::default(),
             pick_dst: Default::default(),
             pick_uid: Default::default(),
             pick_cnt: Default::default(),
             pick_len: Default::default(),
             pick_slot: Default::default(),
-            tx_payload: Default::default(),
             tx_word: Default::default(),
-            rx_words: Default::default(),
             tx_words: Default::default(),
-            rx_lane_shift: Default::default(),
+            tx_payload: Default::default(),
+            tx_lane: Default::default(),
             tx_lane_shift: Default::default(),
             tx_lane_data: Default::default(),
             node: c(cfg.node as u64),
-            node_hi: c((cfg.node as u64) << 16),
+            node_upper: c((cfg.node as u64) << 16),
             retry_reload: c(cfg.retry_interval as u64 - 1),
             ack_reload: c(cfg.ack_interval as u64 - 1),
             retry_mask: c(timer_mask(cfg.retry_interval)),
             ack_mask: c(timer_mask(cfg.ack_interval)),
-            z2: c(0),
-            z3: c(0),
-            z6: c(0),
-            z16: c(0),
-            z32: c(0),
-            z256: Constant::new(Bits::default()),
-            zflit: Constant::new(Bits::default()),
-            one6: c(1),
-            one16: c(1),
-            ones32: c(0xFFFF_FFFF),
-            ones256: Constant::new(!Bits::<256>::default()),
-            st_wait: c(1),
-            st_fp: c(2),
-            k_ack: c(1),
-            k_forget: c(2),
-            k_bad: c(3),
-            p1: c(1),
-            p2: c(2),
-            p3: c(3),
-            p4: c(4),
-            p5: c(5),
+            count_step: c(1),
+            timer_expired: c(0),
+            slot_none: c(0),
+            slot_lowest: c(1),
+            empty_node: c(0),
+            empty_len: c(0),
+            empty_payload: Constant::new(Bits::default()),
+            whole_payload: Constant::new(!Bits::<256>::default()),
             len_max: c(32),
-            three6: c(3),
-            two: c(2),
-            three: c(3),
-            five: c(5),
-            s16: c(16),
-            s24: c(24),
-            s30: c(30),
-            s224: c(224),
-            one3: c(1),
-            low24: c(0x00FF_FFFF),
-            flit_valid: c(1 << 34),
-            flit_head: c(1 << 33),
-            flit_tail: c(1 << 32),
+            word_round_up: c(3),
+            kind_send: c(0),
+            kind_ack: c(1),
+            kind_forget: c(2),
+            kind_malformed: c(3),
             _ns: ns,
             _nr: nr,
         }
@@ -427,7 +383,7 @@ impl Ni {
 impl Logic for Ni {
     #[hdl_gen]
     fn update(&mut self) {
-        // ---- Registers hold by default; timers count down; pulses and net_out fall.
+        // ---- Registers hold by default; timers count down; pulses fall.
         for s in 0..self._ns {
             self.s_state[s].clock.next = self.clock.val();
             self.s_cnt[s].clock.next = self.clock.val();
@@ -445,7 +401,7 @@ impl Logic for Ni {
             self.s_timer[s].d.next = self.s_timer[s].q.val();
             if self.s_timer[s].q.val().any() {
                 self.s_timer[s].d.next =
-                    (self.s_timer[s].q.val() - self.one16.val()) & self.retry_mask.val();
+                    (self.s_timer[s].q.val() - self.count_step.val()) & self.retry_mask.val();
             }
         }
         for r in 0..self._nr {
@@ -457,7 +413,7 @@ impl Logic for Ni {
             self.r_timer[r].d.next = self.r_timer[r].q.val();
             if self.r_timer[r].q.val().any() {
                 self.r_timer[r].d.next =
-                    (self.r_timer[r].q.val() - self.one16.val()) & self.ack_mask.val();
+                    (self.r_timer[r].q.val() - self.count_step.val()) & self.ack_mask.val();
             }
         }
         dff_setup!(
@@ -467,26 +423,16 @@ impl Logic for Ni {
             lf_valid,
             lf_cnt,
             lf_dst,
-            rx_state,
-            rx_src,
-            rx_to_me,
             rx_kind,
             rx_len,
             rx_cnt,
             rx_own_src,
             rx_own_me,
-            rx_left,
-            rx_lane,
             rx_data,
-            rx_crc,
-            tx_phase,
             tx_kind,
             tx_len,
             tx_uid,
-            tx_left,
-            tx_lane,
             tx_slot,
-            tx_crc,
             o_ready,
             o_dlv_valid,
             o_dlv_src,
@@ -504,24 +450,27 @@ impl Logic for Ni {
             c_duplicate,
             c_retransmit
         );
-        self.o_net.clock.next = self.clock.val();
-        self.o_net.d.next = self.zflit.val();
+        self.receiver.clock.next = self.clock.val();
+        self.transmitter.clock.next = self.clock.val();
         self.o_done_valid.clock.next = self.clock.val();
         self.o_done_valid.d.next = false;
         self.o_done_uid.clock.next = self.clock.val();
-        self.o_done_uid.d.next = self.z32.val();
+        self.o_done_uid.d.next = 0.into();
 
         // The uid of a SEND or FORGET whose owner is its source (only those use it whole).
-        self.rx_uid.next = (bit_cast::<32, 16>(self.rx_src.q.val()) << self.s16.val())
+        self.rx_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
             | bit_cast::<32, 16>(self.rx_cnt.q.val());
         // Payload words of the packet in reception / transmission: ceil(len / 4).
-        self.rx_words.next = (self.rx_len.q.val() + self.three6.val()) >> self.two.val();
-        self.tx_words.next = (self.tx_len.q.val() + self.three6.val()) >> self.two.val();
-        self.rx_lane_shift.next = bit_cast::<9, 3>(self.rx_lane.q.val()) << self.five.val();
-        self.tx_lane_shift.next = bit_cast::<9, 3>(self.tx_lane.q.val()) << self.five.val();
+        self.rx_words.next = (self.rx_len.q.val() + self.word_round_up.val()) >> 2;
+        self.tx_words.next = (self.tx_len.q.val() + self.word_round_up.val()) >> 2;
+        // A payload has at most 8 words, so the low 3 bits of the cells' index are its lane.
+        self.rx_lane.next = self.receiver.index.val().get_bits::<3>(0);
+        self.tx_lane.next = self.transmitter.index.val().get_bits::<3>(0);
+        self.rx_lane_shift.next = bit_cast::<9, 3>(self.rx_lane.val()) << 5;
+        self.tx_lane_shift.next = bit_cast::<9, 3>(self.tx_lane.val()) << 5;
         // A SEND's payload is read from its slot while it goes out: the slot is not free (only
         // a FORGET, picked when the transmitter is idle, frees it), so `s_data` cannot change.
-        self.tx_payload.next = self.z256.val();
+        self.tx_payload.next = self.empty_payload.val();
         for s in 0..self._ns {
             if self.tx_slot.q.val().get_bit(s) {
                 self.tx_payload.next = self.s_data[s].q.val();
@@ -530,40 +479,40 @@ impl Logic for Ni {
         self.tx_lane_data.next = self.tx_payload.val() << self.tx_lane_shift.val();
 
         // ---- Slot scans over the state before the edge (one-hot, lowest slot first).
-        self.s_free.next = self.z16.val();
-        self.s_first_free.next = self.z16.val();
-        self.s_fp.next = self.z16.val();
-        self.s_due.next = self.z16.val();
-        self.s_ack.next = self.z16.val();
-        self.probe.next = self.one16.val();
+        self.s_free.next = self.slot_none.val();
+        self.s_first_free.next = self.slot_none.val();
+        self.s_fp.next = self.slot_none.val();
+        self.s_due.next = self.slot_none.val();
+        self.s_ack.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
         for s in 0..self._ns {
-            if !self.s_state[s].q.val().any() {
+            if self.s_state[s].q.val() == SendState::Free {
                 self.s_free.next = self.s_free.val() | self.probe.val();
                 if !self.s_first_free.val().any() {
                     self.s_first_free.next = self.probe.val();
                 }
             }
-            if (self.s_state[s].q.val() == self.st_fp.val()) & !self.s_fp.val().any() {
+            if (self.s_state[s].q.val() == SendState::ForgetPending) & !self.s_fp.val().any() {
                 self.s_fp.next = self.probe.val();
             }
-            if (self.s_state[s].q.val() == self.st_wait.val())
+            if (self.s_state[s].q.val() == SendState::Waiting)
                 & !self.s_timer[s].q.val().any()
                 & !self.s_due.val().any()
             {
                 self.s_due.next = self.probe.val();
             }
-            if self.s_state[s].q.val().any()
+            if (self.s_state[s].q.val() != SendState::Free)
                 & (self.s_cnt[s].q.val() == self.rx_cnt.q.val())
                 & !self.s_ack.val().any()
             {
                 self.s_ack.next = self.probe.val();
             }
-            self.probe.next = self.probe.val() << self.one16.val();
+            self.probe.next = self.probe.val() << 1;
         }
-        self.r_first_free.next = self.z16.val();
-        self.r_due.next = self.z16.val();
-        self.r_match.next = self.z16.val();
-        self.probe.next = self.one16.val();
+        self.r_first_free.next = self.slot_none.val();
+        self.r_due.next = self.slot_none.val();
+        self.r_match.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
         for r in 0..self._nr {
             if !self.r_act[r].q.val() & !self.r_first_free.val().any() {
                 self.r_first_free.next = self.probe.val();
@@ -577,20 +526,20 @@ impl Logic for Ni {
             {
                 self.r_match.next = self.probe.val();
             }
-            self.probe.next = self.probe.val() << self.one16.val();
+            self.probe.next = self.probe.val() << 1;
         }
 
         // ---- Delivery handshake: the register empties (to all zero) when taken.
         if self.o_dlv_valid.q.val() & self.dlv_ready.val() {
             self.o_dlv_valid.d.next = false;
-            self.o_dlv_src.d.next = self.z16.val();
-            self.o_dlv_uid.d.next = self.z32.val();
-            self.o_dlv_len.d.next = self.z6.val();
-            self.o_dlv_data.d.next = self.z256.val();
+            self.o_dlv_src.d.next = self.empty_node.val();
+            self.o_dlv_uid.d.next = 0.into();
+            self.o_dlv_len.d.next = self.empty_len.val();
+            self.o_dlv_data.d.next = self.empty_payload.val();
         }
 
         // ---- Host request: the lowest free slot, payload masked to its length.
-        self.s_taken.next = self.z16.val();
+        self.s_taken.next = self.slot_none.val();
         self.len_in.next = self.req_len.val();
         if self.req_len.val() > self.len_max.val() {
             self.len_in.next = self.len_max.val();
@@ -598,170 +547,129 @@ impl Logic for Ni {
         self.accept.next = self.req_valid.val() & self.o_ready.q.val() & self.s_free.val().any();
         if self.accept.val() {
             self.s_taken.next = self.s_first_free.val();
-            self.uid_cnt.d.next = self.uid_cnt.q.val() + self.one16.val();
+            self.uid_cnt.d.next = self.uid_cnt.q.val() + self.count_step.val();
             for s in 0..self._ns {
                 if self.s_first_free.val().get_bit(s) {
-                    self.s_state[s].d.next = self.st_wait.val();
+                    self.s_state[s].d.next = SendState::Waiting;
                     self.s_cnt[s].d.next = self.uid_cnt.q.val();
                     self.s_dst[s].d.next = self.req_dst.val();
                     self.s_len[s].d.next = self.len_in.val();
                     self.s_data[s].d.next = self.req_data.val()
-                        & !(self.ones256.val()
-                            >> (bit_cast::<9, 6>(self.len_in.val()) << self.three.val()));
-                    self.s_timer[s].d.next = self.z16.val();
+                        & !(self.whole_payload.val() >> (bit_cast::<9, 6>(self.len_in.val()) << 3));
+                    self.s_timer[s].d.next = self.timer_expired.val();
                     self.s_sent[s].d.next = false;
                 }
             }
         }
 
-        // ---- Receive path (§8.3).
-        self.f_valid.next = self.net_in.val().get_bit(34);
-        self.f_head.next = self.net_in.val().get_bit(33);
-        self.f_tail.next = self.net_in.val().get_bit(32);
-        self.f_data.next = self.net_in.val().get_bits::<32>(0);
-        self.rx_crc_unit.word.next = self.f_data.val();
-        self.rx_crc_unit.crc_in.next = self.rx_crc.q.val();
-        if self.f_head.val() {
-            self.rx_crc_unit.crc_in.next = self.ones32.val();
-        }
+        // ---- Receive path (§8.3): the receiver frames, the NI reads header word 0 (type,
+        // length), header word 1 (the uid) and the payload words.
+        self.receiver.flit.next = self.net_in.val();
+        self.rx_header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
+            == self.kind_malformed.val())
+            | (self.receiver.word.val() & 0x00FF_FFFF).any()
+            | (self.receiver.word.val().get_bits::<6>(24) > self.len_max.val())
+            | (self.receiver.word.val().get_bits::<2>(30).any()
+                & self.receiver.word.val().get_bits::<6>(24).any());
+        self.receiver.reject.next =
+            !self.receiver.index.val().any() & self.rx_header_malformed.val();
+        self.receiver.payload_words.next = self.rx_words.val().get_bits::<4>(0);
         // Payload word `rx_lane` goes straight to its place on the delivery bus (word 0 at the
         // top), so delivery needs no alignment shifter and unused lanes synthesize away.
         self.rx_word.next =
-            (bit_cast::<256, 32>(self.f_data.val()) << self.s224.val()) >> self.rx_lane_shift.val();
-        self.arrived.next = false;
-        self.inc_truncated.next = self.z16.val();
-        if self.f_valid.val() {
-            if self.f_head.val() {
-                if (self.rx_state.q.val() != self.z3.val())
-                    & (self.rx_state.q.val() != self.p5.val())
-                {
-                    self.inc_truncated.next = self.one16.val();
-                }
-                if self.f_tail.val() {
-                    self.inc_truncated.next = self.inc_truncated.val() + self.one16.val();
-                    self.rx_state.d.next = self.z3.val();
-                } else {
-                    self.rx_state.d.next = self.p1.val();
-                }
-                self.rx_src.d.next = self.f_data.val().get_bits::<16>(16);
-                self.rx_to_me.d.next = self.f_data.val().get_bits::<16>(0) == self.node.val();
-                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
-                self.rx_data.d.next = self.z256.val();
-            } else if self.rx_state.q.val() == self.z3.val() {
-                self.inc_truncated.next = self.one16.val();
-                if !self.f_tail.val() {
-                    self.rx_state.d.next = self.p5.val();
-                }
-            } else if self.rx_state.q.val() == self.p5.val() {
-                if self.f_tail.val() {
-                    self.rx_state.d.next = self.z3.val();
-                }
-            } else if (self.rx_state.q.val() != self.p4.val()) & self.f_tail.val() {
-                self.inc_truncated.next = self.one16.val();
-                self.rx_state.d.next = self.z3.val();
-            } else if self.rx_state.q.val() == self.p1.val() {
-                // Header: type, length, reserved bits.
-                self.rx_kind.d.next = self.f_data.val().get_bits::<2>(30);
-                self.rx_len.d.next = self.f_data.val().get_bits::<6>(24);
-                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
-                self.rx_state.d.next = self.p2.val();
-                if (self.f_data.val().get_bits::<2>(30) == self.k_bad.val())
-                    | (self.f_data.val() & self.low24.val()).any()
-                    | (self.f_data.val().get_bits::<6>(24) > self.len_max.val())
-                    | (self.f_data.val().get_bits::<2>(30).any()
-                        & self.f_data.val().get_bits::<6>(24).any())
-                {
-                    self.c_malformed.d.next = self.c_malformed.q.val() + self.one16.val();
-                    self.rx_state.d.next = self.p5.val();
-                }
-            } else if self.rx_state.q.val() == self.p2.val() {
-                // The owner is checked against the route now, so only the counter half is
-                // kept: an accepted uid's owner is `rx_src` (SEND, FORGET) or `node` (ACK).
-                self.rx_cnt.d.next = self.f_data.val().get_bits::<16>(0);
-                self.rx_own_src.d.next =
-                    self.f_data.val().get_bits::<16>(16) == self.rx_src.q.val();
-                self.rx_own_me.d.next = self.f_data.val().get_bits::<16>(16) == self.node.val();
-                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
-                self.rx_left.d.next = self.rx_words.val();
-                self.rx_lane.d.next = self.z3.val();
-                if self.rx_len.q.val().any() {
-                    self.rx_state.d.next = self.p3.val();
-                } else {
-                    self.rx_state.d.next = self.p4.val();
-                }
-            } else if self.rx_state.q.val() == self.p3.val() {
-                self.rx_data.d.next = self.rx_data.q.val() | self.rx_word.val();
-                self.rx_lane.d.next = self.rx_lane.q.val() + self.one3.val();
-                self.rx_crc.d.next = self.rx_crc_unit.crc_out.val();
-                self.rx_left.d.next = self.rx_left.q.val() - self.one6.val();
-                if self.rx_left.q.val() == self.one6.val() {
-                    self.rx_state.d.next = self.p4.val();
-                }
+            (bit_cast::<256, 32>(self.receiver.word.val()) << 224) >> self.rx_lane_shift.val();
+        if self.receiver.head.val() {
+            self.rx_data.d.next = self.empty_payload.val();
+        }
+        if self.receiver.header_valid.val() {
+            if !self.receiver.index.val().any() {
+                self.rx_kind.d.next = self.receiver.word.val().get_bits::<2>(30);
+                self.rx_len.d.next = self.receiver.word.val().get_bits::<6>(24);
             } else {
-                // CRC flit.
-                if !self.f_tail.val() {
-                    self.c_malformed.d.next = self.c_malformed.q.val() + self.one16.val();
-                    self.rx_state.d.next = self.p5.val();
-                } else {
-                    self.rx_state.d.next = self.z3.val();
-                    if self.f_data.val() != self.rx_crc.q.val() {
-                        self.c_crc.d.next = self.c_crc.q.val() + self.one16.val();
-                    } else if !self.rx_to_me.q.val() {
-                        self.c_misrouted.d.next = self.c_misrouted.q.val() + self.one16.val();
-                    } else {
-                        self.arrived.next = true;
-                    }
-                }
+                // The owner is checked against the route now, so only the counter half is
+                // kept: an accepted uid's owner is the source (SEND, FORGET) or `node` (ACK).
+                self.rx_cnt.d.next = self.receiver.word.val().get_bits::<16>(0);
+                self.rx_own_src.d.next =
+                    self.receiver.word.val().get_bits::<16>(16) == self.receiver.source.val();
+                self.rx_own_me.d.next =
+                    self.receiver.word.val().get_bits::<16>(16) == self.node.val();
             }
         }
-        self.c_truncated.d.next = self.c_truncated.q.val() + self.inc_truncated.val();
+        if self.receiver.payload_valid.val() {
+            self.rx_data.d.next = self.rx_data.q.val() | self.rx_word.val();
+        }
+        // A head that is also a tail, cutting a worm short, ends two worms at once.
+        self.rx_cut.next = self.receiver.cut.val().into();
+        self.rx_truncated.next = (self.receiver.worm_end.val()
+            & (self.receiver.verdict.val() == WormVerdict::Truncated))
+            .into();
+        self.truncated_worms.next =
+            bit_cast::<16, 1>(self.rx_cut.val()) + bit_cast::<16, 1>(self.rx_truncated.val());
+        self.c_truncated.d.next = self.c_truncated.q.val() + self.truncated_worms.val();
+        self.arrived.next = false;
+        if self.receiver.worm_end.val() {
+            match self.receiver.verdict.val() {
+                WormVerdict::Ok => {
+                    self.arrived.next = true;
+                }
+                WormVerdict::Crc => {
+                    self.c_crc.d.next = self.c_crc.q.val() + self.count_step.val();
+                }
+                WormVerdict::Malformed => {
+                    self.c_malformed.d.next = self.c_malformed.q.val() + self.count_step.val();
+                }
+                WormVerdict::Misrouted => {
+                    self.c_misrouted.d.next = self.c_misrouted.q.val() + self.count_step.val();
+                }
+                _ => {}
+            }
+        }
 
         // ---- What an arrived packet does (§8.4).
         if self.arrived.val() {
-            if !self.rx_kind.q.val().any() {
-                // SEND
+            if self.rx_kind.q.val() == self.kind_send.val() {
                 if !self.rx_own_src.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
                 } else if self.r_match.val().any() {
-                    self.c_duplicate.d.next = self.c_duplicate.q.val() + self.one16.val();
+                    self.c_duplicate.d.next = self.c_duplicate.q.val() + self.count_step.val();
                 } else if self.r_first_free.val().any() & !self.o_dlv_valid.q.val() {
                     for r in 0..self._nr {
                         if self.r_first_free.val().get_bit(r) {
                             self.r_act[r].d.next = true;
                             self.r_uid[r].d.next = self.rx_uid.val();
-                            self.r_timer[r].d.next = self.z16.val();
+                            self.r_timer[r].d.next = self.timer_expired.val();
                         }
                     }
                     self.o_dlv_valid.d.next = true;
-                    self.o_dlv_src.d.next = self.rx_src.q.val();
+                    self.o_dlv_src.d.next = self.receiver.source.val();
                     self.o_dlv_uid.d.next = self.rx_uid.val();
                     self.o_dlv_len.d.next = self.rx_len.q.val();
                     self.o_dlv_data.d.next = self.rx_data.q.val();
                 } else {
-                    self.c_table_full.d.next = self.c_table_full.q.val() + self.one16.val();
+                    self.c_table_full.d.next = self.c_table_full.q.val() + self.count_step.val();
                 }
-            } else if self.rx_kind.q.val() == self.k_ack.val() {
+            } else if self.rx_kind.q.val() == self.kind_ack.val() {
                 if !self.rx_own_me.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
                 } else if self.s_ack.val().any() {
                     for s in 0..self._ns {
                         if self.s_ack.val().get_bit(s)
-                            & (self.s_state[s].q.val() == self.st_wait.val())
+                            & (self.s_state[s].q.val() == SendState::Waiting)
                         {
-                            self.s_state[s].d.next = self.st_fp.val();
+                            self.s_state[s].d.next = SendState::ForgetPending;
                         }
                     }
                 } else if !self.lf_valid.q.val() {
                     self.lf_valid.d.next = true;
                     self.lf_cnt.d.next = self.rx_cnt.q.val();
-                    self.lf_dst.d.next = self.rx_src.q.val();
+                    self.lf_dst.d.next = self.receiver.source.val();
                 } else {
-                    self.c_busy.d.next = self.c_busy.q.val() + self.one16.val();
+                    self.c_busy.d.next = self.c_busy.q.val() + self.count_step.val();
                 }
             } else {
                 // FORGET
                 if !self.rx_own_src.q.val() {
-                    self.c_not_source.d.next = self.c_not_source.q.val() + self.one16.val();
+                    self.c_not_source.d.next = self.c_not_source.q.val() + self.count_step.val();
                 } else if self.r_match.val().any() {
                     for r in 0..self._nr {
                         if self.r_match.val().get_bit(r) {
@@ -769,135 +677,105 @@ impl Logic for Ni {
                         }
                     }
                 } else {
-                    self.c_unknown.d.next = self.c_unknown.q.val() + self.one16.val();
+                    self.c_unknown.d.next = self.c_unknown.q.val() + self.count_step.val();
                 }
             }
         }
 
-        // ---- Transmitter (§8.5).
-        self.s_freed.next = self.z16.val();
-        self.pick.next = self.z3.val();
-        self.pick_dst.next = self.z16.val();
-        self.pick_uid.next = self.z32.val();
-        self.pick_cnt.next = self.z16.val();
-        self.pick_len.next = self.z6.val();
-        self.pick_slot.next = self.z16.val();
-        self.tx_crc_unit.crc_in.next = self.tx_crc.q.val();
-        self.tx_word.next = self.z32.val();
-        if !self.tx_phase.q.val().any() {
-            if self.tx_gnt.val() {
-                if self.lf_valid.q.val() {
-                    self.pick.next = self.p1.val();
-                    self.lf_valid.d.next = false;
-                    self.pick_dst.next = self.lf_dst.q.val();
-                    self.pick_uid.next =
-                        self.node_hi.val() | bit_cast::<32, 16>(self.lf_cnt.q.val());
-                } else if self.s_fp.val().any() {
-                    self.pick.next = self.p1.val();
-                    self.s_freed.next = self.s_fp.val();
-                    for s in 0..self._ns {
-                        if self.s_fp.val().get_bit(s) {
-                            self.s_state[s].d.next = self.z2.val();
-                            self.pick_dst.next = self.s_dst[s].q.val();
-                            self.pick_cnt.next = self.s_cnt[s].q.val();
-                        }
+        // ---- Transmitter (§8.5): when it starts a worm, the first due packet in priority.
+        self.transmitter.grant.next = self.tx_gnt.val();
+        self.transmitter.due.next = self.lf_valid.q.val()
+            | self.s_fp.val().any()
+            | self.r_due.val().any()
+            | self.s_due.val().any();
+        self.transmitter.payload_words.next = self.tx_words.val().get_bits::<4>(0);
+        self.s_freed.next = self.slot_none.val();
+        self.pick_kind.next = self.kind_send.val();
+        self.pick_dst.next = self.empty_node.val();
+        self.pick_uid.next = 0.into();
+        self.pick_cnt.next = self.empty_node.val();
+        self.pick_len.next = self.empty_len.val();
+        self.pick_slot.next = self.slot_none.val();
+        if self.transmitter.start.val() {
+            if self.lf_valid.q.val() {
+                self.pick_kind.next = self.kind_forget.val();
+                self.lf_valid.d.next = false;
+                self.pick_dst.next = self.lf_dst.q.val();
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.lf_cnt.q.val());
+            } else if self.s_fp.val().any() {
+                self.pick_kind.next = self.kind_forget.val();
+                self.s_freed.next = self.s_fp.val();
+                for s in 0..self._ns {
+                    if self.s_fp.val().get_bit(s) {
+                        self.s_state[s].d.next = SendState::Free;
+                        self.pick_dst.next = self.s_dst[s].q.val();
+                        self.pick_cnt.next = self.s_cnt[s].q.val();
                     }
-                    self.pick_uid.next =
-                        self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
-                    self.o_done_valid.d.next = true;
-                    self.o_done_uid.d.next = self.pick_uid.val();
-                } else if self.r_due.val().any() {
-                    self.pick.next = self.p2.val();
-                    for r in 0..self._nr {
-                        if self.r_due.val().get_bit(r) {
-                            self.r_timer[r].d.next = self.ack_reload.val();
-                            self.pick_uid.next = self.r_uid[r].q.val();
-                            self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
-                        }
-                    }
-                } else if self.s_due.val().any() {
-                    self.pick.next = self.p3.val();
-                    self.pick_slot.next = self.s_due.val();
-                    for s in 0..self._ns {
-                        if self.s_due.val().get_bit(s) {
-                            self.s_timer[s].d.next = self.retry_reload.val();
-                            if self.s_sent[s].q.val() {
-                                self.c_retransmit.d.next =
-                                    self.c_retransmit.q.val() + self.one16.val();
-                            }
-                            self.s_sent[s].d.next = true;
-                            self.pick_dst.next = self.s_dst[s].q.val();
-                            self.pick_cnt.next = self.s_cnt[s].q.val();
-                            self.pick_len.next = self.s_len[s].q.val();
-                        }
-                    }
-                    self.pick_uid.next =
-                        self.node_hi.val() | bit_cast::<32, 16>(self.pick_cnt.val());
                 }
-                if self.pick.val().any() {
-                    // The head flit now; the rest of the worm from the tx registers.
-                    self.tx_word.next = (bit_cast::<32, 16>(self.node.val()) << self.s16.val())
-                        | bit_cast::<32, 16>(self.pick_dst.val());
-                    self.tx_crc_unit.crc_in.next = self.ones32.val();
-                    self.o_net.d.next = self.flit_valid.val()
-                        | self.flit_head.val()
-                        | bit_cast::<35, 32>(self.tx_word.val());
-                    self.tx_phase.d.next = self.p1.val();
-                    // pick: 1 FORGET, 2 ACK, 3 SEND -> kind 2, 1, 0.
-                    self.tx_kind.d.next = self.z2.val();
-                    if self.pick.val() == self.p1.val() {
-                        self.tx_kind.d.next = self.k_forget.val();
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_cnt.val());
+                self.o_done_valid.d.next = true;
+                self.o_done_uid.d.next = self.pick_uid.val();
+            } else if self.r_due.val().any() {
+                self.pick_kind.next = self.kind_ack.val();
+                for r in 0..self._nr {
+                    if self.r_due.val().get_bit(r) {
+                        self.r_timer[r].d.next = self.ack_reload.val();
+                        self.pick_uid.next = self.r_uid[r].q.val();
+                        self.pick_dst.next = self.r_uid[r].q.val().get_bits::<16>(16);
                     }
-                    if self.pick.val() == self.p2.val() {
-                        self.tx_kind.d.next = self.k_ack.val();
-                    }
-                    self.tx_len.d.next = self.pick_len.val();
-                    self.tx_uid.d.next = self.pick_uid.val();
-                    self.tx_slot.d.next = self.pick_slot.val();
-                    self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
                 }
-            }
-        } else if self.tx_phase.q.val() == self.p1.val() {
-            self.tx_word.next = (bit_cast::<32, 2>(self.tx_kind.q.val()) << self.s30.val())
-                | (bit_cast::<32, 6>(self.tx_len.q.val()) << self.s24.val());
-            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
-            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
-            self.tx_phase.d.next = self.p2.val();
-        } else if self.tx_phase.q.val() == self.p2.val() {
-            self.tx_word.next = self.tx_uid.q.val();
-            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
-            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
-            self.tx_left.d.next = self.tx_words.val();
-            self.tx_lane.d.next = self.z3.val();
-            if self.tx_len.q.val().any() {
-                self.tx_phase.d.next = self.p3.val();
             } else {
-                self.tx_phase.d.next = self.p4.val();
+                // A SEND (`due` says one of the four is there).
+                self.pick_slot.next = self.s_due.val();
+                for s in 0..self._ns {
+                    if self.s_due.val().get_bit(s) {
+                        self.s_timer[s].d.next = self.retry_reload.val();
+                        if self.s_sent[s].q.val() {
+                            self.c_retransmit.d.next =
+                                self.c_retransmit.q.val() + self.count_step.val();
+                        }
+                        self.s_sent[s].d.next = true;
+                        self.pick_dst.next = self.s_dst[s].q.val();
+                        self.pick_cnt.next = self.s_cnt[s].q.val();
+                        self.pick_len.next = self.s_len[s].q.val();
+                    }
+                }
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_cnt.val());
             }
-        } else if self.tx_phase.q.val() == self.p3.val() {
-            // Word `tx_lane` of the payload, word 0 at the top.
-            self.tx_word.next = self.tx_lane_data.val().get_bits::<32>(224);
-            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.tx_word.val());
-            self.tx_crc.d.next = self.tx_crc_unit.crc_out.val();
-            self.tx_lane.d.next = self.tx_lane.q.val() + self.one3.val();
-            self.tx_left.d.next = self.tx_left.q.val() - self.one6.val();
-            if self.tx_left.q.val() == self.one6.val() {
-                self.tx_phase.d.next = self.p4.val();
-            }
-        } else {
-            self.o_net.d.next = self.flit_valid.val()
-                | self.flit_tail.val()
-                | bit_cast::<35, 32>(self.tx_crc.q.val());
-            self.tx_phase.d.next = self.z3.val();
+            self.tx_kind.d.next = self.pick_kind.val();
+            self.tx_len.d.next = self.pick_len.val();
+            self.tx_uid.d.next = self.pick_uid.val();
+            self.tx_slot.d.next = self.pick_slot.val();
         }
-        self.tx_crc_unit.word.next = self.tx_word.val();
+        // The word the transmitter asks for: the route, header word 0 (type, length), header
+        // word 1 (the uid), payload word `tx_lane` (word 0 at the top of the payload).
+        self.tx_word.next = 0.into();
+        if self.transmitter.start.val() {
+            self.tx_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.pick_dst.val());
+        }
+        if self.transmitter.header_valid.val() {
+            if !self.transmitter.index.val().any() {
+                self.tx_word.next = (bit_cast::<32, 2>(self.tx_kind.q.val()) << 30)
+                    | (bit_cast::<32, 6>(self.tx_len.q.val()) << 24);
+            } else {
+                self.tx_word.next = self.tx_uid.q.val();
+            }
+        }
+        if self.transmitter.payload_valid.val() {
+            self.tx_word.next = self.tx_lane_data.val().get_bits::<32>(224);
+        }
+        self.transmitter.word.next = self.tx_word.val();
 
         // ---- req_ready after the edge: free before, not taken now, or freed now.
         self.o_ready.d.next =
             ((self.s_free.val() & !self.s_taken.val()) | self.s_freed.val()).any();
 
         // ---- Outputs.
-        self.net_out.next = self.o_net.q.val();
+        self.net_out.next = self.transmitter.flit.val();
+        self.tx_req.next = self.transmitter.request.val();
         self.req_ready.next = self.o_ready.q.val();
         self.dlv_valid.next = self.o_dlv_valid.q.val();
         self.dlv_src.next = self.o_dlv_src.q.val();
@@ -906,12 +784,6 @@ impl Logic for Ni {
         self.dlv_data.next = self.o_dlv_data.q.val();
         self.done_valid.next = self.o_done_valid.q.val();
         self.done_uid.next = self.o_done_uid.q.val();
-        // What the transmitter would pick if granted now (§13.2), from the registers alone.
-        self.tx_req.next = !self.tx_phase.q.val().any()
-            & (self.lf_valid.q.val()
-                | self.s_fp.val().any()
-                | self.r_due.val().any()
-                | self.s_due.val().any());
         self.cnt_crc.next = self.c_crc.q.val();
         self.cnt_truncated.next = self.c_truncated.q.val();
         self.cnt_malformed.next = self.c_malformed.q.val();

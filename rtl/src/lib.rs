@@ -19,6 +19,10 @@
 //!   software reference functions it is tested against.
 //! * [`reg`]: a register with a power-on value other than zero ([`reg::InitReg`]).
 //! * [`uart`]: an 8N1 UART transmitter ([`uart::UartTx`]) and a software decoder for tests.
+//! * [`worm_receiver`]: the receiving end of a worm ([`worm_receiver::WormReceiver`]): framing,
+//!   route check, running CRC and one verdict per worm (§8.3).
+//! * [`worm_transmitter`]: the sending end ([`worm_transmitter::WormTransmitter`]): link request
+//!   and grant, the words asked of the parent by index, head and tail bits, the CRC (§8.5).
 //! * [`ports`]: [`ports::port_list`], the top-level port list of a block exactly as it appears in
 //!   the emitted Verilog, as [`idemnet_spec::ports::PortSpec`]s.
 
@@ -32,7 +36,11 @@ pub mod lfsr;
 pub mod ports;
 pub mod reg;
 pub mod round_robin;
+#[cfg(test)]
+mod testing;
 pub mod uart;
+pub mod worm_receiver;
+pub mod worm_transmitter;
 
 pub use idemnet_spec::ports::{PortDir, PortSpec};
 

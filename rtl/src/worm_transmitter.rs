@@ -1,0 +1,313 @@
+//! The sending end of a worm (docs/protocol.md §8.5, §11.5, §13.1): link request, framing and
+//! the CRC, shared by every block that puts worms into the fabric.
+//!
+//! A worm is a head flit (the route), `header_words` header words, `payload_words` payload words
+//! and the CRC-32/MPEG-2 of all of their data words in a tail flit, one flit per cycle without
+//! gaps. The cell knows the framing; its parent knows the fields and answers, in the same cycle,
+//! the word the cell asks for by its index.
+
+use rust_hdl::prelude::*;
+
+use crate::crc::Crc32Word;
+use crate::flit::Flit;
+use crate::worm_receiver::MAX_WORDS;
+
+/// Where the transmitter is in a worm.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum TransmitState {
+    /// No worm in flight: the head of the next goes out when one is due and granted.
+    Idle,
+    /// Header word `index` goes out this cycle.
+    Header,
+    /// Payload word `index` goes out this cycle.
+    Payload,
+    /// The CRC goes out this cycle, with the tail bit.
+    Crc,
+}
+
+/// Puts out one worm at a time, one flit per cycle (docs/protocol.md §8.5, §13.2).
+///
+/// Ports (Verilog names, as a child `<name>$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `due` | in | 1 | the parent has a worm to send |
+/// | `grant` | in | 1 | the link is the parent's this cycle (§13.2; tie high when alone) |
+/// | `word` | in | 32 | the parent's answer: the route when `start`, header word `index` when `header_valid`, payload word `index` when `payload_valid` |
+/// | `payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
+/// | `request` | out | 1 | idle with a worm due (§13.2's `tx_req`) |
+/// | `start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
+/// | `header_valid`, `payload_valid` | out | 1, 1 | header / payload word `index` goes out at this edge |
+/// | `index` | out | 4 | the word's index within the header or within the payload |
+/// | `finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
+/// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
+///
+/// Parameter: `header_words` (1..=15). Timing: `flit` is a register; every other output is
+/// combinational from `due`, `grant` and the registers (`state`, `index`, `payload_count`,
+/// `crc`), and `word` / `payload_words` reach only `flit` and the next state, so the parent may
+/// answer from them in the same cycle. A worm started in cycle `t` has its head in `flit` after
+/// edge `t`, then its header words, its payload words and its CRC after edges `t+1`, `t+2`, ...;
+/// the cycle of the CRC edge is `finish`, and the next worm can start in the cycle after it, so
+/// worms follow each other without gaps.
+#[derive(LogicBlock)]
+pub struct WormTransmitter {
+    pub clock: Signal<In, Clock>,
+    pub due: Signal<In, Bit>,
+    pub grant: Signal<In, Bit>,
+    pub word: Signal<In, Bits<32>>,
+    pub payload_words: Signal<In, Bits<4>>,
+    pub request: Signal<Out, Bit>,
+    pub start: Signal<Out, Bit>,
+    pub header_valid: Signal<Out, Bit>,
+    pub payload_valid: Signal<Out, Bit>,
+    pub index: Signal<Out, Bits<4>>,
+    pub finish: Signal<Out, Bit>,
+    pub flit: Signal<Out, Flit>,
+    state: DFF<TransmitState>,
+    word_index: DFF<Bits<4>>,
+    payload_count: DFF<Bits<4>>,
+    crc: DFF<Bits<32>>,
+    flit_out: DFF<Flit>,
+    crc_unit: Crc32Word,
+    next_index: Signal<Local, Bits<4>>,
+    header_words: Constant<Bits<4>>,
+    first_index: Constant<Bits<4>>,
+    index_step: Constant<Bits<4>>,
+    crc_initial: Constant<Bits<32>>,
+    no_flit: Constant<Flit>,
+    valid_flag: Constant<Flit>,
+    head_flag: Constant<Flit>,
+    tail_flag: Constant<Flit>,
+}
+
+impl WormTransmitter {
+    /// A transmitter of worms with `header_words` header words.
+    pub fn new(header_words: usize) -> Self {
+        assert!(
+            (1..=MAX_WORDS).contains(&header_words),
+            "a worm has 1..={MAX_WORDS} header words, not {header_words}"
+        );
+        let flag = |bit: usize| Constant::new(Bits::from(1u64 << bit));
+        Self {
+            clock: Default::default(),
+            due: Default::default(),
+            grant: Default::default(),
+            word: Default::default(),
+            payload_words: Default::default(),
+            request: Default::default(),
+            start: Default::default(),
+            header_valid: Default::default(),
+            payload_valid: Default::default(),
+            index: Default::default(),
+            finish: Default::default(),
+            flit: Default::default(),
+            state: Default::default(),
+            word_index: Default::default(),
+            payload_count: Default::default(),
+            crc: Default::default(),
+            flit_out: Default::default(),
+            crc_unit: Default::default(),
+            next_index: Default::default(),
+            header_words: Constant::new(Bits::from(header_words as u64)),
+            first_index: Constant::new(Bits::default()),
+            index_step: Constant::new(Bits::from(1)),
+            crc_initial: Constant::new(Bits::from(0xFFFF_FFFFu64)),
+            no_flit: Constant::new(Bits::default()),
+            valid_flag: flag(crate::flit::VALID_BIT),
+            head_flag: flag(crate::flit::HEAD_BIT),
+            tail_flag: flag(crate::flit::TAIL_BIT),
+        }
+    }
+}
+
+impl Logic for WormTransmitter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, word_index, payload_count, crc, flit_out);
+        self.flit_out.d.next = self.no_flit.val();
+        self.flit.next = self.flit_out.q.val();
+        self.index.next = self.word_index.q.val();
+        self.next_index.next = self.word_index.q.val() + self.index_step.val();
+        self.request.next = (self.state.q.val() == TransmitState::Idle) & self.due.val();
+        self.start.next = false;
+        self.header_valid.next = false;
+        self.payload_valid.next = false;
+        self.finish.next = false;
+        // The head restarts the CRC; every other data word continues it.
+        self.crc_unit.word.next = self.word.val();
+        self.crc_unit.crc_in.next = self.crc.q.val();
+        match self.state.q.val() {
+            TransmitState::Idle => {
+                if self.due.val() & self.grant.val() {
+                    self.start.next = true;
+                    self.crc_unit.crc_in.next = self.crc_initial.val();
+                    self.crc.d.next = self.crc_unit.crc_out.val();
+                    self.flit_out.d.next = self.valid_flag.val()
+                        | self.head_flag.val()
+                        | bit_cast::<35, 32>(self.word.val());
+                    self.word_index.d.next = self.first_index.val();
+                    self.state.d.next = TransmitState::Header;
+                }
+            }
+            TransmitState::Header => {
+                self.header_valid.next = true;
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
+                self.word_index.d.next = self.next_index.val();
+                if self.next_index.val() == self.header_words.val() {
+                    self.word_index.d.next = self.first_index.val();
+                    self.payload_count.d.next = self.payload_words.val();
+                    if self.payload_words.val().any() {
+                        self.state.d.next = TransmitState::Payload;
+                    } else {
+                        self.state.d.next = TransmitState::Crc;
+                    }
+                }
+            }
+            TransmitState::Payload => {
+                self.payload_valid.next = true;
+                self.crc.d.next = self.crc_unit.crc_out.val();
+                self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
+                self.word_index.d.next = self.next_index.val();
+                if self.next_index.val() == self.payload_count.q.val() {
+                    self.state.d.next = TransmitState::Crc;
+                }
+            }
+            _ => {
+                // The CRC (the state's one remaining code).
+                self.finish.next = true;
+                self.flit_out.d.next = self.valid_flag.val()
+                    | self.tail_flag.val()
+                    | bit_cast::<35, 32>(self.crc.q.val());
+                self.state.d.next = TransmitState::Idle;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::flit;
+    use crate::testing::Random;
+
+    /// A worm as its parent holds it.
+    #[derive(Clone, Debug)]
+    struct Worm {
+        route: u32,
+        header: Vec<u32>,
+        payload: Vec<u32>,
+    }
+
+    impl Worm {
+        fn random(r: &mut Random, header_words: usize) -> Self {
+            let payload_words = r.below(9);
+            let mut words = |n: u64| (0..n).map(|_| r.next_u64() as u32).collect::<Vec<_>>();
+            let header = words(header_words as u64);
+            let payload = words(payload_words);
+            Self {
+                route: r.next_u64() as u32,
+                header,
+                payload,
+            }
+        }
+
+        /// Its flits on the wire (§8.1): head, header, payload, CRC in the tail.
+        fn flits(&self) -> Vec<u64> {
+            let mut words = vec![self.route];
+            words.extend(&self.header);
+            words.extend(&self.payload);
+            let crc = idemnet_model::ni::crc32(&words);
+            let mut f: Vec<u64> = words
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| flit::make(i == 0, false, w))
+                .collect();
+            f.push(flit::make(false, true, crc));
+            f
+        }
+    }
+
+    /// Worms queued at random times and granted at random, against a reference that puts each
+    /// granted worm's flits out back to back; the parent answers the cell's index from the worm
+    /// it latched at `start`.
+    fn run(header_words: usize, seed: u64, cycles: usize) -> usize {
+        let mut uut = WormTransmitter::new(header_words);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let mut r = Random::new(seed);
+        let mut queue: VecDeque<Worm> = VecDeque::new();
+        let mut in_flight: Option<Worm> = None;
+        let mut to_go: VecDeque<u64> = VecDeque::new();
+        let mut sent = 0;
+        for cycle in 0..cycles {
+            uut.clock.next = false.into();
+            uut.due.next = !queue.is_empty();
+            uut.grant.next = r.chance(60);
+            assert!(simulate(&mut uut, 1000));
+            let index = uut.index.val().to_u64() as usize;
+            let worm = if uut.start.val() {
+                queue.front()
+            } else {
+                in_flight.as_ref()
+            };
+            uut.word.next = Bits::from(match worm {
+                Some(w) if uut.start.val() => w.route as u64,
+                Some(w) if uut.header_valid.val() => {
+                    w.header.get(index).copied().unwrap_or(0) as u64
+                }
+                Some(w) if uut.payload_valid.val() => {
+                    w.payload.get(index).copied().unwrap_or(0) as u64
+                }
+                _ => 0,
+            });
+            uut.payload_words.next =
+                Bits::from(in_flight.as_ref().map_or(0, |w| w.payload.len()) as u64);
+            assert!(simulate(&mut uut, 1000));
+
+            let idle = to_go.is_empty();
+            assert_eq!(
+                uut.request.val(),
+                idle && !queue.is_empty(),
+                "cycle {cycle}"
+            );
+            let start = idle && !queue.is_empty() && uut.grant.val();
+            assert_eq!(uut.start.val(), start, "cycle {cycle}");
+            if start {
+                let w = queue.pop_front().unwrap();
+                to_go = w.flits().into();
+                in_flight = Some(w);
+                sent += 1;
+            }
+            let want = to_go.pop_front().unwrap_or(0);
+            assert_eq!(
+                uut.finish.val(),
+                !start && flit::is_tail(want),
+                "cycle {cycle}"
+            );
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 1000));
+            assert_eq!(
+                flit::from_bits(uut.flit.val()),
+                want,
+                "cycle {cycle}: flit after the edge"
+            );
+            if r.chance(12) {
+                queue.push_back(Worm::random(&mut r, header_words));
+            }
+        }
+        sent
+    }
+
+    /// The NI's header (2 words), the RMPP header (7) and a one-word header.
+    #[test]
+    fn puts_out_random_worms_as_the_reference_does() {
+        for (header_words, seed) in [(2, 1), (7, 2), (1, 3)] {
+            let sent = run(header_words, seed, 6000);
+            assert!(sent > 300, "{header_words}: {sent} worms");
+        }
+    }
+}
