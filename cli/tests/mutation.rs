@@ -166,15 +166,16 @@ fn ni_send_source_check_inverted_is_caught() {
     );
 }
 
-/// The per-source ordering check of a new RTS inverted in the RMPP receive path: in-order
-/// messages are dropped and out-of-order ones taken.
+/// The per-source ordering check of a new RTS inverted in the RMPP receive path (its verdict
+/// block compares the header's `msgNum` word with `expected + 1`): in-order messages are dropped
+/// and out-of-order ones taken.
 #[test]
 fn rmpp_rx_order_check_inverted_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        "if (f_data != e_next) begin",
-        "if (f_data == e_next) begin",
+        "if (word != expected_next) begin",
+        "if (word == expected_next) begin",
         "mutant-rmpp-order",
     );
 }
