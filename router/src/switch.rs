@@ -19,34 +19,37 @@ use rust_hdl::prelude::*;
 /// | `drops_down$i` | out | 16 | worms discarded that arrived on `down_in$i` (wrapping) |
 /// | `drops_up$i` | out | 16 | worms discarded that arrived on `up_in$i` (wrapping) |
 ///
-/// Timing: every output is a register output, and every output is §4's, one cycle later (two
+/// Timing: every output is a register output, and shows what §4 decides one cycle later (two
 /// cycles per hop). A flit forwarded from an input in cycle `t` (applied before rising edge `t`)
 /// is on the output register after edge `t + 1`; a drop counted in cycle `t` shows after edge
-/// `t + 1`. After power-on the outputs are zero and the counters 0. Outputs no worm drives are
+/// `t + 1`. After power-on the outputs are zero and the counters 0; outputs no worm drives are
 /// all zero.
 ///
-/// Internals: two stages, so that no path runs from an input's destination through the
-/// arbitration into a 35-bit crossbar, nor from the arbitration into a 16-bit counter.
+/// Internals: two stages, so that neither the 35-bit crossbar nor a 16-bit counter sits behind
+/// the arbitration in one cycle.
 ///
-/// * Stage 1 decides cycle `t` exactly as §4 does and registers the decision: per output, `owner`
-///   (the number of the input it takes flits from), `send` (it takes that input's flit of cycle
-///   `t`) and `busy` (it is held after cycle `t`); per input, `flit_stage` (its flit of cycle
-///   `t`), `in_worm` (it is inside a worm, forwarding or discarding it) and `drop_event` (it
-///   discarded a worm in cycle `t`).
-/// * Stage 2 is a multiplexer and the counters: `out_reg[o] = send[o] ? flit_stage[owner[o]]
-///   : 0` (zero through the flip-flops' synchronous reset), `drops[i] += drop_event[i]`.
+/// * Stage 1 decides cycle `t` as §4 does and registers the decision, per input: `route`, the
+///   one-hot mask of the output its flit of cycle `t` goes to (zero: none), `flit_stage` (that
+///   flit), `in_worm` (its last valid flit was not a tail) and `headless` (a body or tail flit
+///   arrived outside a worm in cycle `t`).
+/// * Stage 2 is the crossbar and the counters, from those registers only: `sent[o]` is the
+///   flit of the input whose `route` names `o`, and `out_reg[o]` takes it if it is valid (a
+///   held output whose input had a bubble sends zero); an input drops a worm when its flit was a
+///   head that went nowhere, or `headless`.
 ///
-/// The decision keeps §4's priority order without chaining one input's grant through another's.
-/// An output is held at the start of the cycle (`held`) when it is `busy` and its owner has no
-/// head this cycle (a head releases its input's output before any arbitration). A free down port
-/// goes to the lowest-numbered head that asks for it (`first_request`, input-only). The `r`-th
-/// up-bound head of the cycle (`up_rank`, input-only) gets the `r`-th free up port in the order
-/// `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`: the walk that numbers the free up ports
-/// (`served_rank[u]`) depends only on `held` and the LFSR. Up inputs never go up, so up outputs
-/// only take the `k` down inputs. Per input, forwarding or discarding is not stored: an input is
-/// in `forward(o)` exactly when output `o` is busy and owned by it, so one bit (`in_worm`)
-/// suffices, and it depends on the input's flits alone. Masks are one-hot so that every index
-/// rust-hdl has to evaluate is a loop variable.
+/// Stage 1 keeps §4's priority order without chaining one input's grant through another's.
+/// `route` is also the state: an input keeps its route (and the output stays held) while it is
+/// `continuing`, that is `in_worm` with no head this cycle (a head releases its input's output
+/// before any arbitration); `held` is the OR of the kept routes. A free down port goes to the
+/// lowest-numbered head that asks for it (`first_request`, from this cycle's flits only). The
+/// `r`-th up-bound head of the cycle (`up_rank`, flits only) gets `pick[r]`, the `r`-th free up
+/// port in the order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, found by a walk that
+/// depends only on `held` and the LFSR. Up inputs never go up, so up outputs only take the `k`
+/// down inputs (`sources`). An input is in `forward(o)` exactly when its route `o` is held, and
+/// in `discard` when it is `in_worm` otherwise. Next routes are ORs of masks, not constants
+/// loaded under a condition, so that synthesis does not turn the late arbitration signals into
+/// flip-flop set and reset inputs (slow to route on the iCE40). Masks are one-hot so that every
+/// index rust-hdl has to evaluate is a loop variable.
 #[derive(LogicBlock)]
 pub struct Switch {
     pub clock: Signal<In, Clock>,
@@ -56,35 +59,31 @@ pub struct Switch {
     pub up_out: Vec<Signal<Out, Flit>>,
     pub drops_down: Vec<Signal<Out, Bits<16>>>,
     pub drops_up: Vec<Signal<Out, Bits<16>>>,
-    // Stage 1 registers.
+    // Stage 1 registers, per input.
     lfsr: Lfsr,
-    /// Per input: its flit of the cycle stage 1 decided.
+    /// Its flit of the cycle stage 1 decided.
     flit_stage: Vec<DFF<Flit>>,
-    /// Per input: inside a worm (the last valid flit was not a tail).
+    /// One-hot mask of the output that flit goes to (zero: none).
+    route: Vec<DFF<Bits<16>>>,
+    /// Inside a worm (its last valid flit was not a tail).
     in_worm: Vec<DFF<Bit>>,
-    /// Per input: a worm was discarded in the cycle stage 1 decided.
-    drop_event: Vec<DFF<Bit>>,
-    /// Per output: the input it takes flits from (meaningful while `busy` or `send`).
-    owner: Vec<DFF<Bits<4>>>,
-    /// Per output: held by `owner` at the end of the cycle stage 1 decided.
-    busy: Vec<DFF<Bit>>,
-    /// Per output: takes `owner`'s flit of the cycle stage 1 decided.
-    send: Vec<DFF<Bit>>,
+    /// A body or tail flit arrived outside a worm in the cycle stage 1 decided.
+    headless: Vec<DFF<Bit>>,
     // Stage 2 registers.
     out_reg: Vec<DFF<Flit>>,
     drops: Vec<DFF<Bits<16>>>,
     // Per-switch constants.
-    /// `input_number[i]` is `i`, the value `owner` holds for input `i`.
-    input_number: Vec<Constant<Bits<4>>>,
-    /// Per output: bit `i` set iff input `i` may send to it (up outputs: the down inputs of a
-    /// switch that is not at the top; down outputs: every input).
+    /// One-hot masks of down port 0 (output 0), up port 0 (output `k`) and rank 0.
+    first_down_port: Constant<Bits<16>>,
+    first_up_port: Constant<Bits<16>>,
+    first_rank: Constant<Bits<16>>,
+    /// Per output: bit `i` set iff input `i` may send to it (down outputs: every input; up
+    /// outputs: the down inputs of a switch that is not at the top).
     sources: Vec<Constant<Bits<16>>>,
+    /// Bit `i` set iff input `i` may route up (a down input of a non-top switch).
+    may_up: Constant<Bits<16>>,
     zero_mask: Constant<Bits<16>>,
-    /// What a drop counter adds per discarded worm.
-    drop_increment: Constant<Bits<16>>,
     zero_flit: Constant<Flit>,
-    /// One-hot mask of port 0 (the lowest-numbered port, and the lowest rank).
-    lowest_port: Constant<Bits<16>>,
     /// `k - 1`: mask of one base-k digit.
     digit_mask: Constant<Bits<16>>,
     /// `l * b`: position of digit `l` of a destination.
@@ -92,55 +91,41 @@ pub struct Switch {
     /// A destination `d` is covered iff `d & cover_mask == cover_value`.
     cover_mask: Constant<Bits<16>>,
     cover_value: Constant<Bits<16>>,
-    /// Bit `i` set iff input `i` may route up (a down input of a non-top switch).
-    may_up: Constant<Bits<16>>,
+    /// What a drop counter adds per discarded worm.
+    drop_increment: Constant<Bits<16>>,
     // Stage 1 combinational values.
     /// The inputs in priority order: `down_in$i` is input `i`, `up_in$i` is input `k + i`.
     flit: Vec<Signal<Local, Flit>>,
+    /// Per input: its route if it is continuing (in a worm, and no head this cycle), else zero.
+    kept_route: Vec<Signal<Local, Bits<16>>>,
+    /// Outputs held at the start of the cycle: the OR of the kept routes.
+    held: Signal<Local, Bits<16>>,
     /// Per input: one-hot mask of the down port its head asks for (zero: none).
     down_request: Vec<Signal<Local, Bits<16>>>,
     /// Per input: `down_request` unless a lower-numbered head asks for the same port.
     first_request: Vec<Signal<Local, Bits<16>>>,
-    /// Down ports asked for by the inputs looked at so far; after the loop, by any head.
+    /// Down ports asked for by the inputs looked at so far.
     claimed: Signal<Local, Bits<16>>,
-    /// Per down port: the lowest-numbered input asking for it, and that head's tail bit.
-    first_owner: Vec<Signal<Local, Bits<4>>>,
-    first_tail: Vec<Signal<Local, Bit>>,
     /// Per input: one-hot rank among this cycle's up-bound heads (zero: not up-bound).
     up_rank: Vec<Signal<Local, Bits<16>>>,
     /// One-hot rank the next up-bound head gets.
     next_rank: Signal<Local, Bits<16>>,
-    /// Ranks some up-bound head has this cycle.
-    requested_ranks: Signal<Local, Bits<16>>,
-    /// Per rank: the input that has it, and that head's tail bit.
-    rank_owner: Vec<Signal<Local, Bits<4>>>,
-    rank_tail: Vec<Signal<Local, Bit>>,
-    /// Per output: held at the start of the cycle, before any arbitration.
-    held: Vec<Signal<Local, Bit>>,
-    /// The valid, head and tail bits of the flit on the input that owns the output looked at.
-    owner_valid: Signal<Local, Bit>,
-    owner_head: Signal<Local, Bit>,
-    owner_tail: Signal<Local, Bit>,
-    /// One-hot up port the walk of the free up ports is at, and the rank it gives the next one.
+    /// The walk of the up ports from `start`: the output it is at (one-hot) and the rank the
+    /// next free one serves.
     position: Signal<Local, Bits<16>>,
     walk_rank: Signal<Local, Bits<16>>,
-    position_free: Signal<Local, Bit>,
-    /// Per up port: one-hot rank of the up-bound head it goes to if there is one (zero: held).
-    served_rank: Vec<Signal<Local, Bits<16>>>,
-    /// Ranks that get an up port: as many as there are free up ports.
-    served_ranks: Signal<Local, Bits<16>>,
-    new_owner: Signal<Local, Bits<4>>,
-    new_tail: Signal<Local, Bit>,
-    granted: Signal<Local, Bit>,
+    /// Per rank `r`: one-hot mask of the `r`-th free up port in the walk (zero: fewer are free).
+    pick: Vec<Signal<Local, Bits<16>>>,
+    /// Per input: the next value of `route` (rust-hdl's simulator does not read a DFF's `d`
+    /// back within one update, so it is built here).
+    next_route: Vec<Signal<Local, Bits<16>>>,
     valid: Signal<Local, Bit>,
     head: Signal<Local, Bit>,
-    tail: Signal<Local, Bit>,
     destination: Signal<Local, Bits<16>>,
     covered: Signal<Local, Bit>,
-    // Stage 2 combinational value.
-    /// The flit of the output's owner, before the `send` gate (rust-hdl's simulator does not
-    /// read a DFF's `d` back within one update, so it is built here).
-    out_next: Signal<Local, Flit>,
+    // Stage 2 combinational values.
+    /// Per output: the flit of the input whose route names it, in the cycle stage 1 decided.
+    sent: Vec<Signal<Local, Flit>>,
     _k: usize,
     _n_in: usize,
 }
@@ -188,57 +173,42 @@ impl Switch {
             drops_up: vec_of(k),
             lfsr: Lfsr::new(lfsr_seed(s)),
             flit_stage: vec_of(n_in),
+            route: vec_of(n_in),
             in_worm: vec_of(n_in),
-            drop_event: vec_of(n_in),
-            owner: vec_of(n_in),
-            busy: vec_of(n_in),
-            send: vec_of(n_in),
+            headless: vec_of(n_in),
             out_reg: vec_of(n_in),
             drops: vec_of(n_in),
+            first_down_port: mask(1),
+            first_up_port: mask(1 << k),
+            first_rank: mask(1),
             sources: (0..n_in)
                 .map(|o| mask(if o < k { (1 << n_in) - 1 } else { may_up }))
                 .collect(),
-            input_number: (0..n_in)
-                .map(|i| Constant::new(Bits::from(i as u64)))
-                .collect(),
+            may_up: mask(may_up),
             zero_mask: mask(0),
-            drop_increment: mask(1),
             zero_flit: Constant::new(Bits::default()),
-            lowest_port: mask(1),
             digit_mask: mask(k as u64 - 1),
             digit_shift: mask((level * b) as u64),
             cover_mask: mask(cover_mask),
             cover_value: mask(cover_value),
-            may_up: mask(may_up),
+            drop_increment: mask(1),
             flit: vec_of(n_in),
+            kept_route: vec_of(n_in),
+            held: Default::default(),
             down_request: vec_of(n_in),
             first_request: vec_of(n_in),
             claimed: Default::default(),
-            first_owner: vec_of(k),
-            first_tail: vec_of(k),
             up_rank: vec_of(n_in),
             next_rank: Default::default(),
-            requested_ranks: Default::default(),
-            rank_owner: vec_of(k),
-            rank_tail: vec_of(k),
-            held: vec_of(n_in),
-            owner_valid: Default::default(),
-            owner_head: Default::default(),
-            owner_tail: Default::default(),
             position: Default::default(),
             walk_rank: Default::default(),
-            position_free: Default::default(),
-            served_rank: vec_of(k),
-            served_ranks: Default::default(),
-            new_owner: Default::default(),
-            new_tail: Default::default(),
-            granted: Default::default(),
+            pick: vec_of(k),
+            next_route: vec_of(n_in),
             valid: Default::default(),
             head: Default::default(),
-            tail: Default::default(),
             destination: Default::default(),
             covered: Default::default(),
-            out_next: Default::default(),
+            sent: vec_of(n_in),
             _k: k,
             _n_in: n_in,
         }
@@ -257,19 +227,12 @@ impl Logic for Switch {
     // rust-hdl can evaluate the index `i + kk` (up port `i` is input/output `k + i`).
     #[hdl_gen]
     fn update(&mut self) {
-        // Registers hold by default; nothing is sent or dropped unless decided below.
         self.lfsr.clock.next = self.clock.val();
         for i in 0..self._n_in {
             self.flit_stage[i].clock.next = self.clock.val();
+            self.route[i].clock.next = self.clock.val();
             self.in_worm[i].clock.next = self.clock.val();
-            self.in_worm[i].d.next = self.in_worm[i].q.val();
-            self.drop_event[i].clock.next = self.clock.val();
-            self.owner[i].clock.next = self.clock.val();
-            self.owner[i].d.next = self.owner[i].q.val();
-            self.busy[i].clock.next = self.clock.val();
-            self.busy[i].d.next = self.busy[i].q.val();
-            self.send[i].clock.next = self.clock.val();
-            self.send[i].d.next = false;
+            self.headless[i].clock.next = self.clock.val();
             self.out_reg[i].clock.next = self.clock.val();
             self.drops[i].clock.next = self.clock.val();
         }
@@ -282,179 +245,29 @@ impl Logic for Switch {
             }
         }
 
-        // ---- Stage 1, decode: what each head asks for (this cycle's flits only).
-        self.claimed.next = self.zero_mask.val();
-        self.next_rank.next = self.lowest_port.val();
-        self.requested_ranks.next = self.zero_mask.val();
-        for i in 0..self._n_in {
-            self.flit_stage[i].d.next = self.flit[i].val();
-            self.valid.next = self.flit[i].val().get_bit(34);
-            self.head.next = self.flit[i].val().get_bit(33);
-            self.tail.next = self.flit[i].val().get_bit(32);
-            self.destination.next = self.flit[i].val().get_bits::<16>(0);
-            if self.valid.val() {
-                self.in_worm[i].d.next = !self.tail.val();
-            }
-            // Route: covered destinations leave by down port (dst >> l*b) & (k-1); others go
-            // up if the input may.
-            self.covered.next =
-                (self.destination.val() & self.cover_mask.val()) == self.cover_value.val();
-            self.down_request[i].next = self.zero_mask.val();
-            self.up_rank[i].next = self.zero_mask.val();
-            if self.valid.val() & self.head.val() {
-                if self.covered.val() {
-                    self.down_request[i].next = self.lowest_port.val()
-                        << ((self.destination.val() >> self.digit_shift.val())
-                            & self.digit_mask.val());
-                } else if self.may_up.val().get_bit(i) {
-                    self.up_rank[i].next = self.next_rank.val();
-                    self.next_rank.next = self.next_rank.val() << 1;
-                }
-            }
-            self.first_request[i].next = self.down_request[i].val() & !self.claimed.val();
-            self.claimed.next = self.claimed.val() | self.down_request[i].val();
-            self.requested_ranks.next = self.requested_ranks.val() | self.up_rank[i].val();
-        }
-        // The first requests and the ranks are one-hot across inputs, so each owner below is
-        // the one input that matches (input 0 when none does: then nothing is sent).
-        for d in 0..self._k {
-            self.first_owner[d].next = self.input_number[0].val();
-            self.first_tail[d].next = false;
-        }
-        for r in 0..self._k {
-            self.rank_owner[r].next = self.input_number[0].val();
-            self.rank_tail[r].next = false;
-        }
-        for i in 0..self._n_in {
-            for d in 0..self._k {
-                if self.first_request[i].val().get_bit(d) {
-                    self.first_owner[d].next = self.input_number[i].val();
-                    self.first_tail[d].next = self.flit[i].val().get_bit(32);
-                }
-            }
-            for r in 0..self._k {
-                if self.up_rank[i].val().get_bit(r) {
-                    self.rank_owner[r].next = self.input_number[i].val();
-                    self.rank_tail[r].next = self.flit[i].val().get_bit(32);
-                }
-            }
-        }
-
-        // ---- Stage 1, held outputs: an output is held at the start of the cycle unless its
-        // owner's flit is a head. A held output takes its owner's body or tail flit, if there
-        // is one, and a tail frees it at the end of the cycle.
+        // ---- Stage 2: the crossbar and the counters, from stage 1's registers.
         for o in 0..self._n_in {
-            self.owner_valid.next = false;
-            self.owner_head.next = false;
-            self.owner_tail.next = false;
+            // Routes are one-hot and no two name the same output, so `sent` is an OR of the
+            // one flit routed to the output.
+            self.sent[o].next = self.zero_flit.val();
             for i in 0..self._n_in {
-                if self.sources[o].val().get_bit(i)
-                    & (self.owner[o].q.val() == self.input_number[i].val())
-                {
-                    self.owner_valid.next = self.flit[i].val().get_bit(34);
-                    self.owner_head.next = self.flit[i].val().get_bit(33);
-                    self.owner_tail.next = self.flit[i].val().get_bit(32);
-                }
-            }
-            self.held[o].next =
-                self.busy[o].q.val() & !(self.owner_valid.val() & self.owner_head.val());
-            if self.held[o].val() {
-                self.send[o].d.next = self.owner_valid.val();
-                self.busy[o].d.next = !(self.owner_valid.val() & self.owner_tail.val());
-            }
-        }
-
-        // ---- Stage 1, grants. A free down port goes to its first request.
-        for d in 0..self._k {
-            if !self.held[d].val() {
-                self.owner[d].d.next = self.first_owner[d].val();
-                self.send[d].d.next = self.claimed.val().get_bit(d);
-                self.busy[d].d.next = self.claimed.val().get_bit(d) & !self.first_tail[d].val();
-            }
-        }
-        // Walk the up ports from `start`: the `r`-th free one serves rank `r`.
-        self.position.next =
-            self.lowest_port.val() << (self.lfsr.value.val() & self.digit_mask.val());
-        self.walk_rank.next = self.lowest_port.val();
-        for u in 0..self._k {
-            self.served_rank[u].next = self.zero_mask.val();
-        }
-        for _step in 0..self._k {
-            self.position_free.next = false;
-            for kk in self._k..(self._k + 1) {
-                for u in 0..self._k {
-                    if self.position.val().get_bit(u) & !self.held[u + kk].val() {
-                        self.served_rank[u].next = self.walk_rank.val();
-                        self.position_free.next = true;
-                    }
-                }
-            }
-            if self.position_free.val() {
-                self.walk_rank.next = self.walk_rank.val() << 1;
-            }
-            // The next up port, mod k.
-            self.position.next = self.position.val() << 1;
-            for kk in self._k..(self._k + 1) {
-                if self.position.val().get_bit(kk) {
-                    self.position.next = self.lowest_port.val();
-                }
-            }
-        }
-        self.served_ranks.next = self.zero_mask.val();
-        for kk in self._k..(self._k + 1) {
-            for u in 0..self._k {
-                self.served_ranks.next = self.served_ranks.val() | self.served_rank[u].val();
-                self.new_owner.next = self.input_number[0].val();
-                self.new_tail.next = false;
-                for r in 0..self._k {
-                    if self.served_rank[u].val().get_bit(r) {
-                        self.new_owner.next = self.rank_owner[r].val();
-                        self.new_tail.next = self.rank_tail[r].val();
-                    }
-                }
-                if !self.held[u + kk].val() {
-                    self.granted.next =
-                        (self.served_rank[u].val() & self.requested_ranks.val()).any();
-                    self.owner[u + kk].d.next = self.new_owner.val();
-                    self.send[u + kk].d.next = self.granted.val();
-                    self.busy[u + kk].d.next = self.granted.val() & !self.new_tail.val();
-                }
-            }
-        }
-        // A head that gets no output is discarded and counted; so is a body or tail flit
-        // arriving outside a worm (its head was lost).
-        for i in 0..self._n_in {
-            self.granted.next = (self.up_rank[i].val() & self.served_ranks.val()).any();
-            for d in 0..self._k {
-                if self.first_request[i].val().get_bit(d) & !self.held[d].val() {
-                    self.granted.next = true;
-                }
-            }
-            self.valid.next = self.flit[i].val().get_bit(34);
-            self.head.next = self.flit[i].val().get_bit(33);
-            self.drop_event[i].d.next = self.valid.val()
-                & ((self.head.val() & !self.granted.val())
-                    | (!self.head.val() & !self.in_worm[i].q.val()));
-        }
-
-        // ---- Stage 2: the crossbar and the counters, from stage 1's registers only.
-        for o in 0..self._n_in {
-            self.out_next.next = self.zero_flit.val();
-            for i in 0..self._n_in {
-                if self.sources[o].val().get_bit(i)
-                    & (self.owner[o].q.val() == self.input_number[i].val())
-                {
-                    self.out_next.next = self.flit_stage[i].q.val();
+                if self.route[i].q.val().get_bit(o) & self.sources[o].val().get_bit(i) {
+                    self.sent[o].next = self.sent[o].val() | self.flit_stage[i].q.val();
                 }
             }
             self.out_reg[o].d.next = self.zero_flit.val();
-            if self.send[o].q.val() {
-                self.out_reg[o].d.next = self.out_next.val();
+            if self.sent[o].val().get_bit(34) {
+                self.out_reg[o].d.next = self.sent[o].val();
             }
         }
         for i in 0..self._n_in {
+            // A head that went nowhere was discarded.
             self.drops[i].d.next = self.drops[i].q.val();
-            if self.drop_event[i].q.val() {
+            if self.headless[i].q.val()
+                | (self.flit_stage[i].q.val().get_bit(34)
+                    & self.flit_stage[i].q.val().get_bit(33)
+                    & !self.route[i].q.val().any())
+            {
                 self.drops[i].d.next = self.drops[i].q.val() + self.drop_increment.val();
             }
         }
@@ -467,6 +280,86 @@ impl Logic for Switch {
                 self.up_out[i].next = self.out_reg[i + kk].q.val();
                 self.drops_up[i].next = self.drops[i + kk].q.val();
             }
+        }
+
+        // ---- Stage 1, decode: what each head asks for (this cycle's flits only), and the
+        // outputs held at the start of the cycle.
+        self.held.next = self.zero_mask.val();
+        self.claimed.next = self.zero_mask.val();
+        self.next_rank.next = self.first_rank.val();
+        for i in 0..self._n_in {
+            self.flit_stage[i].d.next = self.flit[i].val();
+            self.valid.next = self.flit[i].val().get_bit(34);
+            self.head.next = self.flit[i].val().get_bit(33);
+            self.destination.next = self.flit[i].val().get_bits::<16>(0);
+            self.in_worm[i].d.next = self.in_worm[i].q.val();
+            if self.valid.val() {
+                self.in_worm[i].d.next = !self.flit[i].val().get_bit(32);
+            }
+            self.headless[i].d.next =
+                self.valid.val() & !self.head.val() & !self.in_worm[i].q.val();
+            self.kept_route[i].next = self.zero_mask.val();
+            if self.in_worm[i].q.val() & !(self.valid.val() & self.head.val()) {
+                self.kept_route[i].next = self.route[i].q.val();
+            }
+            self.held.next = self.held.val() | self.kept_route[i].val();
+            // Route: covered destinations leave by down port (dst >> l*b) & (k-1); others go
+            // up if the input may.
+            self.covered.next =
+                (self.destination.val() & self.cover_mask.val()) == self.cover_value.val();
+            self.down_request[i].next = self.zero_mask.val();
+            self.up_rank[i].next = self.zero_mask.val();
+            if self.valid.val() & self.head.val() {
+                if self.covered.val() {
+                    self.down_request[i].next = self.first_down_port.val()
+                        << ((self.destination.val() >> self.digit_shift.val())
+                            & self.digit_mask.val());
+                } else if self.may_up.val().get_bit(i) {
+                    self.up_rank[i].next = self.next_rank.val();
+                    self.next_rank.next = self.next_rank.val() << 1;
+                }
+            }
+            self.first_request[i].next = self.down_request[i].val() & !self.claimed.val();
+            self.claimed.next = self.claimed.val() | self.down_request[i].val();
+        }
+
+        // ---- Stage 1, the up ports: walk them from `start`; the `r`-th free one is `pick[r]`.
+        for r in 0..self._k {
+            self.pick[r].next = self.zero_mask.val();
+        }
+        for kk in self._k..(self._k + 1) {
+            self.position.next =
+                self.first_up_port.val() << (self.lfsr.value.val() & self.digit_mask.val());
+            self.walk_rank.next = self.first_rank.val();
+            for _step in 0..self._k {
+                if (self.position.val() & !self.held.val()).any() {
+                    for r in 0..self._k {
+                        if self.walk_rank.val().get_bit(r) {
+                            self.pick[r].next = self.position.val();
+                        }
+                    }
+                    self.walk_rank.next = self.walk_rank.val() << 1;
+                }
+                // The next up port, mod k: after the last (output 2k - 1) comes the first.
+                if self.position.val().get_bit(kk + kk - 1) {
+                    self.position.next = self.first_up_port.val();
+                } else {
+                    self.position.next = self.position.val() << 1;
+                }
+            }
+        }
+
+        // ---- Stage 1, next routes: the kept route, the down port if free and first asked
+        // for, the up port of the input's rank.
+        for i in 0..self._n_in {
+            self.next_route[i].next =
+                self.kept_route[i].val() | (self.first_request[i].val() & !self.held.val());
+            for r in 0..self._k {
+                if self.up_rank[i].val().get_bit(r) {
+                    self.next_route[i].next = self.next_route[i].val() | self.pick[r].val();
+                }
+            }
+            self.route[i].d.next = self.next_route[i].val();
         }
     }
 }
