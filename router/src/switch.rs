@@ -38,9 +38,9 @@ use rust_hdl::prelude::*;
 ///   head that went nowhere, or `headless`.
 ///
 /// Stage 1 keeps §4's priority order without chaining one input's grant through another's.
-/// `route` is also the state: an input keeps its route (and the output stays held) while it is
-/// `continuing`, that is `in_worm` with no head this cycle (a head releases its input's output
-/// before any arbitration); `held` is the OR of the kept routes. A free down port goes to the
+/// `route` is also the state: an input keeps its route (`kept_route`, and the output stays held)
+/// while it is still in that worm, `in_worm` with no head this cycle (a head releases its input's
+/// output before any arbitration); `held` is the OR of the kept routes. A free down port goes to the
 /// lowest-numbered head that asks for it (`first_request`, from this cycle's flits only). The
 /// `r`-th up-bound head of the cycle (`up_rank`, flits only) gets `pick[r]`, the `r`-th free up
 /// port in the order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, found by a walk that
@@ -82,8 +82,10 @@ pub struct Switch {
     sources: Vec<Constant<Bits<16>>>,
     /// Bit `i` set iff input `i` may route up (a down input of a non-top switch).
     may_up: Constant<Bits<16>>,
-    zero_mask: Constant<Bits<16>>,
-    zero_flit: Constant<Flit>,
+    /// The mask of no input, output or rank.
+    empty_mask: Constant<Bits<16>>,
+    /// What an output no worm drives shows.
+    idle_flit: Constant<Flit>,
     /// `k - 1`: mask of one base-k digit.
     digit_mask: Constant<Bits<16>>,
     /// `l * b`: position of digit `l` of a destination.
@@ -185,8 +187,8 @@ impl Switch {
                 .map(|o| mask(if o < k { (1 << n_in) - 1 } else { may_up }))
                 .collect(),
             may_up: mask(may_up),
-            zero_mask: mask(0),
-            zero_flit: Constant::new(Bits::default()),
+            empty_mask: mask(0),
+            idle_flit: Constant::new(Bits::default()),
             digit_mask: mask(k as u64 - 1),
             digit_shift: mask((level * b) as u64),
             cover_mask: mask(cover_mask),
@@ -249,13 +251,13 @@ impl Logic for Switch {
         for o in 0..self._n_in {
             // Routes are one-hot and no two name the same output, so `sent` is an OR of the
             // one flit routed to the output.
-            self.sent[o].next = self.zero_flit.val();
+            self.sent[o].next = self.idle_flit.val();
             for i in 0..self._n_in {
                 if self.route[i].q.val().get_bit(o) & self.sources[o].val().get_bit(i) {
                     self.sent[o].next = self.sent[o].val() | self.flit_stage[i].q.val();
                 }
             }
-            self.out_reg[o].d.next = self.zero_flit.val();
+            self.out_reg[o].d.next = self.idle_flit.val();
             if self.sent[o].val().get_bit(34) {
                 self.out_reg[o].d.next = self.sent[o].val();
             }
@@ -284,8 +286,8 @@ impl Logic for Switch {
 
         // ---- Stage 1, decode: what each head asks for (this cycle's flits only), and the
         // outputs held at the start of the cycle.
-        self.held.next = self.zero_mask.val();
-        self.claimed.next = self.zero_mask.val();
+        self.held.next = self.empty_mask.val();
+        self.claimed.next = self.empty_mask.val();
         self.next_rank.next = self.first_rank.val();
         for i in 0..self._n_in {
             self.flit_stage[i].d.next = self.flit[i].val();
@@ -298,7 +300,7 @@ impl Logic for Switch {
             }
             self.headless[i].d.next =
                 self.valid.val() & !self.head.val() & !self.in_worm[i].q.val();
-            self.kept_route[i].next = self.zero_mask.val();
+            self.kept_route[i].next = self.empty_mask.val();
             if self.in_worm[i].q.val() & !(self.valid.val() & self.head.val()) {
                 self.kept_route[i].next = self.route[i].q.val();
             }
@@ -307,8 +309,8 @@ impl Logic for Switch {
             // up if the input may.
             self.covered.next =
                 (self.destination.val() & self.cover_mask.val()) == self.cover_value.val();
-            self.down_request[i].next = self.zero_mask.val();
-            self.up_rank[i].next = self.zero_mask.val();
+            self.down_request[i].next = self.empty_mask.val();
+            self.up_rank[i].next = self.empty_mask.val();
             if self.valid.val() & self.head.val() {
                 if self.covered.val() {
                     self.down_request[i].next = self.first_down_port.val()
@@ -325,7 +327,7 @@ impl Logic for Switch {
 
         // ---- Stage 1, the up ports: walk them from `start`; the `r`-th free one is `pick[r]`.
         for r in 0..self._k {
-            self.pick[r].next = self.zero_mask.val();
+            self.pick[r].next = self.empty_mask.val();
         }
         for kk in self._k..(self._k + 1) {
             self.position.next =
