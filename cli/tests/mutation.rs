@@ -117,14 +117,15 @@ fn caught(block: &str, file: &str, from: &str, to: &str, name: &str) {
     );
 }
 
-/// The busy check of a down port inverted, in one switch of the fabric, for one input.
+/// The busy check of a down port inverted, in one switch of the fabric, for one input (input 0
+/// of switch 0 gets its down port only when the port is held).
 #[test]
 fn fabric_down_port_busy_check_inverted_is_caught() {
     caught(
         "fabric",
         "fabric.v",
-        "if (~|((held | claimed) & want)) begin",
-        "if (|((held | claimed) & want)) begin",
+        "(first_request$0 & ~held)",
+        "(first_request$0 & held)",
         "mutant-fabric-busy",
     );
 }
@@ -136,8 +137,8 @@ fn switch_up_port_choice_mutated_is_caught() {
     caught(
         "router",
         "switch.v",
-        "if (~|pick$0 & |(avail & cand)) begin",
-        "if (~|pick$0 & ~|(avail & cand)) begin",
+        "if (|(position & ~held)) begin",
+        "if (|(position & held)) begin",
         "mutant-switch-up",
     );
 }
@@ -166,15 +167,16 @@ fn ni_send_source_check_inverted_is_caught() {
     );
 }
 
-/// The per-source ordering check of a new RTS inverted in the RMPP receive path: in-order
-/// messages are dropped and out-of-order ones taken.
+/// The per-source ordering check of a new RTS inverted in the RMPP receive path (its verdict
+/// block compares the header's `msgNum` word with `expected + 1`): in-order messages are dropped
+/// and out-of-order ones taken.
 #[test]
 fn rmpp_rx_order_check_inverted_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        "if (f_data != e_next) begin",
-        "if (f_data == e_next) begin",
+        "if (word != expected_next) begin",
+        "if (word == expected_next) begin",
         "mutant-rmpp-order",
     );
 }

@@ -6,12 +6,15 @@
 //!
 //! Timing: one `step` applies `I_t` and takes edge `t`. Links are wires: in cycle `t` a leaf
 //! switch sees `node_in` of `I_t`, and every other switch input sees its neighbour's output
-//! register `O_(t-1)`. `node_out` in `O_t` is the leaf switches' down output registers after
-//! edge `t`, so a flit entering at `node_in[p]` in cycle `t` is in `node_out[q]` of `O_(t+2L)`.
-//! Up inputs of top-level switches are tied to zero.
+//! register `O_(t-1)`. A switch's output registers show in `O_t` what it decided in cycle `t-1`
+//! (§4: two cycles per hop). `node_out` in `O_t` is the leaf switches' down output registers
+//! after edge `t`, so a flit entering at `node_in[p]` in cycle `t` is in `node_out[q]` of
+//! `O_(t+4L+1)`, and a drop counted in cycle `t` shows in `O_(t+1)`. Up inputs of top-level
+//! switches are tied to zero.
 //!
-//! Implementation: flat arrays, double-buffered link bus, no allocation per cycle, and switches
-//! whose inputs are all invalid only step their LFSR.
+//! Implementation: flat arrays, double-buffered link bus, the decided flits kept for one edge
+//! beside it, no allocation per cycle, and switches whose inputs are all invalid only step
+//! their LFSR.
 
 use crate::block::ModelBlock;
 use crate::fault::LinkFault;
@@ -33,9 +36,15 @@ pub struct Fabric {
     src: Vec<u32>,
     bus_prev: Vec<u64>,
     bus_cur: Vec<u64>,
+    /// Per switch output `s*2k + o`: the flit decided in the last cycle, which its output
+    /// register shows after the next edge.
+    decided: Vec<u64>,
     state: Vec<u8>,
     held: Vec<u16>,
     lfsr: Vec<u16>,
+    /// The counters after the last cycle's decisions, and what the outputs show (one cycle
+    /// behind).
+    decided_drops: Vec<u16>,
     drops: Vec<u16>,
     counters: Counters,
     cycles: u64,
@@ -101,9 +110,11 @@ impl Fabric {
             src,
             bus_prev: vec![0; so + nodes + 1],
             bus_cur: vec![0; so + nodes + 1],
+            decided: vec![0; so],
             state: vec![IDLE; so],
             held: vec![0; nsw],
             lfsr: (0..nsw).map(lfsr::seed).collect(),
+            decided_drops: vec![0; so],
             drops: vec![0; so],
             counters: Counters::default(),
             cycles: 0,
@@ -176,7 +187,10 @@ impl Fabric {
         let n = self.nodes;
         let k2 = self.k2;
         self.bus_prev[so..so + n].copy_from_slice(&node_in[..n]);
-        self.bus_cur[..so].fill(0);
+        // Edge t shows what cycle t - 1 decided.
+        self.bus_cur[..so].copy_from_slice(&self.decided);
+        self.decided.fill(0);
+        self.drops.copy_from_slice(&self.decided_drops);
         if let Some(ff) = self.faults.as_mut() {
             for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
                 let f = self.bus_prev[j as usize];
@@ -190,7 +204,6 @@ impl Fabric {
         }
         let faulted = self.faults.as_ref().map(|ff| &ff.ins[..]);
         let bus_prev = &self.bus_prev[..];
-        let bus_cur = &mut self.bus_cur[..so];
         let mut inp = [0u64; 16];
         for s in 0..self.nsw {
             let base = s * k2;
@@ -214,8 +227,8 @@ impl Fabric {
                 &mut self.state[base..base + k2],
                 &mut self.held[s],
                 &mut self.lfsr[s],
-                &mut self.drops[base..base + k2],
-                &mut bus_cur[base..base + k2],
+                &mut self.decided_drops[base..base + k2],
+                &mut self.decided[base..base + k2],
                 &mut self.counters,
             );
         }
@@ -232,7 +245,7 @@ impl Fabric {
     pub fn drops(&self) -> &[u16] {
         &self.drops
     }
-    /// Worms discarded since power-on (not wrapping).
+    /// Worms discarded since power-on (not wrapping; one cycle ahead of [`Fabric::drops`]).
     pub fn total_drops(&self) -> u64 {
         self.counters.drops
     }
@@ -240,11 +253,13 @@ impl Fabric {
     pub fn discarded_flits(&self) -> u64 {
         self.counters.discarded_flits
     }
-    /// Valid flits currently in switch output registers (in flight, or at `node_out`).
+    /// Valid flits currently in the switches, decided or in output registers (in flight, or at
+    /// `node_out`).
     pub fn flits_in_registers(&self) -> usize {
         // After step, the latest outputs are in bus_prev.
         self.bus_prev[..self.nsw * self.k2]
             .iter()
+            .chain(&self.decided)
             .filter(|&&f| f & crate::switch::VALID != 0)
             .count()
     }
@@ -316,8 +331,10 @@ mod tests {
                         }
                     }
                 }
+                // Two cycles per switch traversal: in cycle t0 + j + 2h - 1 the flit is in
+                // node_out of O_(t0 + j + 2h - 1) (§3).
                 let h = t.hops(p, q);
-                let expect: Vec<_> = (0..3).map(|j| (t0 + j + h - 1, q, worm[j])).collect();
+                let expect: Vec<_> = (0..3).map(|j| (t0 + j + 2 * h - 1, q, worm[j])).collect();
                 assert_eq!(seen, expect, "k{k} n{n} {p}->{q}");
                 assert_eq!(f.total_drops(), 0);
             }
@@ -343,7 +360,7 @@ mod tests {
         let mut sb = Scoreboard::new(nn);
         let mut inp = vec![0u64; nn];
         let mut out = vec![0u64; nn];
-        for c in 0..cycles + 2 * n as u64 + 2 {
+        for c in 0..cycles + 4 * n as u64 + 2 {
             if c < cycles {
                 gen.step(&mut inp);
             } else {

@@ -4,12 +4,15 @@
 //! `down_in$0..k` (in, 35), `up_in$0..k` (in, 35), `down_out$0..k` (out, 35),
 //! `up_out$0..k` (out, 35), `drops_down$0..k` (out, 16), `drops_up$0..k` (out, 16).
 //!
-//! Timing: every output is a register. One call to `step` applies `I_t` and takes edge `t`; the
-//! outputs then show `O_t`: a flit forwarded from an input in cycle `t` is on its output in `O_t`,
-//! a drop counted in cycle `t` shows in `O_t`, and an output no worm drives in cycle `t` is all
-//! zero in `O_t`.
+//! Timing (§4 "Latency"): every output is a register, and every output is what §4 decides for
+//! the cycle before. One call to `step` applies `I_t` and takes edge `t`; the outputs then show
+//! `O_t`: a flit forwarded from an input in cycle `t` is on its output in `O_(t+1)`, a drop
+//! counted in cycle `t` shows in `O_(t+1)`, and an output no worm drives in cycle `t` is all zero
+//! in `O_(t+1)`. `O_0` is all zero (counters 0).
 //!
-//! The decision logic lives in [`cycle`], shared with the flat-array [`crate::fabric::Fabric`].
+//! The decision logic of one cycle lives in [`cycle`], shared with the flat-array
+//! [`crate::fabric::Fabric`]; the one-cycle delay is the `decided` outputs kept until the next
+//! step.
 
 use crate::block::ModelBlock;
 use crate::lfsr;
@@ -73,10 +76,11 @@ pub struct Counters {
     pub discarded_flits: u64,
 }
 
-/// One cycle of one switch.
+/// The decisions of §4 for one cycle of one switch (its outputs show them one cycle later).
 ///
-/// `inp`: the `2k` input flits (down then up). `out`: the `2k` output registers, which the
-/// caller has zeroed. `state`, `drops`: per input. `held`: bit `o` set while output `o` is held.
+/// `inp`: the `2k` input flits (down then up). `out`: the `2k` flits decided for the outputs,
+/// which the caller has zeroed. `state`, `drops`: per input. `held`: bit `o` set while output `o`
+/// is held.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cycle(
@@ -199,8 +203,13 @@ pub struct Switch {
     state: Vec<u8>,
     held: u16,
     lfsr: u16,
-    drops: Vec<u16>,
+    /// The counters after the last cycle's decisions.
+    decided_drops: Vec<u16>,
+    /// The flits decided in the last cycle, which the outputs show after the next edge.
+    decided: Vec<u64>,
+    /// What the outputs show: the flits and counters decided one cycle before.
     out: Vec<u64>,
+    drops: Vec<u16>,
     counters: Counters,
 }
 
@@ -230,8 +239,10 @@ impl Switch {
             state: vec![IDLE; n_in],
             held: 0,
             lfsr: lfsr::seed(index),
-            drops: vec![0; n_in],
+            decided_drops: vec![0; n_in],
+            decided: vec![0; n_in],
             out: vec![0; n_in],
+            drops: vec![0; n_in],
             counters: Counters::default(),
         })
     }
@@ -262,15 +273,18 @@ impl Switch {
     pub fn step(&mut self, inputs: &[u64]) {
         let n_in = 2 * self.tree.k;
         assert!(inputs.len() >= n_in, "switch needs {n_in} input flits");
-        self.out.fill(0);
+        // Edge t shows what cycle t - 1 decided.
+        std::mem::swap(&mut self.out, &mut self.decided);
+        self.drops.copy_from_slice(&self.decided_drops);
+        self.decided.fill(0);
         cycle(
             &self.geom,
             inputs,
             &mut self.state,
             &mut self.held,
             &mut self.lfsr,
-            &mut self.drops,
-            &mut self.out,
+            &mut self.decided_drops,
+            &mut self.decided,
             &mut self.counters,
         );
     }
@@ -279,11 +293,19 @@ impl Switch {
     pub fn outputs(&self) -> &[u64] {
         &self.out
     }
-    /// Drop counters: `drops_down$0..k` then `drops_up$0..k`.
+    /// The flits the last cycle decided, which the outputs show after the next edge.
+    pub fn decided(&self) -> &[u64] {
+        &self.decided
+    }
+    /// `O_t` of the drop counters: `drops_down$0..k` then `drops_up$0..k`.
     pub fn drops(&self) -> &[u16] {
         &self.drops
     }
-    /// Non-wrapping totals.
+    /// The drop counters after the last cycle's decisions, which they show after the next edge.
+    pub fn decided_drops(&self) -> &[u16] {
+        &self.decided_drops
+    }
+    /// Non-wrapping totals of everything decided so far (one cycle ahead of [`Switch::drops`]).
     pub fn counters(&self) -> Counters {
         self.counters
     }
@@ -347,13 +369,36 @@ mod tests {
         Switch::new(tree(), 0, 1).unwrap()
     }
 
+    /// One cycle; returns the flits §4 decided for it (the outputs show them one cycle later).
     fn step(sw: &mut Switch, ins: &[(usize, u64)]) -> Vec<u64> {
         let mut v = vec![0u64; 8];
         for &(i, f) in ins {
             v[i] = f;
         }
         sw.step(&v);
-        sw.outputs().to_vec()
+        sw.decided().to_vec()
+    }
+
+    #[test]
+    fn outputs_show_decisions_one_cycle_later() {
+        let mut sw = leaf();
+        let h = head_flit(4, 6, false);
+        // Cycle 0: input 0 gets down port 2, input 1 is discarded (port 2 claimed first).
+        let decided = step(&mut sw, &[(0, h), (1, head_flit(5, 6, true))]);
+        assert_eq!(decided[2], h);
+        assert_eq!(sw.decided_drops()[1], 1);
+        // O_0 shows nothing yet: outputs and counters are one cycle behind.
+        assert!(sw.outputs().iter().all(|&x| x == 0));
+        assert_eq!(sw.drops(), &[0; 8]);
+        let t = body_flit(1, true);
+        let decided = step(&mut sw, &[(0, t)]);
+        assert_eq!(decided[2], t);
+        assert_eq!(sw.outputs()[2], h);
+        assert_eq!(sw.drops()[1], 1);
+        step(&mut sw, &[]);
+        assert_eq!(sw.outputs()[2], t);
+        step(&mut sw, &[]);
+        assert!(sw.outputs().iter().all(|&x| x == 0));
     }
 
     #[test]
@@ -366,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn local_forward_one_cycle() {
+    fn local_forward() {
         let mut sw = leaf();
         let o = step(&mut sw, &[(0, head_flit(4, 6, false))]);
         assert_eq!(o[2], head_flit(4, 6, false));
@@ -376,7 +421,7 @@ mod tests {
         assert!(o.iter().all(|&x| x == 0));
         let o = step(&mut sw, &[(0, body_flit(0x101, true))]);
         assert_eq!(o[2], body_flit(0x101, true));
-        assert_eq!(sw.drops(), &[0; 8]);
+        assert_eq!(sw.decided_drops(), &[0; 8]);
     }
 
     #[test]
@@ -390,7 +435,7 @@ mod tests {
             &[(0, body_flit(1, false)), (1, head_flit(5, 6, false))],
         );
         assert_eq!(o[2], body_flit(1, false));
-        assert_eq!(sw.drops()[1], 1);
+        assert_eq!(sw.decided_drops()[1], 1);
         let o = step(
             &mut sw,
             &[(0, body_flit(2, false)), (1, body_flit(3, false))],
@@ -399,7 +444,7 @@ mod tests {
         let o = step(&mut sw, &[(0, body_flit(4, true)), (1, body_flit(5, true))]);
         assert_eq!(o[2], body_flit(4, true));
         assert!(o.iter().enumerate().all(|(j, &x)| j == 2 || x == 0));
-        assert_eq!(sw.drops(), &[0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(sw.decided_drops(), &[0, 1, 0, 0, 0, 0, 0, 0]);
         assert_eq!(
             sw.counters(),
             Counters {
@@ -410,7 +455,7 @@ mod tests {
         // Input 1 is idle again: its next worm gets through.
         let o = step(&mut sw, &[(1, head_flit(5, 6, true))]);
         assert_eq!(o[2], head_flit(5, 6, true));
-        assert_eq!(sw.drops()[1], 1);
+        assert_eq!(sw.decided_drops()[1], 1);
     }
 
     #[test]
@@ -424,7 +469,7 @@ mod tests {
             &[(3, body_flit(1, true)), (0, head_flit(4, 4, true))],
         );
         assert_eq!(o[0], body_flit(1, true));
-        assert_eq!(sw.drops()[0], 1);
+        assert_eq!(sw.decided_drops()[0], 1);
         // Next cycle it is free.
         let o = step(&mut sw, &[(0, head_flit(4, 4, false))]);
         assert_eq!(o[0], head_flit(4, 4, false));
@@ -436,7 +481,7 @@ mod tests {
             &[(0, body_flit(1, true)), (2, head_flit(6, 7, false))],
         );
         assert_eq!(o[3], body_flit(1, true));
-        assert_eq!(sw.drops()[2], 1);
+        assert_eq!(sw.decided_drops()[2], 1);
         // A one-flit worm holds its port for its own cycle only.
         let mut sw = leaf();
         let o = step(
@@ -444,7 +489,7 @@ mod tests {
             &[(0, head_flit(4, 5, true)), (2, head_flit(6, 5, true))],
         );
         assert_eq!(o[1], head_flit(4, 5, true));
-        assert_eq!(sw.drops()[2], 1);
+        assert_eq!(sw.decided_drops()[2], 1);
         let o = step(&mut sw, &[(2, head_flit(6, 5, true))]);
         assert_eq!(o[1], head_flit(6, 5, true));
     }
@@ -458,8 +503,8 @@ mod tests {
             &[(4, head_flit(12, 5, false)), (3, head_flit(7, 5, false))],
         );
         assert_eq!(o[1], head_flit(7, 5, false));
-        assert_eq!(sw.drops()[4], 1);
-        assert_eq!(sw.drops()[3], 0);
+        assert_eq!(sw.decided_drops()[4], 1);
+        assert_eq!(sw.decided_drops()[3], 0);
     }
 
     #[test]
@@ -492,7 +537,7 @@ mod tests {
         );
         assert_eq!(o[4], head_flit(6, 12, false));
         assert_eq!(o[5], head_flit(7, 13, false));
-        assert_eq!(sw.drops(), &[0; 8]);
+        assert_eq!(sw.decided_drops(), &[0; 8]);
         // All four up ports held by the four down inputs.
         let o = step(
             &mut sw,
@@ -514,7 +559,7 @@ mod tests {
         );
         // Up inputs never go up: a head from above for a node not covered is discarded.
         let _ = step(&mut sw, &[(5, head_flit(0, 0, false))]);
-        assert_eq!(sw.drops()[5], 1);
+        assert_eq!(sw.decided_drops()[5], 1);
     }
 
     #[test]
@@ -523,20 +568,20 @@ mod tests {
         // A body flit on an idle input: one discarded worm, rest of it dropped silently.
         let o = step(&mut sw, &[(2, body_flit(1, false))]);
         assert!(o.iter().all(|&x| x == 0));
-        assert_eq!(sw.drops()[2], 1);
+        assert_eq!(sw.decided_drops()[2], 1);
         step(&mut sw, &[(2, body_flit(2, false))]);
         step(&mut sw, &[(2, body_flit(3, true))]);
-        assert_eq!(sw.drops()[2], 1);
+        assert_eq!(sw.decided_drops()[2], 1);
         // A lone tail on an idle input counts once and stays idle.
         step(&mut sw, &[(2, body_flit(4, true))]);
-        assert_eq!(sw.drops()[2], 2);
+        assert_eq!(sw.decided_drops()[2], 2);
         let o = step(&mut sw, &[(2, head_flit(6, 7, true))]);
         assert_eq!(o[3], head_flit(6, 7, true));
-        assert_eq!(sw.drops()[2], 2);
+        assert_eq!(sw.decided_drops()[2], 2);
         // Invalid flits with garbage bits are ignored.
         let o = step(&mut sw, &[(2, HEAD | TAIL | 0xFFFF_FFFF)]);
         assert!(o.iter().all(|&x| x == 0));
-        assert_eq!(sw.drops()[2], 2);
+        assert_eq!(sw.decided_drops()[2], 2);
     }
 
     #[test]
@@ -551,8 +596,8 @@ mod tests {
             &[(0, head_flit(4, 4, false)), (3, head_flit(7, 4, false))],
         );
         assert_eq!(o[0], head_flit(4, 4, false));
-        assert_eq!(sw.drops()[3], 1);
-        assert_eq!(sw.drops()[0], 0);
+        assert_eq!(sw.decided_drops()[3], 1);
+        assert_eq!(sw.decided_drops()[0], 0);
         // Input 0 now holds it; input 0 gets a new head for port 1: port 0 is released.
         let o = step(&mut sw, &[(0, head_flit(4, 5, false))]);
         assert_eq!(o[1], head_flit(4, 5, false));
@@ -566,7 +611,7 @@ mod tests {
         for _ in 0..65537 {
             step(&mut sw, &[(0, body_flit(0, true))]);
         }
-        assert_eq!(sw.drops()[0], 1);
+        assert_eq!(sw.decided_drops()[0], 1);
         assert_eq!(sw.counters().drops, 65537);
     }
 
@@ -577,7 +622,7 @@ mod tests {
             &mut sw,
             &[(0, head_flit(0, 16, true)), (1, head_flit(4, 9, true))],
         );
-        assert_eq!(sw.drops()[0], 1);
+        assert_eq!(sw.decided_drops()[0], 1);
         assert_eq!(o[2], head_flit(4, 9, true));
         assert!(o[4..].iter().all(|&x| x == 0));
     }

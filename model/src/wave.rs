@@ -329,11 +329,17 @@ b00000000000000000000000000000000100 #
         let inp = [crate::switch::head_flit(0, 1, true), 0];
         ModelBlock::step(&mut f, &inp, &mut out);
         v.cycle(0, &inp, &out).unwrap();
+        // The switch shows the flit one cycle later (§4), in O_1.
+        ModelBlock::step(&mut f, &[0, 0], &mut out);
+        v.cycle(1, &[0, 0], &out).unwrap();
         v.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(text.contains("$var wire 35 \" node_in$0 $end"));
         assert!(text.contains("$var wire 16 & drops$0 $end"));
-        assert!(text.contains("#5\n1!\nb11100000000000000000000000000000001 %\n"));
+        assert!(
+            text.contains("#15\n1!\nb11100000000000000000000000000000001 %\n"),
+            "{text}"
+        );
     }
 }

@@ -2,20 +2,24 @@
 //! (§11), the framer of the RMPP send side (§13.1), the transmit merge that shares the node's
 //! link among the three (§13.2) and the protocol split of the incoming link (§13.3).
 
-use idemnet_rtl::crc::Crc32Word;
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
+use idemnet_rtl::worm_transmitter::WormTransmitter;
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use crate::ni::Ni;
+use crate::rmpp_rx::header::HeaderWords;
 use crate::rmpp_rx::RmppRx;
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
 }
+
+/// Header words of an RMPP packet after its route (§11.1).
+const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 
 /// The framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`).
 ///
@@ -46,12 +50,12 @@ fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
 /// edge (in `net_out` of `O_t`), then one flit per cycle without gaps: header words 0-6 (word 0 =
 /// `11` in 31:30, `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`,
 /// `seq`, `info`, `msgNum`), `ceil(bytes / 4)` payload words as given (not masked), read from
-/// `payloads` a cycle ahead, and the CRC-32/MPEG-2 of all the data words before it, as the NI's
-/// transmitter computes it.
+/// `payloads` a cycle ahead at the transmitter's `fetch_index`, and the CRC-32/MPEG-2 of all the
+/// data words before it, as the NI's transmitter computes it.
 ///
-/// Internals: `phase` (0 empty, 1 held, 2 header words, 3 payload, 4 CRC), `hidx` (header word
-/// index), `left` (payload words still to send), the latched fields `r_*` and the running CRC
-/// `crc` fed by a [`Crc32Word`].
+/// Internals: `full` (a packet is held or in transmission), the latched fields `r_*` and a
+/// [`WormTransmitter`] (7 header words) that asks for the route, the header words (built by a
+/// [`HeaderWords`], as the receive path's replies are) and the payload words by index.
 #[derive(LogicBlock)]
 pub struct RmppTx {
     pub clock: Signal<In, Clock>,
@@ -73,10 +77,10 @@ pub struct RmppTx {
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     requests: RequestReader,
     payloads: Memory<Bits<32>, PACKET_ADDRESS_BITS>,
+    transmitter: WormTransmitter,
+    header: HeaderWords,
     host_errors: DFF<Bits<16>>,
-    phase: DFF<Bits<3>>,
-    hidx: DFF<Bits<3>>,
-    left: DFF<Bits<6>>,
+    full: DFF<Bit>,
     r_dst: DFF<Bits<16>>,
     r_type: DFF<Bits<4>>,
     r_msg_id: DFF<Bits<32>>,
@@ -85,42 +89,14 @@ pub struct RmppTx {
     r_info: DFF<Bits<32>>,
     r_msg_num: DFF<Bits<32>>,
     r_bytes: DFF<Bits<6>>,
-    crc: DFF<Bits<32>>,
-    crc_unit: Crc32Word,
-    o_net: DFF<Flit>,
     o_ready: DFF<Bit>,
     // Combinational temporaries.
-    word: Signal<Local, Bits<32>>,
-    words: Signal<Local, Bits<6>>,
-    /// The payload word the serializer asks for in the next cycle, read from `payloads` now.
-    payload_fetch: Signal<Local, Bits<6>>,
-    // Constants.
-    node_hi: Constant<Bits<32>>,
-    node32: Constant<Bits<32>>,
-    marker: Constant<Bits<32>>,
-    z3: Constant<Bits<3>>,
-    z32: Constant<Bits<32>>,
-    zflit: Constant<Flit>,
-    ones32: Constant<Bits<32>>,
-    one3: Constant<Bits<3>>,
-    one6: Constant<Bits<6>>,
-    p1: Constant<Bits<3>>,
-    p2: Constant<Bits<3>>,
-    p3: Constant<Bits<3>>,
-    p4: Constant<Bits<3>>,
-    h1: Constant<Bits<3>>,
-    h2: Constant<Bits<3>>,
-    h3: Constant<Bits<3>>,
-    h4: Constant<Bits<3>>,
-    h5: Constant<Bits<3>>,
-    h6: Constant<Bits<3>>,
-    two6: Constant<Bits<6>>,
-    three6: Constant<Bits<6>>,
-    s16: Constant<Bits<6>>,
-    first_payload_word: Constant<Bits<6>>,
-    flit_valid: Constant<Flit>,
-    flit_head: Constant<Flit>,
-    flit_tail: Constant<Flit>,
+    tx_word: Signal<Local, Bits<32>>,
+    tx_words: Signal<Local, Bits<6>>,
+    // Parameters and named values.
+    node_upper: Constant<Bits<32>>,
+    node: Constant<Bits<16>>,
+    word_round_up: Constant<Bits<6>>,
 }
 
 /// Address bits of the framer's payload memory: 8 words of 32 bits (32 bytes, §13.1).
@@ -149,10 +125,10 @@ impl RmppTx {
             tx_cnt_host_error: Default::default(),
             requests: Default::default(),
             payloads: Memory::block(1 << PACKET_ADDRESS_BITS),
+            transmitter: WormTransmitter::new(RMPP_HEADER_WORDS),
+            header: Default::default(),
             host_errors: Default::default(),
-            phase: Default::default(),
-            hidx: Default::default(),
-            left: Default::default(),
+            full: Default::default(),
             r_dst: Default::default(),
             r_type: Default::default(),
             r_msg_id: Default::default(),
@@ -161,39 +137,12 @@ impl RmppTx {
             r_info: Default::default(),
             r_msg_num: Default::default(),
             r_bytes: Default::default(),
-            crc: Default::default(),
-            crc_unit: Default::default(),
-            o_net: Default::default(),
             o_ready: Default::default(),
-            word: Default::default(),
-            words: Default::default(),
-            payload_fetch: Default::default(),
-            node_hi: c((node as u64) << 16),
-            node32: c(node as u64),
-            marker: c(0xC000_0001),
-            z3: c(0),
-            z32: c(0),
-            zflit: Constant::new(Bits::default()),
-            ones32: c(0xFFFF_FFFF),
-            one3: c(1),
-            one6: c(1),
-            p1: c(1),
-            p2: c(2),
-            p3: c(3),
-            p4: c(4),
-            h1: c(1),
-            h2: c(2),
-            h3: c(3),
-            h4: c(4),
-            h5: c(5),
-            h6: c(6),
-            two6: c(2),
-            three6: c(3),
-            s16: c(16),
-            first_payload_word: c(0),
-            flit_valid: c(1 << 34),
-            flit_head: c(1 << 33),
-            flit_tail: c(1 << 32),
+            tx_word: Default::default(),
+            tx_words: Default::default(),
+            node_upper: c((node as u64) << 16),
+            node: c(node as u64),
+            word_round_up: c(3),
         }
     }
 }
@@ -205,9 +154,7 @@ impl Logic for RmppTx {
             self,
             clock,
             host_errors,
-            phase,
-            hidx,
-            left,
+            full,
             r_dst,
             r_type,
             r_msg_id,
@@ -215,15 +162,13 @@ impl Logic for RmppTx {
             r_seq,
             r_info,
             r_msg_num,
-            r_bytes,
-            crc
+            r_bytes
         );
-        self.requests.clock.next = self.clock.val();
-        self.payloads.clock.next = self.clock.val();
-        self.o_net.clock.next = self.clock.val();
-        self.o_net.d.next = self.zflit.val();
         self.o_ready.clock.next = self.clock.val();
         self.o_ready.d.next = false;
+        self.requests.clock.next = self.clock.val();
+        self.payloads.clock.next = self.clock.val();
+        self.transmitter.clock.next = self.clock.val();
 
         // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests.
         self.requests.taken.next = self.tx_valid.val() & self.o_ready.q.val();
@@ -246,89 +191,66 @@ impl Logic for RmppTx {
         if self.requests.refused.val() {
             self.host_errors.d.next = self.host_errors.q.val() + true;
         }
-        self.words.next = (self.r_bytes.q.val() + self.three6.val()) >> self.two6.val();
-        // Payload word 0 is read in the last header cycle, word `i + 1` while word `i` goes.
-        self.payload_fetch.next = self.first_payload_word.val();
-        if self.phase.q.val() == self.p3.val() {
-            self.payload_fetch.next = self.words.val() - self.left.q.val() + self.one6.val();
-        }
-        self.payloads.read_address.next =
-            self.payload_fetch.val().get_bits::<PACKET_ADDRESS_BITS>(0);
 
-        // The word put out at this edge (zero when none), chained into the CRC.
-        self.word.next = self.z32.val();
-        self.crc_unit.crc_in.next = self.crc.q.val();
-        if !self.phase.q.val().any() {
-            // Empty: a well-formed packet's last beat holds it; else tx_ready after the edge.
+        // Empty: a well-formed packet's last beat holds it; else tx_ready after the edge. The
+        // CRC edge empties it.
+        if !self.full.q.val() {
             if self.requests.complete.val() {
-                self.phase.d.next = self.p1.val();
+                self.full.d.next = true;
             } else {
                 self.o_ready.d.next = true;
             }
-        } else if self.phase.q.val() == self.p1.val() {
-            // Held: the head when granted.
-            if self.tx_gnt.val() {
-                self.word.next = self.node_hi.val() | bit_cast::<32, 16>(self.r_dst.q.val());
-                self.crc_unit.crc_in.next = self.ones32.val();
-                self.o_net.d.next = self.flit_valid.val()
-                    | self.flit_head.val()
-                    | bit_cast::<35, 32>(self.word.val());
-                self.crc.d.next = self.crc_unit.crc_out.val();
-                self.hidx.d.next = self.z3.val();
-                self.phase.d.next = self.p2.val();
-            }
-        } else if self.phase.q.val() == self.p2.val() {
-            // Header words 0-6.
-            if self.hidx.q.val() == self.h1.val() {
-                self.word.next = self.node32.val();
-            } else if self.hidx.q.val() == self.h2.val() {
-                self.word.next = self.r_msg_id.q.val();
-            } else if self.hidx.q.val() == self.h3.val() {
-                self.word.next = self.r_len.q.val();
-            } else if self.hidx.q.val() == self.h4.val() {
-                self.word.next = self.r_seq.q.val();
-            } else if self.hidx.q.val() == self.h5.val() {
-                self.word.next = self.r_info.q.val();
-            } else if self.hidx.q.val() == self.h6.val() {
-                self.word.next = self.r_msg_num.q.val();
-            } else {
-                self.word.next =
-                    self.marker.val() | (bit_cast::<32, 4>(self.r_type.q.val()) << self.s16.val());
-            }
-            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.word.val());
-            self.crc.d.next = self.crc_unit.crc_out.val();
-            self.hidx.d.next = self.hidx.q.val() + self.one3.val();
-            if self.hidx.q.val() == self.h6.val() {
-                self.left.d.next = self.words.val();
-                if self.words.val().any() {
-                    self.phase.d.next = self.p3.val();
-                } else {
-                    self.phase.d.next = self.p4.val();
-                }
-            }
-        } else if self.phase.q.val() == self.p3.val() {
-            // Payload: the word read a cycle ago.
-            self.word.next = self.payloads.read_data.val();
-            self.o_net.d.next = self.flit_valid.val() | bit_cast::<35, 32>(self.word.val());
-            self.crc.d.next = self.crc_unit.crc_out.val();
-            self.left.d.next = self.left.q.val() - self.one6.val();
-            if self.left.q.val() == self.one6.val() {
-                self.phase.d.next = self.p4.val();
-            }
-        } else {
-            // CRC: the tail; free again after this edge.
-            self.o_net.d.next =
-                self.flit_valid.val() | self.flit_tail.val() | bit_cast::<35, 32>(self.crc.q.val());
-            self.phase.d.next = self.z3.val();
+        }
+        if self.transmitter.finish.val() {
+            self.full.d.next = false;
             self.o_ready.d.next = true;
         }
-        self.crc_unit.word.next = self.word.val();
 
-        self.net_out.next = self.o_net.q.val();
-        self.tx_req.next = self.phase.q.val() == self.p1.val();
+        // The worm: the held packet, when granted.
+        self.transmitter.due.next = self.full.q.val();
+        self.transmitter.grant.next = self.tx_gnt.val();
+        self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
+        self.transmitter.payload_words.next = self.tx_words.val().get_bits::<4>(0);
+        // A payload has at most 8 words, so the low 3 bits of the index are its address.
+        self.payloads.read_address.next =
+            self.transmitter.fetch_index.val().get_bits::<PACKET_ADDRESS_BITS>(0);
+        self.tx_word.next = 0.into();
+        if self.transmitter.start.val() {
+            self.tx_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
+        }
+        self.header.index.next = self.transmitter.index.val();
+        self.header.packet_type.next = self.r_type.q.val();
+        self.header.nid.next = self.node.val();
+        self.header.msg_id.next = self.r_msg_id.q.val();
+        self.header.len.next = self.r_len.q.val();
+        self.header.seq.next = self.r_seq.q.val();
+        self.header.info.next = self.r_info.q.val();
+        self.header.msg_num.next = self.r_msg_num.q.val();
+        if self.transmitter.header_valid.val() {
+            self.tx_word.next = self.header.word.val();
+        }
+        if self.transmitter.payload_valid.val() {
+            self.tx_word.next = self.payloads.read_data.val();
+        }
+        self.transmitter.word.next = self.tx_word.val();
+
+        self.net_out.next = self.transmitter.flit.val();
+        self.tx_req.next = self.transmitter.request.val();
         self.tx_ready.next = self.o_ready.q.val();
         self.tx_cnt_host_error.next = self.host_errors.q.val();
     }
+}
+
+/// The source of a node's link whose turn it is in the transmit merge (§13.2), in its cyclic
+/// order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum MergeSource {
+    /// `a`: the NI.
+    Ni,
+    /// `b`: the RMPP receive path's replies.
+    Receive,
+    /// `c`: the framer of the RMPP send side.
+    Framer,
 }
 
 /// The transmit merge of a node (docs/protocol.md §13.2, `tx_merge`): three sources share one
@@ -347,9 +269,9 @@ impl Logic for RmppTx {
 /// Timing: in cycle `t` the link is free when the OR-ed flit is invalid or a tail. Then the
 /// grant goes to the first requester at or after `turn` in the cyclic order a, b, c, and at edge
 /// `t` `turn` becomes the source after the granted one; otherwise (busy, or no request) there is
-/// no grant and `turn` holds. `turn` is 0 (a) at power-on. The outputs are combinational: the
+/// no grant and `turn` holds. `turn` is a ([`MergeSource::Ni`]) at power-on. The outputs are combinational: the
 /// sources' `net_out` are registers and their `tx_req` come from registers only.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct TxMerge {
     pub clock: Signal<In, Clock>,
     pub net_a: Signal<In, Flit>,
@@ -362,36 +284,9 @@ pub struct TxMerge {
     pub gnt_a: Signal<Out, Bit>,
     pub gnt_b: Signal<Out, Bit>,
     pub gnt_c: Signal<Out, Bit>,
-    turn: DFF<Bits<2>>,
+    turn: DFF<MergeSource>,
     merged: Signal<Local, Flit>,
     free: Signal<Local, Bit>,
-    t0: Constant<Bits<2>>,
-    t1: Constant<Bits<2>>,
-    t2: Constant<Bits<2>>,
-}
-
-impl Default for TxMerge {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            net_a: Default::default(),
-            net_b: Default::default(),
-            net_c: Default::default(),
-            req_a: Default::default(),
-            req_b: Default::default(),
-            req_c: Default::default(),
-            net_out: Default::default(),
-            gnt_a: Default::default(),
-            gnt_b: Default::default(),
-            gnt_c: Default::default(),
-            turn: Default::default(),
-            merged: Default::default(),
-            free: Default::default(),
-            t0: c(0),
-            t1: c(1),
-            t2: c(2),
-        }
-    }
 }
 
 impl Logic for TxMerge {
@@ -404,38 +299,43 @@ impl Logic for TxMerge {
         self.gnt_b.next = false;
         self.gnt_c.next = false;
         if self.free.val() {
-            if self.turn.q.val() == self.t0.val() {
-                if self.req_a.val() {
-                    self.gnt_a.next = true;
-                    self.turn.d.next = self.t1.val();
-                } else if self.req_b.val() {
-                    self.gnt_b.next = true;
-                    self.turn.d.next = self.t2.val();
-                } else if self.req_c.val() {
-                    self.gnt_c.next = true;
-                    self.turn.d.next = self.t0.val();
+            match self.turn.q.val() {
+                MergeSource::Ni => {
+                    if self.req_a.val() {
+                        self.gnt_a.next = true;
+                        self.turn.d.next = MergeSource::Receive;
+                    } else if self.req_b.val() {
+                        self.gnt_b.next = true;
+                        self.turn.d.next = MergeSource::Framer;
+                    } else if self.req_c.val() {
+                        self.gnt_c.next = true;
+                        self.turn.d.next = MergeSource::Ni;
+                    }
                 }
-            } else if self.turn.q.val() == self.t1.val() {
-                if self.req_b.val() {
-                    self.gnt_b.next = true;
-                    self.turn.d.next = self.t2.val();
-                } else if self.req_c.val() {
-                    self.gnt_c.next = true;
-                    self.turn.d.next = self.t0.val();
-                } else if self.req_a.val() {
-                    self.gnt_a.next = true;
-                    self.turn.d.next = self.t1.val();
+                MergeSource::Receive => {
+                    if self.req_b.val() {
+                        self.gnt_b.next = true;
+                        self.turn.d.next = MergeSource::Framer;
+                    } else if self.req_c.val() {
+                        self.gnt_c.next = true;
+                        self.turn.d.next = MergeSource::Ni;
+                    } else if self.req_a.val() {
+                        self.gnt_a.next = true;
+                        self.turn.d.next = MergeSource::Receive;
+                    }
                 }
-            } else {
-                if self.req_c.val() {
-                    self.gnt_c.next = true;
-                    self.turn.d.next = self.t0.val();
-                } else if self.req_a.val() {
-                    self.gnt_a.next = true;
-                    self.turn.d.next = self.t1.val();
-                } else if self.req_b.val() {
-                    self.gnt_b.next = true;
-                    self.turn.d.next = self.t2.val();
+                _ => {
+                    // The framer (and the state's one unused code).
+                    if self.req_c.val() {
+                        self.gnt_c.next = true;
+                        self.turn.d.next = MergeSource::Ni;
+                    } else if self.req_a.val() {
+                        self.gnt_a.next = true;
+                        self.turn.d.next = MergeSource::Receive;
+                    } else if self.req_b.val() {
+                        self.gnt_b.next = true;
+                        self.turn.d.next = MergeSource::Framer;
+                    }
                 }
             }
         }
@@ -470,7 +370,7 @@ pub struct RxDemux {
     held: DFF<Flit>,
     side: DFF<Bit>,
     side_now: Signal<Local, Bit>,
-    zflit: Constant<Flit>,
+    no_flit: Constant<Flit>,
     marker: Constant<Bits<2>>,
 }
 
@@ -484,8 +384,8 @@ impl Default for RxDemux {
             held: Default::default(),
             side: Default::default(),
             side_now: Default::default(),
-            zflit: Constant::new(Bits::default()),
-            marker: c(3),
+            no_flit: Constant::new(Bits::default()),
+            marker: c(idemnet_spec::rmpp::MARKER as u64),
         }
     }
 }
@@ -502,16 +402,16 @@ impl Logic for RxDemux {
             self.side_now.next = self.side.q.val();
         }
         if self.side_now.val() {
-            self.to_ni.next = self.zflit.val();
+            self.to_ni.next = self.no_flit.val();
             self.to_rmpp.next = self.held.q.val();
         } else {
             self.to_ni.next = self.held.q.val();
-            self.to_rmpp.next = self.zflit.val();
+            self.to_rmpp.next = self.no_flit.val();
         }
         if self.net_in.val().get_bit(34) {
             self.held.d.next = self.net_in.val();
         } else {
-            self.held.d.next = self.zflit.val();
+            self.held.d.next = self.no_flit.val();
         }
         self.side.d.next = self.side_now.val();
     }

@@ -143,8 +143,9 @@ pub fn wires(topo: &Topology) -> Vec<Wire> {
 /// | `drops$x` | out | 16 | `x = s*2k + i`: drop counter of input `i` of switch `s` |
 ///
 /// Timing: pure wiring between [`Switch`]es, whose outputs are all registers: a flit entering
-/// at `node_in$p` in cycle `t` leaves at `node_out$q` in cycle `t + 2L + 1` (`2L + 1` switch
-/// traversals, one cycle each); `drops$x` is the switch's counter register.
+/// at `node_in$p` in cycle `t` leaves at `node_out$q` in cycle `t + 2(2L + 1)` (`2L + 1` switch
+/// traversals, two cycles each), part of `O_(t+4L+1)`; `drops$x` is the switch's counter
+/// register, which shows a drop counted in cycle `t` in `O_(t+1)`.
 ///
 /// The `Logic` is written by hand because the link indices are computed from the topology: a
 /// list of wires is built once by [`Fabric::new`]; `update` copies along it for rust-hdl's

@@ -19,20 +19,37 @@ use rust_hdl::prelude::*;
 /// | `drops_down$i` | out | 16 | worms discarded that arrived on `down_in$i` (wrapping) |
 /// | `drops_up$i` | out | 16 | worms discarded that arrived on `up_in$i` (wrapping) |
 ///
-/// Timing: every output is a register output. A flit forwarded from an input in cycle `t`
-/// (applied before rising edge `t`) is on the output register after edge `t` (one cycle per
-/// hop); a drop counted in cycle `t` shows after edge `t`. Outputs no worm drives are all zero.
+/// Timing: every output is a register output, and shows what §4 decides one cycle later (two
+/// cycles per hop). A flit forwarded from an input in cycle `t` (applied before rising edge `t`)
+/// is on the output register after edge `t + 1`; a drop counted in cycle `t` shows after edge
+/// `t + 1`. After power-on the outputs are zero and the counters 0; outputs no worm drives are
+/// all zero.
 ///
-/// Internals: per input `hold` (one-hot mask of the output held in `forward(o)`, zero when not
-/// forwarding), `discard`, and the drop counter `drops`; per output the output register
-/// `out_reg`. The set of held outputs is derived from the `hold` masks; a head arriving on an
-/// input in `forward(o)` releases `o` before any arbitration of the cycle. §4's priority order is
-/// kept without chaining one input's grant through another's: a head gets its down port when
-/// the port is free and no lower-numbered head asks for it (`claimed`, an OR of requests), and
-/// the `r`-th up-bound head of the cycle (`rank`) gets `pick[r]`, the `r`-th free up port in the
-/// order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, which depends only on the held
-/// set and the LFSR. Outputs are an AND-OR of the inputs sending to them. Masks are one-hot so
-/// that every index rust-hdl has to evaluate is a loop variable.
+/// Internals: two stages, so that neither the 35-bit crossbar nor a 16-bit counter sits behind
+/// the arbitration in one cycle.
+///
+/// * Stage 1 decides cycle `t` as §4 does and registers the decision, per input: `route`, the
+///   one-hot mask of the output its flit of cycle `t` goes to (zero: none), `flit_stage` (that
+///   flit), `in_worm` (its last valid flit was not a tail) and `headless` (a body or tail flit
+///   arrived outside a worm in cycle `t`).
+/// * Stage 2 is the crossbar and the counters, from those registers only: `sent[o]` is the
+///   flit of the input whose `route` names `o`, and `out_reg[o]` takes it if it is valid (a
+///   held output whose input had a bubble sends zero); an input drops a worm when its flit was a
+///   head that went nowhere, or `headless`.
+///
+/// Stage 1 keeps §4's priority order without chaining one input's grant through another's.
+/// `route` is also the state: an input keeps its route (`kept_route`, and the output stays held)
+/// while it is still in that worm, `in_worm` with no head this cycle (a head releases its input's
+/// output before any arbitration); `held` is the OR of the kept routes. A free down port goes to the
+/// lowest-numbered head that asks for it (`first_request`, from this cycle's flits only). The
+/// `r`-th up-bound head of the cycle (`up_rank`, flits only) gets `pick[r]`, the `r`-th free up
+/// port in the order `start, start+1, ... (mod k)`, `start = lfsr & (k-1)`, found by a walk that
+/// depends only on `held` and the LFSR. Up inputs never go up, so up outputs only take the `k`
+/// down inputs (`sources`). An input is in `forward(o)` exactly when its route `o` is held, and
+/// in `discard` when it is `in_worm` otherwise. Next routes are ORs of masks, not constants
+/// loaded under a condition, so that synthesis does not turn the late arbitration signals into
+/// flip-flop set and reset inputs (slow to route on the iCE40). Masks are one-hot so that every
+/// index rust-hdl has to evaluate is a loop variable.
 #[derive(LogicBlock)]
 pub struct Switch {
     pub clock: Signal<In, Clock>,
@@ -42,54 +59,75 @@ pub struct Switch {
     pub up_out: Vec<Signal<Out, Flit>>,
     pub drops_down: Vec<Signal<Out, Bits<16>>>,
     pub drops_up: Vec<Signal<Out, Bits<16>>>,
-    // Registers.
+    // Stage 1 registers, per input.
     lfsr: Lfsr,
+    /// Its flit of the cycle stage 1 decided.
+    flit_stage: Vec<DFF<Flit>>,
+    /// One-hot mask of the output that flit goes to (zero: none).
+    route: Vec<DFF<Bits<16>>>,
+    /// Inside a worm (its last valid flit was not a tail).
+    in_worm: Vec<DFF<Bit>>,
+    /// A body or tail flit arrived outside a worm in the cycle stage 1 decided.
+    headless: Vec<DFF<Bit>>,
+    // Stage 2 registers.
     out_reg: Vec<DFF<Flit>>,
-    hold: Vec<DFF<Bits<16>>>,
-    discard: Vec<DFF<Bit>>,
     drops: Vec<DFF<Bits<16>>>,
     // Per-switch constants.
-    zero: Constant<Bits<16>>,
-    zero_flit: Constant<Flit>,
-    one: Constant<Bits<16>>,
-    /// `k - 1`: mask of one base-k digit, and the rotate amount of `cand`.
-    kmask: Constant<Bits<16>>,
-    /// `l * b`: position of digit `l` of a destination.
-    shift: Constant<Bits<16>>,
-    /// A destination `d` is covered iff `d & cover_mask == cover_val`.
-    cover_mask: Constant<Bits<16>>,
-    cover_val: Constant<Bits<16>>,
-    /// One-hot bit of output `k` (up port 0).
-    up_base: Constant<Bits<16>>,
-    /// Bits of outputs `k..2k` (the up ports).
-    up_mask: Constant<Bits<16>>,
+    /// One-hot masks of down port 0 (output 0), up port 0 (output `k`) and rank 0.
+    first_down_port: Constant<Bits<16>>,
+    first_up_port: Constant<Bits<16>>,
+    first_rank: Constant<Bits<16>>,
+    /// Per output: bit `i` set iff input `i` may send to it (down outputs: every input; up
+    /// outputs: the down inputs of a switch that is not at the top).
+    sources: Vec<Constant<Bits<16>>>,
     /// Bit `i` set iff input `i` may route up (a down input of a non-top switch).
     may_up: Constant<Bits<16>>,
-    // Combinational temporaries.
+    /// The mask of no input, output or rank.
+    empty_mask: Constant<Bits<16>>,
+    /// What an output no worm drives shows.
+    idle_flit: Constant<Flit>,
+    /// `k - 1`: mask of one base-k digit.
+    digit_mask: Constant<Bits<16>>,
+    /// `l * b`: position of digit `l` of a destination.
+    digit_shift: Constant<Bits<16>>,
+    /// A destination `d` is covered iff `d & cover_mask == cover_value`.
+    cover_mask: Constant<Bits<16>>,
+    cover_value: Constant<Bits<16>>,
+    /// What a drop counter adds per discarded worm.
+    drop_increment: Constant<Bits<16>>,
+    // Stage 1 combinational values.
+    /// The inputs in priority order: `down_in$i` is input `i`, `up_in$i` is input `k + i`.
     flit: Vec<Signal<Local, Flit>>,
-    /// The next value of each output register: the OR of the flits sent to it. Built here and
-    /// not on the register's `d`, because rust-hdl's simulator does not read a DFF's `d` back
-    /// within one update (the fabric tests failed that way).
-    out_next: Vec<Signal<Local, Flit>>,
+    /// Per input: its route if it is continuing (in a worm, and no head this cycle), else zero.
+    kept_route: Vec<Signal<Local, Bits<16>>>,
+    /// Outputs held at the start of the cycle: the OR of the kept routes.
     held: Signal<Local, Bits<16>>,
-    start: Signal<Local, Bits<16>>,
-    dst: Signal<Local, Bits<16>>,
-    want: Signal<Local, Bits<16>>,
-    cand: Signal<Local, Bits<16>>,
-    /// Up ports not yet picked by the `pick` walk.
-    avail: Signal<Local, Bits<16>>,
-    /// `pick[r]`: the `r`-th free up port in the order they are tried (zero if fewer are free).
-    pick: Vec<Signal<Local, Bits<16>>>,
-    /// Down ports asked for by lower-numbered heads this cycle.
+    /// Per input: one-hot mask of the down port its head asks for (zero: none).
+    down_request: Vec<Signal<Local, Bits<16>>>,
+    /// Per input: `down_request` unless a lower-numbered head asks for the same port.
+    first_request: Vec<Signal<Local, Bits<16>>>,
+    /// Down ports asked for by the inputs looked at so far.
     claimed: Signal<Local, Bits<16>>,
-    /// One-hot rank of the next up-bound head among this cycle's up-bound heads.
-    rank: Signal<Local, Bits<16>>,
-    grant: Signal<Local, Bits<16>>,
-    send: Signal<Local, Bits<16>>,
+    /// Per input: one-hot rank among this cycle's up-bound heads (zero: not up-bound).
+    up_rank: Vec<Signal<Local, Bits<16>>>,
+    /// One-hot rank the next up-bound head gets.
+    next_rank: Signal<Local, Bits<16>>,
+    /// The walk of the up ports from `start`: the output it is at (one-hot) and the rank the
+    /// next free one serves.
+    position: Signal<Local, Bits<16>>,
+    walk_rank: Signal<Local, Bits<16>>,
+    /// Per rank `r`: one-hot mask of the `r`-th free up port in the walk (zero: fewer are free).
+    pick: Vec<Signal<Local, Bits<16>>>,
+    /// Per input: the next value of `route` (rust-hdl's simulator does not read a DFF's `d`
+    /// back within one update, so it is built here).
+    next_route: Vec<Signal<Local, Bits<16>>>,
     valid: Signal<Local, Bit>,
     head: Signal<Local, Bit>,
-    tail: Signal<Local, Bit>,
+    destination: Signal<Local, Bits<16>>,
     covered: Signal<Local, Bit>,
+    // Stage 2 combinational values.
+    /// Per output: the flit of the input whose route names it, in the cycle stage 1 decided.
+    sent: Vec<Signal<Local, Flit>>,
     _k: usize,
     _n_in: usize,
 }
@@ -98,7 +136,7 @@ fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
 }
 
-fn c16(x: u64) -> Constant<Bits<16>> {
+fn mask(x: u64) -> Constant<Bits<16>> {
     Constant::new(Bits::from(x & 0xFFFF))
 }
 
@@ -120,12 +158,13 @@ impl Switch {
         } else {
             0xFFFFu64 << cover_shift
         };
-        let cover_val = if cover_shift >= 16 {
+        let cover_value = if cover_shift >= 16 {
             0
         } else {
             ((w as u64) >> (level * b)) << cover_shift
         };
         let may_up = if top { 0 } else { (1u64 << k) - 1 };
+        let n_in = 2 * k;
         Self {
             clock: Default::default(),
             down_in: vec_of(k),
@@ -135,39 +174,45 @@ impl Switch {
             drops_down: vec_of(k),
             drops_up: vec_of(k),
             lfsr: Lfsr::new(lfsr_seed(s)),
-            out_reg: vec_of(2 * k),
-            hold: vec_of(2 * k),
-            discard: vec_of(2 * k),
-            drops: vec_of(2 * k),
-            zero: c16(0),
-            zero_flit: Constant::new(Bits::default()),
-            one: c16(1),
-            kmask: c16(k as u64 - 1),
-            shift: c16((level * b) as u64),
-            cover_mask: c16(cover_mask),
-            cover_val: c16(cover_val),
-            up_base: c16(1 << k),
-            up_mask: c16(((1 << k) - 1) << k),
-            may_up: c16(may_up),
-            flit: vec_of(2 * k),
-            out_next: vec_of(2 * k),
+            flit_stage: vec_of(n_in),
+            route: vec_of(n_in),
+            in_worm: vec_of(n_in),
+            headless: vec_of(n_in),
+            out_reg: vec_of(n_in),
+            drops: vec_of(n_in),
+            first_down_port: mask(1),
+            first_up_port: mask(1 << k),
+            first_rank: mask(1),
+            sources: (0..n_in)
+                .map(|o| mask(if o < k { (1 << n_in) - 1 } else { may_up }))
+                .collect(),
+            may_up: mask(may_up),
+            empty_mask: mask(0),
+            idle_flit: Constant::new(Bits::default()),
+            digit_mask: mask(k as u64 - 1),
+            digit_shift: mask((level * b) as u64),
+            cover_mask: mask(cover_mask),
+            cover_value: mask(cover_value),
+            drop_increment: mask(1),
+            flit: vec_of(n_in),
+            kept_route: vec_of(n_in),
             held: Default::default(),
-            start: Default::default(),
-            dst: Default::default(),
-            want: Default::default(),
-            cand: Default::default(),
-            avail: Default::default(),
-            pick: vec_of(k),
+            down_request: vec_of(n_in),
+            first_request: vec_of(n_in),
             claimed: Default::default(),
-            rank: Default::default(),
-            grant: Default::default(),
-            send: Default::default(),
+            up_rank: vec_of(n_in),
+            next_rank: Default::default(),
+            position: Default::default(),
+            walk_rank: Default::default(),
+            pick: vec_of(k),
+            next_route: vec_of(n_in),
             valid: Default::default(),
             head: Default::default(),
-            tail: Default::default(),
+            destination: Default::default(),
             covered: Default::default(),
+            sent: vec_of(n_in),
             _k: k,
-            _n_in: 2 * k,
+            _n_in: n_in,
         }
     }
 
@@ -184,18 +229,15 @@ impl Logic for Switch {
     // rust-hdl can evaluate the index `i + kk` (up port `i` is input/output `k + i`).
     #[hdl_gen]
     fn update(&mut self) {
-        // Registers hold by default; output registers show zero unless a flit is forwarded.
         self.lfsr.clock.next = self.clock.val();
         for i in 0..self._n_in {
+            self.flit_stage[i].clock.next = self.clock.val();
+            self.route[i].clock.next = self.clock.val();
+            self.in_worm[i].clock.next = self.clock.val();
+            self.headless[i].clock.next = self.clock.val();
             self.out_reg[i].clock.next = self.clock.val();
-            self.hold[i].clock.next = self.clock.val();
-            self.hold[i].d.next = self.hold[i].q.val();
-            self.discard[i].clock.next = self.clock.val();
-            self.discard[i].d.next = self.discard[i].q.val();
             self.drops[i].clock.next = self.clock.val();
-            self.drops[i].d.next = self.drops[i].q.val();
         }
-        // Inputs in priority order: down_in$i is input i, up_in$i is input k + i.
         for i in 0..self._k {
             self.flit[i].next = self.down_in[i].val();
         }
@@ -204,107 +246,32 @@ impl Logic for Switch {
                 self.flit[i + kk].next = self.up_in[i].val();
             }
         }
-        // Outputs held at the start of the cycle: a valid head releases its input's output
-        // before any arbitration.
-        self.held.next = self.zero.val();
-        for i in 0..self._n_in {
-            if !(self.flit[i].val().get_bit(34) & self.flit[i].val().get_bit(33)) {
-                self.held.next = self.held.val() | self.hold[i].q.val();
-            }
-        }
-        // First up port to try, one-hot in the up half of the output mask.
-        self.start.next = self.up_base.val() << (self.lfsr.value.val() & self.kmask.val());
-        // The free up ports in the order §4 tries them: `pick[r]` goes to the `r`-th up-bound
-        // head of the cycle, since every earlier up-bound head took the first port still free.
-        // It depends on `held` and `start` only, so the heads' grants need no chain through
-        // each other's decisions.
-        self.avail.next = !self.held.val() & self.up_mask.val();
-        for r in 0..self._k {
-            self.pick[r].next = self.zero.val();
-            self.cand.next = self.start.val();
-            for _m in 0..self._k {
-                if !self.pick[r].val().any() & (self.avail.val() & self.cand.val()).any() {
-                    self.pick[r].next = self.cand.val();
-                }
-                // Rotate cand to the next up port (mod k).
-                self.cand.next = ((self.cand.val() << 1) & self.up_mask.val())
-                    | ((self.cand.val() >> self.kmask.val()) & self.up_base.val());
-            }
-            self.avail.next = self.avail.val() & !self.pick[r].val();
-        }
-        self.claimed.next = self.zero.val();
-        self.rank.next = self.one.val();
+
+        // ---- Stage 2: the crossbar and the counters, from stage 1's registers.
         for o in 0..self._n_in {
-            self.out_next[o].next = self.zero_flit.val();
+            // Routes are one-hot and no two name the same output, so `sent` is an OR of the
+            // one flit routed to the output.
+            self.sent[o].next = self.idle_flit.val();
+            for i in 0..self._n_in {
+                if self.route[i].q.val().get_bit(o) & self.sources[o].val().get_bit(i) {
+                    self.sent[o].next = self.sent[o].val() | self.flit_stage[i].q.val();
+                }
+            }
+            self.out_reg[o].d.next = self.idle_flit.val();
+            if self.sent[o].val().get_bit(34) {
+                self.out_reg[o].d.next = self.sent[o].val();
+            }
         }
         for i in 0..self._n_in {
-            self.valid.next = self.flit[i].val().get_bit(34);
-            self.head.next = self.flit[i].val().get_bit(33);
-            self.tail.next = self.flit[i].val().get_bit(32);
-            self.dst.next = self.flit[i].val().get_bits::<16>(0);
-            // Route: covered destinations leave by down port (dst >> l*b) & (k-1).
-            self.covered.next = (self.dst.val() & self.cover_mask.val()) == self.cover_val.val();
-            self.want.next =
-                self.one.val() << ((self.dst.val() >> self.shift.val()) & self.kmask.val());
-            self.grant.next = self.zero.val();
-            // One-hot mask of the output this input's flit is copied to (zero: none).
-            self.send.next = self.zero.val();
-            if self.valid.val() {
-                if self.head.val() {
-                    // Arbitration against outputs held from earlier cycles and outputs asked
-                    // for by lower-numbered heads (the first head to ask for a free down port
-                    // gets it).
-                    if self.covered.val() {
-                        if !((self.held.val() | self.claimed.val()) & self.want.val()).any() {
-                            self.grant.next = self.want.val();
-                        }
-                        self.claimed.next = self.claimed.val() | self.want.val();
-                    } else if self.may_up.val().get_bit(i) {
-                        for r in 0..self._k {
-                            if self.rank.val().get_bit(r) {
-                                self.grant.next = self.pick[r].val();
-                            }
-                        }
-                        self.rank.next = self.rank.val() << 1;
-                    }
-                    if self.grant.val().any() {
-                        self.send.next = self.grant.val();
-                        self.discard[i].d.next = false;
-                        if self.tail.val() {
-                            self.hold[i].d.next = self.zero.val();
-                        } else {
-                            self.hold[i].d.next = self.grant.val();
-                        }
-                    } else {
-                        self.drops[i].d.next = self.drops[i].q.val() + self.one.val();
-                        self.hold[i].d.next = self.zero.val();
-                        self.discard[i].d.next = !self.tail.val();
-                    }
-                } else if self.hold[i].q.val().any() {
-                    // Body or tail in forward(o); a tail frees o at the end of the cycle.
-                    self.send.next = self.hold[i].q.val();
-                    if self.tail.val() {
-                        self.hold[i].d.next = self.zero.val();
-                    }
-                } else if self.discard[i].q.val() {
-                    if self.tail.val() {
-                        self.discard[i].d.next = false;
-                    }
-                } else {
-                    // Body or tail while idle: a worm whose head was lost.
-                    self.drops[i].d.next = self.drops[i].q.val() + self.one.val();
-                    self.discard[i].d.next = !self.tail.val();
-                }
+            // A head that went nowhere was discarded.
+            self.drops[i].d.next = self.drops[i].q.val();
+            if self.headless[i].q.val()
+                | (self.flit_stage[i].q.val().get_bit(34)
+                    & self.flit_stage[i].q.val().get_bit(33)
+                    & !self.route[i].q.val().any())
+            {
+                self.drops[i].d.next = self.drops[i].q.val() + self.drop_increment.val();
             }
-            // At most one input sends to an output, so the output is an OR of the senders.
-            for o in 0..self._n_in {
-                if self.send.val().get_bit(o) {
-                    self.out_next[o].next = self.out_next[o].val() | self.flit[i].val();
-                }
-            }
-        }
-        for o in 0..self._n_in {
-            self.out_reg[o].d.next = self.out_next[o].val();
         }
         for i in 0..self._k {
             self.down_out[i].next = self.out_reg[i].q.val();
@@ -315,6 +282,86 @@ impl Logic for Switch {
                 self.up_out[i].next = self.out_reg[i + kk].q.val();
                 self.drops_up[i].next = self.drops[i + kk].q.val();
             }
+        }
+
+        // ---- Stage 1, decode: what each head asks for (this cycle's flits only), and the
+        // outputs held at the start of the cycle.
+        self.held.next = self.empty_mask.val();
+        self.claimed.next = self.empty_mask.val();
+        self.next_rank.next = self.first_rank.val();
+        for i in 0..self._n_in {
+            self.flit_stage[i].d.next = self.flit[i].val();
+            self.valid.next = self.flit[i].val().get_bit(34);
+            self.head.next = self.flit[i].val().get_bit(33);
+            self.destination.next = self.flit[i].val().get_bits::<16>(0);
+            self.in_worm[i].d.next = self.in_worm[i].q.val();
+            if self.valid.val() {
+                self.in_worm[i].d.next = !self.flit[i].val().get_bit(32);
+            }
+            self.headless[i].d.next =
+                self.valid.val() & !self.head.val() & !self.in_worm[i].q.val();
+            self.kept_route[i].next = self.empty_mask.val();
+            if self.in_worm[i].q.val() & !(self.valid.val() & self.head.val()) {
+                self.kept_route[i].next = self.route[i].q.val();
+            }
+            self.held.next = self.held.val() | self.kept_route[i].val();
+            // Route: covered destinations leave by down port (dst >> l*b) & (k-1); others go
+            // up if the input may.
+            self.covered.next =
+                (self.destination.val() & self.cover_mask.val()) == self.cover_value.val();
+            self.down_request[i].next = self.empty_mask.val();
+            self.up_rank[i].next = self.empty_mask.val();
+            if self.valid.val() & self.head.val() {
+                if self.covered.val() {
+                    self.down_request[i].next = self.first_down_port.val()
+                        << ((self.destination.val() >> self.digit_shift.val())
+                            & self.digit_mask.val());
+                } else if self.may_up.val().get_bit(i) {
+                    self.up_rank[i].next = self.next_rank.val();
+                    self.next_rank.next = self.next_rank.val() << 1;
+                }
+            }
+            self.first_request[i].next = self.down_request[i].val() & !self.claimed.val();
+            self.claimed.next = self.claimed.val() | self.down_request[i].val();
+        }
+
+        // ---- Stage 1, the up ports: walk them from `start`; the `r`-th free one is `pick[r]`.
+        for r in 0..self._k {
+            self.pick[r].next = self.empty_mask.val();
+        }
+        for kk in self._k..(self._k + 1) {
+            self.position.next =
+                self.first_up_port.val() << (self.lfsr.value.val() & self.digit_mask.val());
+            self.walk_rank.next = self.first_rank.val();
+            for _step in 0..self._k {
+                if (self.position.val() & !self.held.val()).any() {
+                    for r in 0..self._k {
+                        if self.walk_rank.val().get_bit(r) {
+                            self.pick[r].next = self.position.val();
+                        }
+                    }
+                    self.walk_rank.next = self.walk_rank.val() << 1;
+                }
+                // The next up port, mod k: after the last (output 2k - 1) comes the first.
+                if self.position.val().get_bit(kk + kk - 1) {
+                    self.position.next = self.first_up_port.val();
+                } else {
+                    self.position.next = self.position.val() << 1;
+                }
+            }
+        }
+
+        // ---- Stage 1, next routes: the kept route, the down port if free and first asked
+        // for, the up port of the input's rank.
+        for i in 0..self._n_in {
+            self.next_route[i].next =
+                self.kept_route[i].val() | (self.first_request[i].val() & !self.held.val());
+            for r in 0..self._k {
+                if self.up_rank[i].val().get_bit(r) {
+                    self.next_route[i].next = self.next_route[i].val() | self.pick[r].val();
+                }
+            }
+            self.route[i].d.next = self.next_route[i].val();
         }
     }
 }

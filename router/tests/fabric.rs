@@ -1,4 +1,4 @@
-//! Fabric (protocol.md §3, §5) in rust-hdl's simulator: latency per hop, ports, and a randomized
+//! Fabric (protocol.md §3, §5) in rust-hdl's simulator: two cycles per hop, ports, and a randomized
 //! cycle-by-cycle comparison against the reference fabric in `common`.
 
 mod common;
@@ -35,7 +35,7 @@ fn check_latency(k: usize, n: usize, pairs: &[(usize, usize)]) {
         let nodes = k.pow(n as u32);
         let h = hops(k, n, p, q);
         let t_send = 3;
-        for t in 0..t_send + h + 2 {
+        for t in 0..t_send + 2 * h + 2 {
             let mut inp = vec![0u64; nodes];
             if t == t_send {
                 inp[p] = head(p, q, false);
@@ -45,10 +45,11 @@ fn check_latency(k: usize, n: usize, pairs: &[(usize, usize)]) {
             }
             let out = fabric_cycle(&mut sim, &inp);
             for (r, &o) in out.iter().enumerate() {
-                // Entering in cycle t, leaving in cycle t + 2L + 1, i.e. part of O_(t + 2L).
-                let expect = if r == q && t == t_send + h - 1 {
+                // Entering in cycle t, leaving in cycle t + 2(2L + 1), i.e. part of
+                // O_(t + 4L + 1): two cycles per switch traversal.
+                let expect = if r == q && t == t_send + 2 * h - 1 {
                     head(p, q, false)
-                } else if r == q && t == t_send + h {
+                } else if r == q && t == t_send + 2 * h {
                     body(0xBEEF, true)
                 } else {
                     0
@@ -64,17 +65,17 @@ fn check_latency(k: usize, n: usize, pairs: &[(usize, usize)]) {
 }
 
 #[test]
-fn one_cycle_per_hop_4ary_2tree() {
+fn two_cycles_per_hop_4ary_2tree() {
     check_latency(4, 2, &[(0, 1), (0, 5), (15, 0), (6, 7), (9, 2)]);
 }
 
 #[test]
-fn one_cycle_per_hop_4ary_3tree() {
+fn two_cycles_per_hop_4ary_3tree() {
     check_latency(4, 3, &[(0, 63), (17, 18), (5, 9)]);
 }
 
 #[test]
-fn one_cycle_per_hop_2ary_3tree() {
+fn two_cycles_per_hop_2ary_3tree() {
     check_latency(2, 3, &[(0, 7), (3, 2), (1, 4)]);
 }
 

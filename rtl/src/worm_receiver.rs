@@ -65,6 +65,7 @@ pub enum WormVerdict {
 /// | `index` | out | 4 | the word's index within the header or within the payload |
 /// | `cut` | out | 1 | a head arrived while a worm was in progress: that worm ends `Truncated` |
 /// | `worm_end` | out | 1 | the worm of this flit ends now, with `verdict` |
+/// | `crc_check` | out | 1 | the flit is a tail at the CRC position: `worm_end` with `Ok`, `Crc` or `Misrouted`, known without the CRC compare |
 /// | `verdict` | out | 3 | [`WormVerdict`] (`Ok` when `worm_end` is low) |
 ///
 /// Parameters: `node` (the `dst` a worm must carry, else `Misrouted`) and `header_words`
@@ -96,6 +97,7 @@ pub struct WormReceiver {
     pub index: Signal<Out, Bits<4>>,
     pub cut: Signal<Out, Bit>,
     pub worm_end: Signal<Out, Bit>,
+    pub crc_check: Signal<Out, Bit>,
     pub verdict: Signal<Out, WormVerdict>,
     state: DFF<ReceiveState>,
     word_index: DFF<Bits<4>>,
@@ -135,6 +137,7 @@ impl WormReceiver {
             index: Default::default(),
             cut: Default::default(),
             worm_end: Default::default(),
+            crc_check: Default::default(),
             verdict: Default::default(),
             state: Default::default(),
             word_index: Default::default(),
@@ -187,6 +190,7 @@ impl Logic for WormReceiver {
         self.payload_valid.next = false;
         self.cut.next = false;
         self.worm_end.next = false;
+        self.crc_check.next = false;
         self.verdict.next = WormVerdict::Ok;
         if self.valid.val() & self.is_head.val() {
             self.head.next = true;
@@ -220,6 +224,7 @@ impl Logic for WormReceiver {
                         self.verdict.next = WormVerdict::Malformed;
                         self.state.d.next = ReceiveState::Discard;
                     } else {
+                        self.crc_check.next = true;
                         self.state.d.next = ReceiveState::Idle;
                         if self.flit.val().get_bits::<32>(0) != self.crc.q.val() {
                             self.verdict.next = WormVerdict::Crc;
@@ -293,6 +298,7 @@ mod tests {
         payload: Option<u8>,
         cut: bool,
         end: Option<WormVerdict>,
+        crc_check: bool,
         source: u16,
     }
 
@@ -369,6 +375,7 @@ mod tests {
                         s.end = Some(WormVerdict::Malformed);
                         self.expect = Expect::Drop;
                     } else {
+                        s.crc_check = true;
                         s.end = Some(if word != self.crc {
                             WormVerdict::Crc
                         } else if self.dst != NODE {
@@ -484,6 +491,7 @@ mod tests {
             payload: uut.payload_valid.val().then_some(index),
             cut: uut.cut.val(),
             end: uut.worm_end.val().then_some(uut.verdict.val()),
+            crc_check: uut.crc_check.val(),
             source: uut.source.val().to_u64() as u16,
         }
     }

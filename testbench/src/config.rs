@@ -257,15 +257,16 @@ impl Config {
     }
 
     /// The size of the block's emitted Verilog, from the sizes measured per switch (by arity)
-    /// and per node: the switch of a 2-, 4- and 8-ary tree emits about 25, 53 and 127 kB, a node
-    /// of the system about 420 kB (`idemnet verilog` on the 2-ary 2-, 4-ary 3- and 4-tree and the
-    /// 8-ary 2-tree; linear in the count to within 1 %).
+    /// and per node: the switch of a 2-, 4- and 8-ary tree emits about 29, 61 and 144 kB (the
+    /// two-stage switch; `idemnet verilog` on the 2-ary 2-, 4-ary 2- and 3- and 8-ary 2-tree,
+    /// fabric size over switch count, within 0.2 % of each other for the 4-ary trees), a node of
+    /// the system about 420 kB (linear in the count to within 1 %).
     pub fn estimated_verilog_bytes(&self) -> Result<u64> {
         let t = self.tree()?;
         let per_switch: u64 = match t.k {
-            2 => 25_000,
-            4 => 53_000,
-            _ => 127_000,
+            2 => 29_000,
+            4 => 61_000,
+            _ => 144_000,
         };
         const PER_NODE: u64 = 420_000;
         let (switches, nodes) = match self.block {

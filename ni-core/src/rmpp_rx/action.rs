@@ -1,0 +1,246 @@
+//! The one action of an edge of the RMPP receive path and Figure 8's credit arithmetic
+//! (docs/protocol.md §11.5).
+
+use idemnet_spec::rmpp::RmppConfig;
+use rust_hdl::prelude::*;
+
+use super::{Action, DropReason};
+
+/// Chooses the edge's action (the packet whose CRC flit is consumed, else the answer register,
+/// else the delivered register), counts the packets the verdict drops, and keeps `outstanding`
+/// (Figure 8: the grants given and not yet used) with the allowance of a new CTS.
+///
+/// Ports (Verilog names, as a child `act$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `arrived`, `crc_flit` | in | 1, 1 | a packet acts now (CRC good, to this node); a tail at the CRC position is consumed |
+/// | `verdict`, `reason`, `target`, `restart`, `finish`, `new_cts` | in | 4, 3, 4, 1, 1, 1 | the latched verdict |
+/// | `target_busy` | in | 1 | the verdict's slot is still busy |
+/// | `answer_valid`, `answer_slot`, `answer_limit` | in | 1, 4, 13 | the answer register |
+/// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
+/// | `target_grant`, `answer_grant` | in | 16, 16 | the `grant` of `target` and of `answer_slot` |
+/// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
+/// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side acts now |
+/// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
+/// | `answer_cts` | out | 1 | the answer accepts more than the first packet: RECEIVING, with a CTS |
+/// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason; a restart |
+///
+/// Timing: all outputs are combinational from the inputs and `outstanding`, which changes at the
+/// edge of an in-sequence packet (one grant used, or all returned when it completes or asks for
+/// a new CTS), an abort (all returned) and an answer with a CTS. Only those three actions read a
+/// grant: the packet's on the verdict's slot, the answer's on the answer register's slot. A
+/// packet acts only in a cycle whose flit is a tail at the CRC position (`crc_flit`), and the
+/// answer only in another, so `crc_flit` picks the grant before the packet's CRC is compared:
+/// the CRC compare only gates the action, it does not feed the credit arithmetic.
+#[derive(LogicBlock)]
+pub struct RmppAction {
+    pub clock: Signal<In, Clock>,
+    pub arrived: Signal<In, Bit>,
+    pub crc_flit: Signal<In, Bit>,
+    pub verdict: Signal<In, Action>,
+    pub reason: Signal<In, DropReason>,
+    pub target: Signal<In, Bits<4>>,
+    pub restart: Signal<In, Bit>,
+    pub finish: Signal<In, Bit>,
+    pub new_cts: Signal<In, Bit>,
+    pub target_busy: Signal<In, Bit>,
+    pub answer_valid: Signal<In, Bit>,
+    pub answer_slot: Signal<In, Bits<4>>,
+    pub answer_limit: Signal<In, Bits<13>>,
+    pub delivered_valid: Signal<In, Bit>,
+    pub delivered_slot: Signal<In, Bits<4>>,
+    pub target_grant: Signal<In, Bits<16>>,
+    pub answer_grant: Signal<In, Bits<16>>,
+    pub action: Signal<Out, Action>,
+    pub action_slot: Signal<Out, Bits<4>>,
+    pub to_sender: Signal<Out, Bit>,
+    pub allowance: Signal<Out, Bits<16>>,
+    pub answer_cts: Signal<Out, Bit>,
+    pub count_not_source: Signal<Out, Bit>,
+    pub count_order: Signal<Out, Bit>,
+    pub count_sequence: Signal<Out, Bit>,
+    pub count_table_full: Signal<Out, Bit>,
+    pub count_unknown: Signal<Out, Bit>,
+    pub count_duplicate: Signal<Out, Bit>,
+    pub count_busy: Signal<Out, Bit>,
+    pub count_restart: Signal<Out, Bit>,
+    outstanding: DFF<Bits<20>>,
+    credit: CtsAllowance,
+    no_slot: Constant<Bits<4>>,
+    mtu_limit: Constant<Bits<13>>,
+    outstanding_step: Constant<Bits<20>>,
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+impl RmppAction {
+    /// The action and credits of a receive path with `cfg`'s `mtu`, `max_rcv_buf`, `reserved`
+    /// and `max_data_pkts`.
+    pub fn new(cfg: &RmppConfig) -> Self {
+        Self {
+            clock: Default::default(),
+            arrived: Default::default(),
+            crc_flit: Default::default(),
+            verdict: Default::default(),
+            reason: Default::default(),
+            target: Default::default(),
+            restart: Default::default(),
+            finish: Default::default(),
+            new_cts: Default::default(),
+            target_busy: Default::default(),
+            answer_valid: Default::default(),
+            answer_slot: Default::default(),
+            answer_limit: Default::default(),
+            delivered_valid: Default::default(),
+            delivered_slot: Default::default(),
+            target_grant: Default::default(),
+            answer_grant: Default::default(),
+            action: Default::default(),
+            action_slot: Default::default(),
+            to_sender: Default::default(),
+            allowance: Default::default(),
+            answer_cts: Default::default(),
+            count_not_source: Default::default(),
+            count_order: Default::default(),
+            count_sequence: Default::default(),
+            count_table_full: Default::default(),
+            count_unknown: Default::default(),
+            count_duplicate: Default::default(),
+            count_busy: Default::default(),
+            count_restart: Default::default(),
+            outstanding: Default::default(),
+            credit: CtsAllowance::new(cfg),
+            no_slot: c(0),
+            mtu_limit: c(cfg.mtu as u64),
+            outstanding_step: c(1),
+        }
+    }
+}
+
+impl Logic for RmppAction {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, outstanding);
+        self.action.next = Action::None;
+        self.action_slot.next = self.no_slot.val();
+        self.to_sender.next = false;
+        self.count_not_source.next = false;
+        self.count_order.next = false;
+        self.count_sequence.next = false;
+        self.count_table_full.next = false;
+        self.count_unknown.next = false;
+        self.count_duplicate.next = false;
+        self.count_busy.next = false;
+        self.count_restart.next = false;
+        if self.arrived.val() {
+            if self.verdict.val() == Action::None {
+                match self.reason.val() {
+                    DropReason::NotSource => self.count_not_source.next = true,
+                    DropReason::Order => self.count_order.next = true,
+                    DropReason::Sequence => self.count_sequence.next = true,
+                    DropReason::TableFull => self.count_table_full.next = true,
+                    DropReason::Unknown => self.count_unknown.next = true,
+                    DropReason::Duplicate => self.count_duplicate.next = true,
+                    _ => self.count_busy.next = true,
+                }
+            } else if self.verdict.val() == Action::ToSender {
+                self.to_sender.next = true;
+            } else if (self.verdict.val() == Action::Again) & !self.target_busy.val() {
+                // Its slot was freed (clean-up timer) since the verdict.
+                self.count_unknown.next = true;
+            } else {
+                self.action.next = self.verdict.val();
+                self.action_slot.next = self.target.val();
+                self.count_duplicate.next = self.verdict.val() == Action::Again;
+                self.count_restart.next =
+                    (self.verdict.val() == Action::InSequence) & self.restart.val();
+            }
+        } else if !self.crc_flit.val() & self.answer_valid.val() {
+            self.action.next = Action::Answer;
+            self.action_slot.next = self.answer_slot.val();
+        } else if !self.crc_flit.val() & self.delivered_valid.val() {
+            self.action.next = Action::Delivered;
+            self.action_slot.next = self.delivered_slot.val();
+        }
+
+        // Figure 8: a new CTS's allowance, after the slot's grant is returned.
+        self.credit.outstanding.next = self.outstanding.q.val();
+        self.credit.grant.next = self.answer_grant.val();
+        if self.crc_flit.val() {
+            self.credit.grant.next = self.target_grant.val();
+        }
+        self.allowance.next = self.credit.allowance.val();
+        self.answer_cts.next = self.answer_limit.val() > self.mtu_limit.val();
+        if self.action.val() == Action::InSequence {
+            if self.finish.val() {
+                self.outstanding.d.next = self.credit.returned.val();
+            } else if self.new_cts.val() {
+                self.outstanding.d.next =
+                    self.credit.returned.val() + bit_cast::<20, 16>(self.credit.allowance.val());
+            } else if self.target_grant.val().any() {
+                self.outstanding.d.next = self.outstanding.q.val() - self.outstanding_step.val();
+            }
+        } else if self.action.val() == Action::Abort {
+            self.outstanding.d.next = self.credit.returned.val();
+        } else if (self.action.val() == Action::Answer) & self.answer_cts.val() {
+            self.outstanding.d.next =
+                self.credit.returned.val() + bit_cast::<20, 16>(self.credit.allowance.val());
+        }
+    }
+}
+
+/// Figure 8's allowance of a new CTS for one slot: `returned = outstanding - grant` (the slot's
+/// grants given back first), `allowance = clamp(max_rcv_buf - reserved - returned, 1,
+/// max_data_pkts)`, signed.
+///
+/// Ports (Verilog names, as a child `<name>$<port>`): `outstanding` (in, 20), `grant` (in, 16),
+/// `returned` (out, 20), `allowance` (out, 16). Timing: purely combinational.
+#[derive(LogicBlock)]
+pub struct CtsAllowance {
+    pub outstanding: Signal<In, Bits<20>>,
+    pub grant: Signal<In, Bits<16>>,
+    pub returned: Signal<Out, Bits<20>>,
+    pub allowance: Signal<Out, Bits<16>>,
+    headroom: Signal<Local, Bits<24>>,
+    budget: Constant<Bits<24>>,
+    max_pkts_wide: Constant<Bits<24>>,
+    max_pkts: Constant<Bits<16>>,
+    allowance_min: Constant<Bits<16>>,
+}
+
+impl CtsAllowance {
+    /// The allowance with `cfg`'s `max_rcv_buf`, `reserved` and `max_data_pkts`.
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let budget = (cfg.max_rcv_buf as i64 - cfg.reserved as i64) & 0xFF_FFFF;
+        Self {
+            outstanding: Default::default(),
+            grant: Default::default(),
+            returned: Default::default(),
+            allowance: Default::default(),
+            headroom: Default::default(),
+            budget: c(budget as u64),
+            max_pkts_wide: c(cfg.max_data_pkts as u64),
+            max_pkts: c(cfg.max_data_pkts as u64),
+            allowance_min: c(1),
+        }
+    }
+}
+
+impl Logic for CtsAllowance {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.returned.next = self.outstanding.val() - bit_cast::<20, 16>(self.grant.val());
+        self.headroom.next = self.budget.val() - bit_cast::<24, 20>(self.returned.val());
+        if self.headroom.val().get_bit(23) | !self.headroom.val().any() {
+            self.allowance.next = self.allowance_min.val();
+        } else if self.headroom.val() > self.max_pkts_wide.val() {
+            self.allowance.next = self.max_pkts.val();
+        } else {
+            self.allowance.next = self.headroom.val().get_bits::<16>(0);
+        }
+    }
+}

@@ -1,0 +1,564 @@
+//! The RMPP receive path of docs/protocol.md §11, as a rust-hdl block built of sub-blocks: the
+//! framing and header ([`receiver::RmppReceiver`]), the verdict ([`verdict::RmppVerdict`]), the
+//! slot table ([`slots::RmppSlots`]), the edge's action and Figure 8's credits
+//! ([`action::RmppAction`]), the reply transmitter ([`reply::ReplyTransmitter`]), the upcall and
+//! delivery queues ([`queue::SlotQueue`]), the buffer read port ([`read_port::ReadPort`]) and the
+//! counters ([`counters::RmppCounters`]).
+
+use std::collections::BTreeMap;
+
+use idemnet_spec::rmpp::RmppConfig;
+use idemnet_rtl::flit::Flit;
+use rust_hdl::prelude::*;
+
+pub mod action;
+pub mod counters;
+pub mod header;
+pub mod queue;
+pub mod read_port;
+pub mod receiver;
+pub mod reply;
+pub mod slots;
+pub mod verdict;
+
+use action::RmppAction;
+use counters::RmppCounters;
+use queue::SlotQueue;
+use read_port::ReadPort;
+use receiver::RmppReceiver;
+use reply::ReplyTransmitter;
+use slots::RmppSlots;
+use verdict::RmppVerdict;
+
+/// Address bits of the message buffer RAM: 16 slots of 1024 words, the largest configuration
+/// (§11.2). A configuration uses the low `ceil(log2(rx_slots)) + log2(max_msg / 4)` bits; the
+/// others are constant zero, so synthesis keeps only the words used (with the defaults, 2048
+/// words of 32 bits: 16 iCE40 `SB_RAM40_4K`).
+pub const BUF_ADDR_BITS: usize = 14;
+/// Address bits of the `expected` RAM: `nodes` <= 256 words.
+pub const EXP_ADDR_BITS: usize = 8;
+
+/// A message slot (§11.4); busy is "not `Free`".
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum SlotState {
+    Free,
+    /// Waiting for the upper layer's answer.
+    Upcall,
+    Receiving,
+    /// Waiting for delivery.
+    Complete,
+    /// MSGEND owed or sent.
+    Ended,
+    /// MSGDROP owed or sent.
+    Dropped,
+}
+
+/// What a packet does (its latched verdict, §11.5), and the one action of an edge.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Action {
+    /// A verdict: the packet is dropped (see [`DropReason`]). An edge: no action.
+    None,
+    /// RTS / RTS_LAST into the free slot.
+    New,
+    /// NULL with no slot: a free slot taken as DROPPED.
+    AbortNew,
+    /// In sequence (or a restart) on the matching slot.
+    InSequence,
+    /// The reply is sent again.
+    Again,
+    /// GCH frees the slot.
+    Free,
+    /// NULL aborts a RECEIVING slot.
+    Abort,
+    /// CTS, MSGEND or MSGDROP for this node's send side (`snd_valid`).
+    ToSender,
+    /// The answer register acts (not a verdict).
+    Answer,
+    /// The delivered register acts (not a verdict).
+    Delivered,
+}
+
+/// Why a packet is dropped (§11.5's table), each counted by its counter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum DropReason {
+    None,
+    NotSource,
+    Order,
+    Sequence,
+    TableFull,
+    Unknown,
+    Duplicate,
+    Busy,
+}
+
+/// One RMPP receive path (docs/protocol.md §11).
+///
+/// Ports (Verilog names, in this order after `clock`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+/// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+/// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
+/// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
+/// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
+/// | `net_out` | out | 35 | CTS, MSGEND, MSGDROP worms |
+/// | `tx_req` | out | 1 | idle with a reply due |
+/// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
+/// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
+/// | `rd_data` | out | 32 | the buffer word read |
+/// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
+/// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |
+///
+/// Timing (§11.5): the flit on `net_in` in cycle `t` is consumed at edge `t`. The header words
+/// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
+/// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
+/// state before that edge, and latched; payload words are written into the buffer RAM as they
+/// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
+/// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
+/// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
+/// `up_ready`; a delivery likewise. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
+/// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
+/// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
+///
+/// Every output is a register or a function of registers only (no path from an input port to an
+/// output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
+/// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
+/// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
+/// registered output under a registered byte mask; `tx_req` is the reply transmitter idle with a
+/// reply due.
+///
+/// Internals: `receive` frames the worm (a [`idemnet_rtl::worm_receiver::WormReceiver`]) and
+/// latches the header; `verdict` takes and latches the verdict and writes the payload; `slots`
+/// holds the per-slot state (§11.4: [`SlotState`], `src` in 8 bits as `srcNID < nodes <= 256`,
+/// `limit` in 13 bits as `limit <= max_msg <= 4096`, `next_seq` in 11 bits as a RECEIVING slot
+/// has `next_seq * mtu < limit`, the clean-up timer in 21) with its scans and per-slot updates;
+/// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
+/// 16 grants of 65535); `reply` sends the replies (a
+/// [`idemnet_rtl::worm_transmitter::WormTransmitter`]); `upcalls` and `deliveries` are the
+/// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
+/// register (`an_*`: the slot, the accepted bytes `min(up_accept, len, max_msg)` and whether
+/// `up_accept` was 0, taken when the upcall is taken) and the delivered register (`dl_*`), and
+/// wires the sub-blocks. The buffer RAM is sized for the largest configuration
+/// ([`BUF_ADDR_BITS`]) with the unused address bits held at zero; only
+/// `rx_slots * max_msg / 4` words are given a power-on value.
+///
+/// Where §11 is silent, this block does the following:
+///
+/// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit is
+///   consumed": the answer and delivered registers wait for the next edge.
+/// * MSGEND and MSGDROP carry `seq = 0` and `info = 0`; an *abort new* slot keeps the free
+///   slot's `limit = 0`, so its MSGDROP has `len = 0`.
+/// * Becoming COMPLETE (in sequence) and being freed (GCH) clear `reply_due`, so only
+///   RECEIVING, ENDED and DROPPED slots are ever picked by the transmitter.
+/// * A GCH whose slot was freed by the clean-up timer between its verdict and its CRC flit
+///   frees it again and counts nothing (only *replies again* turns into `unknown`).
+/// * `up_*` and `dlv_*` are zero while their `valid` is low; `snd_*` are zero outside the pulse.
+#[derive(LogicBlock)]
+pub struct RmppRx {
+    pub clock: Signal<In, Clock>,
+    pub net_in: Signal<In, Flit>,
+    pub tx_gnt: Signal<In, Bit>,
+    pub up_ready: Signal<In, Bit>,
+    pub up_accept: Signal<In, Bits<32>>,
+    pub dlv_ready: Signal<In, Bit>,
+    pub rd_slot: Signal<In, Bits<4>>,
+    pub rd_word: Signal<In, Bits<10>>,
+    pub net_out: Signal<Out, Flit>,
+    pub tx_req: Signal<Out, Bit>,
+    pub up_valid: Signal<Out, Bit>,
+    pub up_slot: Signal<Out, Bits<4>>,
+    pub up_src: Signal<Out, Bits<16>>,
+    pub up_msg_id: Signal<Out, Bits<32>>,
+    pub up_msg_num: Signal<Out, Bits<32>>,
+    pub up_len: Signal<Out, Bits<32>>,
+    pub dlv_valid: Signal<Out, Bit>,
+    pub dlv_slot: Signal<Out, Bits<4>>,
+    pub dlv_src: Signal<Out, Bits<16>>,
+    pub dlv_msg_id: Signal<Out, Bits<32>>,
+    pub dlv_msg_num: Signal<Out, Bits<32>>,
+    pub dlv_len: Signal<Out, Bits<32>>,
+    pub rd_data: Signal<Out, Bits<32>>,
+    pub snd_valid: Signal<Out, Bit>,
+    pub snd_type: Signal<Out, Bits<4>>,
+    pub snd_peer: Signal<Out, Bits<16>>,
+    pub snd_msg_id: Signal<Out, Bits<32>>,
+    pub snd_len: Signal<Out, Bits<32>>,
+    pub snd_seq: Signal<Out, Bits<32>>,
+    pub snd_info: Signal<Out, Bits<32>>,
+    pub snd_msg_num: Signal<Out, Bits<32>>,
+    pub cnt_crc: Signal<Out, Bits<16>>,
+    pub cnt_truncated: Signal<Out, Bits<16>>,
+    pub cnt_malformed: Signal<Out, Bits<16>>,
+    pub cnt_misrouted: Signal<Out, Bits<16>>,
+    pub cnt_version: Signal<Out, Bits<16>>,
+    pub cnt_not_source: Signal<Out, Bits<16>>,
+    pub cnt_order: Signal<Out, Bits<16>>,
+    pub cnt_sequence: Signal<Out, Bits<16>>,
+    pub cnt_table_full: Signal<Out, Bits<16>>,
+    pub cnt_unknown: Signal<Out, Bits<16>>,
+    pub cnt_duplicate: Signal<Out, Bits<16>>,
+    pub cnt_busy: Signal<Out, Bits<16>>,
+    pub cnt_restart: Signal<Out, Bits<16>>,
+    // Sub-blocks.
+    receive: RmppReceiver,
+    verdict: RmppVerdict,
+    slots: RmppSlots,
+    act: RmppAction,
+    reply: ReplyTransmitter,
+    upcalls: SlotQueue,
+    deliveries: SlotQueue,
+    counters: RmppCounters,
+    read: ReadPort,
+    // Block RAMs.
+    exp_ram: RAM<Bits<32>, EXP_ADDR_BITS>,
+    buf_ram: RAM<Bits<32>, BUF_ADDR_BITS>,
+    // The answer and delivered registers, the snd_valid pulse.
+    an_valid: DFF<Bit>,
+    an_slot: DFF<Bits<4>>,
+    an_acc: DFF<Bits<13>>,
+    an_x0: DFF<Bit>,
+    dl_valid: DFF<Bit>,
+    dl_slot: DFF<Bits<4>>,
+    o_snd_valid: DFF<Bit>,
+    // Combinational temporaries.
+    key_node: Signal<Local, Bits<8>>,
+    up_v: Signal<Local, Bit>,
+    up_s: Signal<Local, Bits<4>>,
+    dl_v: Signal<Local, Bit>,
+    dl_s: Signal<Local, Bits<4>>,
+    len_mm: Signal<Local, Bits<13>>,
+    acc: Signal<Local, Bits<13>>,
+    // Parameters and named values.
+    max_msg_len: Constant<Bits<32>>,
+    max_msg_limit: Constant<Bits<13>>,
+    no_slot: Constant<Bits<4>>,
+    empty_type: Constant<Bits<4>>,
+    empty_node: Constant<Bits<16>>,
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+/// A RAM of 2^N words whose first `words` words power on at zero (the rest are never written;
+/// reads of them are masked).
+fn zero_ram<const N: usize>(words: usize) -> RAM<Bits<32>, N> {
+    let init: BTreeMap<Bits<N>, Bits<32>> = (0..words)
+        .map(|a| (Bits::from(a as u64), Bits::default()))
+        .collect();
+    RAM::new(init)
+}
+
+impl RmppRx {
+    /// A receive path with the parameters of `cfg` (validated by the caller: see
+    /// [`crate::rmpp_rx`]).
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let n = cfg.rx_slots;
+        Self {
+            clock: Default::default(),
+            net_in: Default::default(),
+            tx_gnt: Default::default(),
+            up_ready: Default::default(),
+            up_accept: Default::default(),
+            dlv_ready: Default::default(),
+            rd_slot: Default::default(),
+            rd_word: Default::default(),
+            net_out: Default::default(),
+            tx_req: Default::default(),
+            up_valid: Default::default(),
+            up_slot: Default::default(),
+            up_src: Default::default(),
+            up_msg_id: Default::default(),
+            up_msg_num: Default::default(),
+            up_len: Default::default(),
+            dlv_valid: Default::default(),
+            dlv_slot: Default::default(),
+            dlv_src: Default::default(),
+            dlv_msg_id: Default::default(),
+            dlv_msg_num: Default::default(),
+            dlv_len: Default::default(),
+            rd_data: Default::default(),
+            snd_valid: Default::default(),
+            snd_type: Default::default(),
+            snd_peer: Default::default(),
+            snd_msg_id: Default::default(),
+            snd_len: Default::default(),
+            snd_seq: Default::default(),
+            snd_info: Default::default(),
+            snd_msg_num: Default::default(),
+            cnt_crc: Default::default(),
+            cnt_truncated: Default::default(),
+            cnt_malformed: Default::default(),
+            cnt_misrouted: Default::default(),
+            cnt_version: Default::default(),
+            cnt_not_source: Default::default(),
+            cnt_order: Default::default(),
+            cnt_sequence: Default::default(),
+            cnt_table_full: Default::default(),
+            cnt_unknown: Default::default(),
+            cnt_duplicate: Default::default(),
+            cnt_busy: Default::default(),
+            cnt_restart: Default::default(),
+            receive: RmppReceiver::new(cfg),
+            verdict: RmppVerdict::new(cfg),
+            slots: RmppSlots::new(cfg),
+            act: RmppAction::new(cfg),
+            reply: ReplyTransmitter::new(cfg),
+            upcalls: SlotQueue::new(n),
+            deliveries: SlotQueue::new(n),
+            counters: Default::default(),
+            read: ReadPort::new(cfg),
+            exp_ram: zero_ram(1 << EXP_ADDR_BITS),
+            buf_ram: zero_ram(n * cfg.slot_words()),
+            an_valid: Default::default(),
+            an_slot: Default::default(),
+            an_acc: Default::default(),
+            an_x0: Default::default(),
+            dl_valid: Default::default(),
+            dl_slot: Default::default(),
+            o_snd_valid: Default::default(),
+            key_node: Default::default(),
+            up_v: Default::default(),
+            up_s: Default::default(),
+            dl_v: Default::default(),
+            dl_s: Default::default(),
+            len_mm: Default::default(),
+            acc: Default::default(),
+            max_msg_len: c(cfg.max_msg as u64),
+            max_msg_limit: c(cfg.max_msg as u64),
+            no_slot: c(0),
+            empty_type: c(0),
+            empty_node: c(0),
+        }
+    }
+}
+
+impl Logic for RmppRx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, an_valid, an_slot, an_acc, an_x0, dl_valid, dl_slot);
+        self.o_snd_valid.clock.next = self.clock.val();
+        self.exp_ram.read_clock.next = self.clock.val();
+        self.exp_ram.write_clock.next = self.clock.val();
+        self.buf_ram.read_clock.next = self.clock.val();
+        self.buf_ram.write_clock.next = self.clock.val();
+        self.receive.clock.next = self.clock.val();
+        self.verdict.clock.next = self.clock.val();
+        self.slots.clock.next = self.clock.val();
+        self.act.clock.next = self.clock.val();
+        self.read.clock.next = self.clock.val();
+        self.reply.clock.next = self.clock.val();
+        self.upcalls.clock.next = self.clock.val();
+        self.deliveries.clock.next = self.clock.val();
+        self.counters.clock.next = self.clock.val();
+
+        // ---- The packet in reception, its verdict against the slots, its payload.
+        self.receive.net_in.next = self.net_in.val();
+        self.key_node.next = self.receive.nid.val().get_bits::<8>(0);
+        self.slots.key_node.next = self.key_node.val();
+        self.slots.key_msg_id.next = self.receive.msg_id.val();
+        self.slots.target.next = self.verdict.target.val();
+        self.verdict.decide.next = self.receive.decide.val();
+        self.verdict.word.next = self.receive.word.val();
+        self.verdict.payload_valid.next = self.receive.payload_valid.val();
+        self.verdict.source.next = self.receive.source.val();
+        self.verdict.nid.next = self.receive.nid.val();
+        self.verdict.is_rts.next = self.receive.is_rts.val();
+        self.verdict.is_null.next = self.receive.is_null.val();
+        self.verdict.is_data.next = self.receive.is_data.val();
+        self.verdict.is_stop.next = self.receive.is_stop.val();
+        self.verdict.is_to_sender.next = self.receive.is_to_sender.val();
+        self.verdict.seq.next = self.receive.seq.val();
+        self.verdict.seq_bytes.next = self.receive.seq_bytes.val();
+        self.verdict.seq_end_bytes.next = self.receive.seq_end_bytes.val();
+        self.verdict.expected.next = self.exp_ram.read_data.val();
+        self.verdict.matched.next = self.slots.matched.val();
+        self.verdict.match_slot.next = self.slots.match_slot.val();
+        self.verdict.match_upcall.next = self.slots.match_upcall.val();
+        self.verdict.match_receiving.next = self.slots.match_receiving.val();
+        self.verdict.match_complete.next = self.slots.match_complete.val();
+        self.verdict.match_over.next = self.slots.match_over.val();
+        self.verdict.match_next_seq.next = self.slots.match_next_seq.val();
+        self.verdict.match_limit.next = self.slots.match_limit.val();
+        self.verdict.free.next = self.slots.free.val();
+        self.verdict.free_slot.next = self.slots.free_slot.val();
+        // `expected` at the latched srcNID; the buffer written from the payload.
+        self.exp_ram.read_address.next = self.key_node.val();
+        self.exp_ram.write_address.next = self.key_node.val();
+        self.exp_ram.write_data.next = self.receive.msg_num.val();
+        self.exp_ram.write_enable.next = false;
+        self.buf_ram.write_address.next = self.verdict.write_address.val();
+        self.buf_ram.write_data.next = self.verdict.write_data.val();
+        self.buf_ram.write_enable.next = self.verdict.write_enable.val();
+
+        // ---- The one action of this edge, and the credits of Figure 8.
+        self.act.arrived.next = self.receive.arrived.val();
+        self.act.crc_flit.next = self.receive.crc_flit.val();
+        self.act.verdict.next = self.verdict.action.val();
+        self.act.reason.next = self.verdict.reason.val();
+        self.act.target.next = self.verdict.target.val();
+        self.act.restart.next = self.verdict.restart.val();
+        self.act.finish.next = self.verdict.finish.val();
+        self.act.new_cts.next = self.verdict.new_cts.val();
+        self.act.target_busy.next = self.slots.target_busy.val();
+        self.act.answer_valid.next = self.an_valid.q.val();
+        self.act.answer_slot.next = self.an_slot.q.val();
+        self.act.answer_limit.next = self.an_acc.q.val();
+        self.act.delivered_valid.next = self.dl_valid.q.val();
+        self.act.delivered_slot.next = self.dl_slot.q.val();
+        self.act.target_grant.next = self.slots.target_grant.val();
+        self.act.answer_grant.next = self.slots.answer_grant.val();
+        self.o_snd_valid.d.next = self.act.to_sender.val();
+        self.exp_ram.write_enable.next =
+            (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
+        self.slots.action.next = self.act.action.val();
+        self.slots.action_slot.next = self.act.action_slot.val();
+        self.slots.picked.next = self.reply.start.val();
+        self.slots.msg_num.next = self.receive.msg_num.val();
+        self.slots.len.next = self.receive.len.val();
+        self.slots.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
+        self.slots.restart.next = self.verdict.restart.val();
+        self.slots.finish.next = self.verdict.finish.val();
+        self.slots.new_cts.next = self.verdict.new_cts.val();
+        self.slots.allowance.next = self.act.allowance.val();
+        self.slots.answer_slot.next = self.an_slot.q.val();
+        self.slots.answer_limit.next = self.an_acc.q.val();
+        self.slots.answer_zero.next = self.an_x0.q.val();
+        self.slots.answer_cts.next = self.act.answer_cts.val();
+
+        // ---- The replies: the lowest slot with a reply due, when idle and granted.
+        self.reply.grant.next = self.tx_gnt.val();
+        self.reply.due.next = self.slots.due.val();
+        self.reply.pick_src.next = self.slots.pick_src.val();
+        self.reply.pick_msg_id.next = self.slots.pick_msg_id.val();
+        self.reply.pick_msg_num.next = self.slots.pick_msg_num.val();
+        self.reply.pick_limit.next = self.slots.pick_limit.val();
+        self.reply.pick_next_seq.next = self.slots.pick_next_seq.val();
+        self.reply.pick_cts_n.next = self.slots.pick_cts_n.val();
+        self.reply.pick_receiving.next = self.slots.pick_receiving.val();
+        self.reply.pick_ended.next = self.slots.pick_ended.val();
+
+        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg).
+        self.up_v.next = self.upcalls.not_empty.val() & !self.an_valid.q.val();
+        self.up_s.next = self.no_slot.val();
+        if self.up_v.val() {
+            self.up_s.next = self.upcalls.first.val();
+        }
+        self.upcalls.push.next = self.act.action.val() == Action::New;
+        self.upcalls.push_slot.next = self.act.action_slot.val();
+        self.upcalls.pop.next = self.up_v.val() & self.up_ready.val();
+        self.slots.up_valid.next = self.up_v.val();
+        self.slots.up_slot.next = self.up_s.val();
+        self.len_mm.next = self.slots.up_len.val().get_bits::<13>(0);
+        if self.slots.up_len.val() >= self.max_msg_len.val() {
+            self.len_mm.next = self.max_msg_limit.val();
+        }
+        self.acc.next = self.up_accept.val().get_bits::<13>(0);
+        if self.up_accept.val() >= bit_cast::<32, 13>(self.len_mm.val()) {
+            self.acc.next = self.len_mm.val();
+        }
+        if self.up_v.val() & self.up_ready.val() {
+            self.an_valid.d.next = true;
+            self.an_slot.d.next = self.up_s.val();
+            self.an_acc.d.next = self.acc.val();
+            self.an_x0.d.next = !self.up_accept.val().any();
+        } else if self.act.action.val() == Action::Answer {
+            self.an_valid.d.next = false;
+        }
+
+        // ---- Delivery FIFO and the delivered register.
+        self.dl_v.next = self.deliveries.not_empty.val() & !self.dl_valid.q.val();
+        self.dl_s.next = self.no_slot.val();
+        if self.dl_v.val() {
+            self.dl_s.next = self.deliveries.first.val();
+        }
+        self.deliveries.push.next = ((self.act.action.val() == Action::InSequence)
+            & self.verdict.finish.val())
+            | ((self.act.action.val() == Action::Answer)
+                & !self.an_x0.q.val()
+                & !self.act.answer_cts.val());
+        self.deliveries.push_slot.next = self.act.action_slot.val();
+        self.deliveries.pop.next = self.dl_v.val() & self.dlv_ready.val();
+        self.slots.dlv_valid.next = self.dl_v.val();
+        self.slots.dlv_slot.next = self.dl_s.val();
+        if self.dl_v.val() & self.dlv_ready.val() {
+            self.dl_valid.d.next = true;
+            self.dl_slot.d.next = self.dl_s.val();
+        } else if self.act.action.val() == Action::Delivered {
+            self.dl_valid.d.next = false;
+        }
+
+        // ---- Buffer read port (§11.6).
+        self.read.rd_slot.next = self.rd_slot.val();
+        self.read.rd_word.next = self.rd_word.val();
+        self.slots.read_slot.next = self.rd_slot.val();
+        self.read.limit.next = self.slots.read_limit.val();
+        self.buf_ram.read_address.next = self.read.ram_address.val();
+        self.read.ram_data.next = self.buf_ram.read_data.val();
+
+        // ---- Counters of dropped worms, by the receiver's verdict.
+        self.counters.count_crc.next = self.receive.count_crc.val();
+        self.counters.count_cut.next = self.receive.count_cut.val();
+        self.counters.count_truncated.next = self.receive.count_truncated.val();
+        self.counters.count_malformed.next = self.receive.count_malformed.val();
+        self.counters.count_misrouted.next = self.receive.count_misrouted.val();
+        self.counters.count_version.next = self.receive.count_version.val();
+        self.counters.count_not_source.next = self.act.count_not_source.val();
+        self.counters.count_order.next = self.act.count_order.val();
+        self.counters.count_sequence.next = self.act.count_sequence.val();
+        self.counters.count_table_full.next = self.act.count_table_full.val();
+        self.counters.count_unknown.next = self.act.count_unknown.val();
+        self.counters.count_duplicate.next = self.act.count_duplicate.val();
+        self.counters.count_busy.next = self.act.count_busy.val();
+        self.counters.count_restart.next = self.act.count_restart.val();
+
+        // ---- Outputs.
+        self.net_out.next = self.reply.net_out.val();
+        self.tx_req.next = self.reply.request.val();
+        self.rd_data.next = self.read.rd_data.val();
+        self.up_valid.next = self.up_v.val();
+        self.up_slot.next = self.up_s.val();
+        self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
+        self.up_msg_id.next = self.slots.up_msg_id.val();
+        self.up_msg_num.next = self.slots.up_msg_num.val();
+        self.up_len.next = self.slots.up_len.val();
+        self.dlv_valid.next = self.dl_v.val();
+        self.dlv_slot.next = self.dl_s.val();
+        self.dlv_src.next = bit_cast::<16, 8>(self.slots.dlv_src.val());
+        self.dlv_msg_id.next = self.slots.dlv_msg_id.val();
+        self.dlv_msg_num.next = self.slots.dlv_msg_num.val();
+        self.dlv_len.next = bit_cast::<32, 13>(self.slots.dlv_limit.val());
+        self.snd_valid.next = self.o_snd_valid.q.val();
+        self.snd_type.next = self.empty_type.val();
+        self.snd_peer.next = self.empty_node.val();
+        self.snd_msg_id.next = 0.into();
+        self.snd_len.next = 0.into();
+        self.snd_seq.next = 0.into();
+        self.snd_info.next = 0.into();
+        self.snd_msg_num.next = 0.into();
+        if self.o_snd_valid.q.val() {
+            self.snd_type.next = self.receive.packet_type.val();
+            self.snd_peer.next = self.receive.source.val();
+            self.snd_msg_id.next = self.receive.msg_id.val();
+            self.snd_len.next = self.receive.len.val();
+            self.snd_seq.next = self.receive.seq.val();
+            self.snd_info.next = self.receive.info.val();
+            self.snd_msg_num.next = self.receive.msg_num.val();
+        }
+        self.cnt_crc.next = self.counters.cnt_crc.val();
+        self.cnt_truncated.next = self.counters.cnt_truncated.val();
+        self.cnt_malformed.next = self.counters.cnt_malformed.val();
+        self.cnt_misrouted.next = self.counters.cnt_misrouted.val();
+        self.cnt_version.next = self.counters.cnt_version.val();
+        self.cnt_not_source.next = self.counters.cnt_not_source.val();
+        self.cnt_order.next = self.counters.cnt_order.val();
+        self.cnt_sequence.next = self.counters.cnt_sequence.val();
+        self.cnt_table_full.next = self.counters.cnt_table_full.val();
+        self.cnt_unknown.next = self.counters.cnt_unknown.val();
+        self.cnt_duplicate.next = self.counters.cnt_duplicate.val();
+        self.cnt_busy.next = self.counters.cnt_busy.val();
+        self.cnt_restart.next = self.counters.cnt_restart.val();
+    }
+}

@@ -1,0 +1,98 @@
+//! The buffer read port of the RMPP receive path (docs/protocol.md §11.6).
+
+use idemnet_spec::rmpp::RmppConfig;
+use rust_hdl::prelude::*;
+
+/// Addresses the message buffer at (`rd_slot`, `rd_word`) and masks what it reads to the slot's
+/// `limit`.
+///
+/// Ports (Verilog names, as a child `read$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `rd_slot`, `rd_word` | in | 4, 10 | the address of this cycle |
+/// | `limit` | in | 13 | `rd_slot`'s readable bytes, as before the edge |
+/// | `ram_data` | in | 32 | the buffer RAM's registered read data |
+/// | `ram_address` | out | 14 | the buffer RAM's read address (combinational) |
+/// | `rd_data` | out | 32 | the word read at the previous edge, its bytes at or past `limit` zero |
+///
+/// Timing: the RAM registers its read at edge `t`; the byte mask, computed from `limit` before
+/// the edge, is registered at the same edge; `rd_data` in `O_t` is their AND.
+#[derive(LogicBlock)]
+pub struct ReadPort {
+    pub clock: Signal<In, Clock>,
+    pub rd_slot: Signal<In, Bits<4>>,
+    pub rd_word: Signal<In, Bits<10>>,
+    pub limit: Signal<In, Bits<13>>,
+    pub ram_data: Signal<In, Bits<32>>,
+    pub ram_address: Signal<Out, Bits<14>>,
+    pub rd_data: Signal<Out, Bits<32>>,
+    rd_mask: DFF<Bits<4>>,
+    byte_address: Signal<Local, Bits<32>>,
+    limit_wide: Signal<Local, Bits<32>>,
+    byte_readable: Vec<Signal<Local, Bits<1>>>,
+    word_mask_bytes: Signal<Local, Bits<32>>,
+    slot_shift: Constant<Bits<6>>,
+    slot_mask: Constant<Bits<14>>,
+    word_mask: Constant<Bits<14>>,
+    byte_lane: Vec<Constant<Bits<32>>>,
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+impl ReadPort {
+    /// The read port of a buffer laid out for `cfg` (`rx_slots` slots of `max_msg` bytes).
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let slot_bits = (cfg.rx_slots as u64).next_power_of_two().trailing_zeros() as u64;
+        let slot_words_log2 = cfg.slot_words().trailing_zeros() as u64;
+        Self {
+            clock: Default::default(),
+            rd_slot: Default::default(),
+            rd_word: Default::default(),
+            limit: Default::default(),
+            ram_data: Default::default(),
+            ram_address: Default::default(),
+            rd_data: Default::default(),
+            rd_mask: Default::default(),
+            byte_address: Default::default(),
+            limit_wide: Default::default(),
+            byte_readable: (0..4).map(|_| Default::default()).collect(),
+            word_mask_bytes: Default::default(),
+            slot_shift: c(slot_words_log2),
+            slot_mask: c((1 << slot_bits) - 1),
+            word_mask: c((1 << slot_words_log2) - 1),
+            byte_lane: (0..4).map(|byte| c(0xFF00_0000 >> (8 * byte))).collect(),
+        }
+    }
+}
+
+impl Logic for ReadPort {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rd_mask);
+        self.ram_address.next = ((bit_cast::<14, 4>(self.rd_slot.val()) & self.slot_mask.val())
+            << self.slot_shift.val())
+            | (bit_cast::<14, 10>(self.rd_word.val()) & self.word_mask.val());
+        // Byte `b` of the word is readable when its byte address is below the limit.
+        self.byte_address.next = bit_cast::<32, 10>(self.rd_word.val()) << 2;
+        self.limit_wide.next = bit_cast::<32, 13>(self.limit.val());
+        self.byte_readable[0].next = (self.byte_address.val() < self.limit_wide.val()).into();
+        self.byte_readable[1].next = ((self.byte_address.val() | 1) < self.limit_wide.val()).into();
+        self.byte_readable[2].next = ((self.byte_address.val() | 2) < self.limit_wide.val()).into();
+        self.byte_readable[3].next = ((self.byte_address.val() | 3) < self.limit_wide.val()).into();
+        self.rd_mask.d.next = (bit_cast::<4, 1>(self.byte_readable[0].val()) << 3)
+            | (bit_cast::<4, 1>(self.byte_readable[1].val()) << 2)
+            | (bit_cast::<4, 1>(self.byte_readable[2].val()) << 1)
+            | bit_cast::<4, 1>(self.byte_readable[3].val());
+        self.word_mask_bytes.next = 0.into();
+        for byte in 0..4 {
+            if self.rd_mask.q.val().get_bit(3 - byte) {
+                self.word_mask_bytes.next = self.word_mask_bytes.val() | self.byte_lane[byte].val();
+            }
+        }
+        self.rd_data.next = self.ram_data.val() & self.word_mask_bytes.val();
+    }
+}

@@ -1,0 +1,451 @@
+//! The message slots of the RMPP receive path (docs/protocol.md §11.4) and what each edge does
+//! to them (§11.5).
+
+use idemnet_spec::rmpp::RmppConfig;
+use rust_hdl::prelude::*;
+
+use super::{Action, SlotState};
+
+/// The per-slot state of §11.4, the scans over it (lowest slot first, over the state before the
+/// edge) and the per-slot part of the edge's action, the transmitter's pick and the clean-up
+/// timer.
+///
+/// Ports (Verilog names, as a child `slots$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `key_node`, `key_msg_id` | in | 8, 32 | the packet's (`srcNID`, `msgID`), for `matched` |
+/// | `target` | in | 4 | the latched verdict's slot, for `target_busy` and `target_grant` |
+/// | `action`, `action_slot` | in | 4, 4 | the one action of this edge ([`Action`]) and its slot |
+/// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
+/// | `msg_num`, `len`, `seq_low` | in | 32, 32, 11 | the packet's `msgNum`, `len`, `seq` (low bits) |
+/// | `restart`, `finish`, `new_cts` | in | 1 each | the latched in-sequence verdict |
+/// | `allowance` | in | 16 | a new CTS's `n` (Figure 8) |
+/// | `answer_slot`, `answer_limit`, `answer_zero`, `answer_cts` | in | 4, 13, 1, 1 | the answer register: its slot, accepted bytes, `up_accept` was 0, more than one packet |
+/// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
+/// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
+/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` |
+/// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
+/// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
+/// | `target_grant`, `answer_grant` | out | 16, 16 | the `grant` of `target` and of `answer_slot` (the slots an action that returns grants acts on) |
+/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED |
+/// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
+///
+/// Timing: every output is combinational from the inputs and the slot registers, which change
+/// only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes).
+#[derive(LogicBlock)]
+pub struct RmppSlots {
+    pub clock: Signal<In, Clock>,
+    pub key_node: Signal<In, Bits<8>>,
+    pub key_msg_id: Signal<In, Bits<32>>,
+    pub target: Signal<In, Bits<4>>,
+    pub action: Signal<In, Action>,
+    pub action_slot: Signal<In, Bits<4>>,
+    pub picked: Signal<In, Bit>,
+    pub msg_num: Signal<In, Bits<32>>,
+    pub len: Signal<In, Bits<32>>,
+    pub seq_low: Signal<In, Bits<11>>,
+    pub restart: Signal<In, Bit>,
+    pub finish: Signal<In, Bit>,
+    pub new_cts: Signal<In, Bit>,
+    pub allowance: Signal<In, Bits<16>>,
+    pub answer_slot: Signal<In, Bits<4>>,
+    pub answer_limit: Signal<In, Bits<13>>,
+    pub answer_zero: Signal<In, Bit>,
+    pub answer_cts: Signal<In, Bit>,
+    pub up_valid: Signal<In, Bit>,
+    pub up_slot: Signal<In, Bits<4>>,
+    pub dlv_valid: Signal<In, Bit>,
+    pub dlv_slot: Signal<In, Bits<4>>,
+    pub read_slot: Signal<In, Bits<4>>,
+    pub matched: Signal<Out, Bit>,
+    pub match_slot: Signal<Out, Bits<4>>,
+    pub match_upcall: Signal<Out, Bit>,
+    pub match_receiving: Signal<Out, Bit>,
+    pub match_complete: Signal<Out, Bit>,
+    pub match_over: Signal<Out, Bit>,
+    pub match_next_seq: Signal<Out, Bits<11>>,
+    pub match_limit: Signal<Out, Bits<13>>,
+    pub free: Signal<Out, Bit>,
+    pub free_slot: Signal<Out, Bits<4>>,
+    pub due: Signal<Out, Bit>,
+    pub target_busy: Signal<Out, Bit>,
+    pub target_grant: Signal<Out, Bits<16>>,
+    pub answer_grant: Signal<Out, Bits<16>>,
+    pub pick_src: Signal<Out, Bits<8>>,
+    pub pick_msg_id: Signal<Out, Bits<32>>,
+    pub pick_msg_num: Signal<Out, Bits<32>>,
+    pub pick_limit: Signal<Out, Bits<13>>,
+    pub pick_next_seq: Signal<Out, Bits<11>>,
+    pub pick_cts_n: Signal<Out, Bits<16>>,
+    pub pick_receiving: Signal<Out, Bit>,
+    pub pick_ended: Signal<Out, Bit>,
+    pub up_src: Signal<Out, Bits<8>>,
+    pub up_msg_id: Signal<Out, Bits<32>>,
+    pub up_msg_num: Signal<Out, Bits<32>>,
+    pub up_len: Signal<Out, Bits<32>>,
+    pub dlv_src: Signal<Out, Bits<8>>,
+    pub dlv_msg_id: Signal<Out, Bits<32>>,
+    pub dlv_msg_num: Signal<Out, Bits<32>>,
+    pub dlv_limit: Signal<Out, Bits<13>>,
+    pub read_limit: Signal<Out, Bits<13>>,
+    s_state: Vec<DFF<SlotState>>,
+    s_src: Vec<DFF<Bits<8>>>,
+    s_msg_id: Vec<DFF<Bits<32>>>,
+    s_msg_num: Vec<DFF<Bits<32>>>,
+    s_len: Vec<DFF<Bits<32>>>,
+    s_limit: Vec<DFF<Bits<13>>>,
+    s_next_seq: Vec<DFF<Bits<11>>>,
+    s_grant: Vec<DFF<Bits<16>>>,
+    s_cts_n: Vec<DFF<Bits<16>>>,
+    s_due: Vec<DFF<Bit>>,
+    s_timer: Vec<DFF<Bits<21>>>,
+    probe: Signal<Local, Bits<16>>,
+    due_slots: Signal<Local, Bits<16>>,
+    hit: Signal<Local, Bit>,
+    due_next: Signal<Local, Bit>,
+    new_limit: Signal<Local, Bits<13>>,
+    slot_number: Vec<Constant<Bits<4>>>,
+    slot_lowest: Constant<Bits<16>>,
+    slot_none: Constant<Bits<16>>,
+    no_slot: Constant<Bits<4>>,
+    empty_node: Constant<Bits<8>>,
+    empty_limit: Constant<Bits<13>>,
+    empty_seq: Constant<Bits<11>>,
+    empty_grant: Constant<Bits<16>>,
+    grant_step: Constant<Bits<16>>,
+    sequence_step: Constant<Bits<11>>,
+    sequence_first: Constant<Bits<11>>,
+    timer_step: Constant<Bits<21>>,
+    gch_timeout: Constant<Bits<21>>,
+    mtu_len: Constant<Bits<32>>,
+    mtu_limit: Constant<Bits<13>>,
+    _n: usize,
+}
+
+fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+impl RmppSlots {
+    /// `cfg.rx_slots` slots with `cfg`'s `mtu` and `gch_timeout`.
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let n = cfg.rx_slots;
+        Self {
+            clock: Default::default(),
+            key_node: Default::default(),
+            key_msg_id: Default::default(),
+            target: Default::default(),
+            action: Default::default(),
+            action_slot: Default::default(),
+            picked: Default::default(),
+            msg_num: Default::default(),
+            len: Default::default(),
+            seq_low: Default::default(),
+            restart: Default::default(),
+            finish: Default::default(),
+            new_cts: Default::default(),
+            allowance: Default::default(),
+            answer_slot: Default::default(),
+            answer_limit: Default::default(),
+            answer_zero: Default::default(),
+            answer_cts: Default::default(),
+            up_valid: Default::default(),
+            up_slot: Default::default(),
+            dlv_valid: Default::default(),
+            dlv_slot: Default::default(),
+            read_slot: Default::default(),
+            matched: Default::default(),
+            match_slot: Default::default(),
+            match_upcall: Default::default(),
+            match_receiving: Default::default(),
+            match_complete: Default::default(),
+            match_over: Default::default(),
+            match_next_seq: Default::default(),
+            match_limit: Default::default(),
+            free: Default::default(),
+            free_slot: Default::default(),
+            due: Default::default(),
+            target_busy: Default::default(),
+            target_grant: Default::default(),
+            answer_grant: Default::default(),
+            pick_src: Default::default(),
+            pick_msg_id: Default::default(),
+            pick_msg_num: Default::default(),
+            pick_limit: Default::default(),
+            pick_next_seq: Default::default(),
+            pick_cts_n: Default::default(),
+            pick_receiving: Default::default(),
+            pick_ended: Default::default(),
+            up_src: Default::default(),
+            up_msg_id: Default::default(),
+            up_msg_num: Default::default(),
+            up_len: Default::default(),
+            dlv_src: Default::default(),
+            dlv_msg_id: Default::default(),
+            dlv_msg_num: Default::default(),
+            dlv_limit: Default::default(),
+            read_limit: Default::default(),
+            s_state: vec_of(n),
+            s_src: vec_of(n),
+            s_msg_id: vec_of(n),
+            s_msg_num: vec_of(n),
+            s_len: vec_of(n),
+            s_limit: vec_of(n),
+            s_next_seq: vec_of(n),
+            s_grant: vec_of(n),
+            s_cts_n: vec_of(n),
+            s_due: vec_of(n),
+            s_timer: vec_of(n),
+            probe: Default::default(),
+            due_slots: Default::default(),
+            hit: Default::default(),
+            due_next: Default::default(),
+            new_limit: Default::default(),
+            slot_number: (0..n).map(|k| c(k as u64)).collect(),
+            slot_lowest: c(1),
+            slot_none: c(0),
+            no_slot: c(0),
+            empty_node: c(0),
+            empty_limit: c(0),
+            empty_seq: c(0),
+            empty_grant: c(0),
+            grant_step: c(1),
+            sequence_step: c(1),
+            sequence_first: c(1),
+            timer_step: c(1),
+            gch_timeout: c(cfg.gch_timeout as u64),
+            mtu_len: c(cfg.mtu as u64),
+            mtu_limit: c(cfg.mtu as u64),
+            _n: n,
+        }
+    }
+}
+
+impl Logic for RmppSlots {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for k in 0..self._n {
+            self.s_state[k].clock.next = self.clock.val();
+            self.s_src[k].clock.next = self.clock.val();
+            self.s_msg_id[k].clock.next = self.clock.val();
+            self.s_msg_num[k].clock.next = self.clock.val();
+            self.s_len[k].clock.next = self.clock.val();
+            self.s_limit[k].clock.next = self.clock.val();
+            self.s_next_seq[k].clock.next = self.clock.val();
+            self.s_grant[k].clock.next = self.clock.val();
+            self.s_cts_n[k].clock.next = self.clock.val();
+            self.s_due[k].clock.next = self.clock.val();
+            self.s_timer[k].clock.next = self.clock.val();
+            self.s_state[k].d.next = self.s_state[k].q.val();
+            self.s_src[k].d.next = self.s_src[k].q.val();
+            self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
+            self.s_msg_num[k].d.next = self.s_msg_num[k].q.val();
+            self.s_len[k].d.next = self.s_len[k].q.val();
+            self.s_limit[k].d.next = self.s_limit[k].q.val();
+            self.s_next_seq[k].d.next = self.s_next_seq[k].q.val();
+            self.s_grant[k].d.next = self.s_grant[k].q.val();
+            self.s_cts_n[k].d.next = self.s_cts_n[k].q.val();
+            self.s_timer[k].d.next = self.s_timer[k].q.val();
+        }
+
+        // ---- Scans over the state before the edge: the busy slot holding the key, the lowest
+        // free slot, the lowest reply due, whether the verdict's target is still busy.
+        self.matched.next = false;
+        self.match_slot.next = self.no_slot.val();
+        self.match_upcall.next = false;
+        self.match_receiving.next = false;
+        self.match_complete.next = false;
+        self.match_over.next = false;
+        self.match_next_seq.next = self.empty_seq.val();
+        self.match_limit.next = self.empty_limit.val();
+        self.free.next = false;
+        self.free_slot.next = self.no_slot.val();
+        self.due_slots.next = self.slot_none.val();
+        self.target_busy.next = false;
+        self.probe.next = self.slot_lowest.val();
+        for k in 0..self._n {
+            if self.s_state[k].q.val() != SlotState::Free {
+                if (self.s_src[k].q.val() == self.key_node.val())
+                    & (self.s_msg_id[k].q.val() == self.key_msg_id.val())
+                {
+                    self.matched.next = true;
+                    self.match_slot.next = self.match_slot.val() | self.slot_number[k].val();
+                    self.match_upcall.next =
+                        self.match_upcall.val() | (self.s_state[k].q.val() == SlotState::Upcall);
+                    self.match_receiving.next = self.match_receiving.val()
+                        | (self.s_state[k].q.val() == SlotState::Receiving);
+                    self.match_complete.next = self.match_complete.val()
+                        | (self.s_state[k].q.val() == SlotState::Complete);
+                    self.match_over.next = self.match_over.val()
+                        | (self.s_state[k].q.val() == SlotState::Ended)
+                        | (self.s_state[k].q.val() == SlotState::Dropped);
+                    self.match_next_seq.next =
+                        self.match_next_seq.val() | self.s_next_seq[k].q.val();
+                    self.match_limit.next = self.match_limit.val() | self.s_limit[k].q.val();
+                }
+                if self.target.val() == self.slot_number[k].val() {
+                    self.target_busy.next = true;
+                }
+            } else if !self.free.val() {
+                self.free.next = true;
+                self.free_slot.next = self.slot_number[k].val();
+            }
+            if self.s_due[k].q.val() & !self.due_slots.val().any() {
+                self.due_slots.next = self.probe.val();
+            }
+            self.probe.next = self.probe.val() << 1;
+        }
+        self.due.next = self.due_slots.val().any();
+
+        // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
+        self.new_limit.next = self.len.val().get_bits::<13>(0);
+        if self.len.val() > self.mtu_len.val() {
+            self.new_limit.next = self.mtu_limit.val();
+        }
+        for k in 0..self._n {
+            self.hit.next = (self.action_slot.val() == self.slot_number[k].val())
+                & (self.action.val() != Action::None);
+            self.due_next.next =
+                self.s_due[k].q.val() & !(self.picked.val() & self.due_slots.val().get_bit(k));
+            if ((self.s_state[k].q.val() == SlotState::Ended)
+                | (self.s_state[k].q.val() == SlotState::Dropped))
+                & !self.s_due[k].q.val()
+                & !self.hit.val()
+            {
+                if self.s_timer[k].q.val().any() {
+                    self.s_timer[k].d.next = self.s_timer[k].q.val() - self.timer_step.val();
+                } else {
+                    self.s_state[k].d.next = SlotState::Free;
+                    self.s_limit[k].d.next = self.empty_limit.val();
+                }
+            }
+            if self.picked.val()
+                & self.due_slots.val().get_bit(k)
+                & (self.s_state[k].q.val() != SlotState::Receiving)
+            {
+                self.s_timer[k].d.next = self.gch_timeout.val();
+            }
+            if self.hit.val() {
+                if (self.action.val() == Action::New) | (self.action.val() == Action::AbortNew) {
+                    self.s_src[k].d.next = self.key_node.val();
+                    self.s_msg_id[k].d.next = self.key_msg_id.val();
+                    self.s_msg_num[k].d.next = self.msg_num.val();
+                    self.s_len[k].d.next = self.len.val();
+                    if self.action.val() == Action::New {
+                        self.s_state[k].d.next = SlotState::Upcall;
+                        self.s_limit[k].d.next = self.new_limit.val();
+                    } else {
+                        self.s_state[k].d.next = SlotState::Dropped;
+                        self.due_next.next = true;
+                    }
+                } else if self.action.val() == Action::InSequence {
+                    if !self.restart.val() {
+                        self.s_next_seq[k].d.next = self.seq_low.val() + self.sequence_step.val();
+                    }
+                    if self.finish.val() {
+                        self.s_state[k].d.next = SlotState::Complete;
+                        self.s_grant[k].d.next = self.empty_grant.val();
+                        self.due_next.next = false;
+                    } else if self.new_cts.val() {
+                        self.s_grant[k].d.next = self.allowance.val();
+                        self.s_cts_n[k].d.next = self.allowance.val();
+                        self.due_next.next = true;
+                    } else if self.s_grant[k].q.val().any() {
+                        self.s_grant[k].d.next = self.s_grant[k].q.val() - self.grant_step.val();
+                    }
+                } else if self.action.val() == Action::Again {
+                    self.due_next.next = true;
+                } else if self.action.val() == Action::Free {
+                    self.s_state[k].d.next = SlotState::Free;
+                    self.s_limit[k].d.next = self.empty_limit.val();
+                    self.due_next.next = false;
+                } else if self.action.val() == Action::Abort {
+                    self.s_state[k].d.next = SlotState::Dropped;
+                    self.s_grant[k].d.next = self.empty_grant.val();
+                    self.due_next.next = true;
+                } else if self.action.val() == Action::Answer {
+                    self.s_limit[k].d.next = self.answer_limit.val();
+                    if self.answer_zero.val() {
+                        self.s_state[k].d.next = SlotState::Dropped;
+                        self.due_next.next = true;
+                    } else if self.answer_cts.val() {
+                        self.s_state[k].d.next = SlotState::Receiving;
+                        self.s_next_seq[k].d.next = self.sequence_first.val();
+                        self.s_grant[k].d.next = self.allowance.val();
+                        self.s_cts_n[k].d.next = self.allowance.val();
+                        self.due_next.next = true;
+                    } else {
+                        self.s_state[k].d.next = SlotState::Complete;
+                    }
+                } else {
+                    // Delivered.
+                    self.s_state[k].d.next = SlotState::Ended;
+                    self.due_next.next = true;
+                }
+            }
+            self.s_due[k].d.next = self.due_next.val();
+        }
+
+        // ---- Fields of selected slots (one-hot or by number, OR-ed).
+        self.target_grant.next = self.empty_grant.val();
+        self.answer_grant.next = self.empty_grant.val();
+        self.pick_src.next = self.empty_node.val();
+        self.pick_msg_id.next = 0.into();
+        self.pick_msg_num.next = 0.into();
+        self.pick_limit.next = self.empty_limit.val();
+        self.pick_next_seq.next = self.empty_seq.val();
+        self.pick_cts_n.next = self.empty_grant.val();
+        self.pick_receiving.next = false;
+        self.pick_ended.next = false;
+        self.up_src.next = self.empty_node.val();
+        self.up_msg_id.next = 0.into();
+        self.up_msg_num.next = 0.into();
+        self.up_len.next = 0.into();
+        self.dlv_src.next = self.empty_node.val();
+        self.dlv_msg_id.next = 0.into();
+        self.dlv_msg_num.next = 0.into();
+        self.dlv_limit.next = self.empty_limit.val();
+        self.read_limit.next = self.empty_limit.val();
+        for k in 0..self._n {
+            if self.target.val() == self.slot_number[k].val() {
+                self.target_grant.next = self.target_grant.val() | self.s_grant[k].q.val();
+            }
+            if self.answer_slot.val() == self.slot_number[k].val() {
+                self.answer_grant.next = self.answer_grant.val() | self.s_grant[k].q.val();
+            }
+            if self.due_slots.val().get_bit(k) {
+                self.pick_src.next = self.pick_src.val() | self.s_src[k].q.val();
+                self.pick_msg_id.next = self.pick_msg_id.val() | self.s_msg_id[k].q.val();
+                self.pick_msg_num.next = self.pick_msg_num.val() | self.s_msg_num[k].q.val();
+                self.pick_limit.next = self.pick_limit.val() | self.s_limit[k].q.val();
+                self.pick_next_seq.next = self.pick_next_seq.val() | self.s_next_seq[k].q.val();
+                self.pick_cts_n.next = self.pick_cts_n.val() | self.s_cts_n[k].q.val();
+                self.pick_receiving.next =
+                    self.pick_receiving.val() | (self.s_state[k].q.val() == SlotState::Receiving);
+                self.pick_ended.next =
+                    self.pick_ended.val() | (self.s_state[k].q.val() == SlotState::Ended);
+            }
+            if self.up_valid.val() & (self.up_slot.val() == self.slot_number[k].val()) {
+                self.up_src.next = self.up_src.val() | self.s_src[k].q.val();
+                self.up_msg_id.next = self.up_msg_id.val() | self.s_msg_id[k].q.val();
+                self.up_msg_num.next = self.up_msg_num.val() | self.s_msg_num[k].q.val();
+                self.up_len.next = self.up_len.val() | self.s_len[k].q.val();
+            }
+            if self.dlv_valid.val() & (self.dlv_slot.val() == self.slot_number[k].val()) {
+                self.dlv_src.next = self.dlv_src.val() | self.s_src[k].q.val();
+                self.dlv_msg_id.next = self.dlv_msg_id.val() | self.s_msg_id[k].q.val();
+                self.dlv_msg_num.next = self.dlv_msg_num.val() | self.s_msg_num[k].q.val();
+                self.dlv_limit.next = self.dlv_limit.val() | self.s_limit[k].q.val();
+            }
+            if self.read_slot.val() == self.slot_number[k].val() {
+                self.read_limit.next = self.read_limit.val() | self.s_limit[k].q.val();
+            }
+        }
+    }
+}

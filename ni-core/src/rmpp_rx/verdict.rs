@@ -1,0 +1,312 @@
+//! The verdict of an RMPP packet (docs/protocol.md §11.5) and where its payload is written.
+
+use idemnet_spec::rmpp::RmppConfig;
+use rust_hdl::prelude::*;
+
+use super::{Action, DropReason};
+
+/// Takes the verdict of §11.5's table in the cycle header word 6 is consumed, from the state
+/// before that edge, and latches it; then writes the payload words as they arrive.
+///
+/// Ports (Verilog names, as a child `verdict$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `decide` | in | 1 | header word 6 of a well-formed packet is consumed now |
+/// | `word` | in | 32 | the flit's data: `msgNum` when `decide`, a payload word when `payload_valid` |
+/// | `payload_valid` | in | 1 | `word` is a payload word |
+/// | `source`, `nid` | in | 16, 16 | the route's `src`, the header's `srcNID` |
+/// | `is_rts`, `is_null`, `is_data`, `is_stop`, `is_to_sender` | in | 1 each | the packet's type, decoded |
+/// | `seq`, `seq_bytes`, `seq_end_bytes` | in | 32, 40, 40 | `seq`, `seq * mtu`, `(seq + 1) * mtu` |
+/// | `expected` | in | 32 | `expected[srcNID]` (the RAM holds `expected - 1`) |
+/// | `matched`, `match_slot` | in | 1, 4 | a busy slot holds (`srcNID`, `msgID`), and which |
+/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | in | 1 each | its state: UPCALL, RECEIVING, COMPLETE, ENDED or DROPPED |
+/// | `match_next_seq`, `match_limit` | in | 11, 13 | its `next_seq` and `limit` |
+/// | `free`, `free_slot` | in | 1, 4 | a slot is free, and the lowest |
+/// | `action`, `reason`, `target` | out | 4, 3, 4 | the latched verdict (registers): what the packet does, why it is dropped (`action` `None`), on which slot |
+/// | `restart`, `finish`, `new_cts` | out | 1 each | (registers) an in-sequence packet restarts, completes the message, or asks for a new CTS |
+/// | `write_enable`, `write_address`, `write_data` | out | 1, 14, 32 | the buffer write of this cycle (combinational) |
+///
+/// Timing: the verdict registers load at the edge of `decide`; the write pointer (`waddr`) and
+/// the bytes still to write (`remaining`) load then and step at each payload word. A payload
+/// word is written when bytes are still to be written, with the bytes at or past the limit
+/// zeroed (§11.5).
+#[derive(LogicBlock)]
+pub struct RmppVerdict {
+    pub clock: Signal<In, Clock>,
+    pub decide: Signal<In, Bit>,
+    pub word: Signal<In, Bits<32>>,
+    pub payload_valid: Signal<In, Bit>,
+    pub source: Signal<In, Bits<16>>,
+    pub nid: Signal<In, Bits<16>>,
+    pub is_rts: Signal<In, Bit>,
+    pub is_null: Signal<In, Bit>,
+    pub is_data: Signal<In, Bit>,
+    pub is_stop: Signal<In, Bit>,
+    pub is_to_sender: Signal<In, Bit>,
+    pub seq: Signal<In, Bits<32>>,
+    pub seq_bytes: Signal<In, Bits<40>>,
+    pub seq_end_bytes: Signal<In, Bits<40>>,
+    pub expected: Signal<In, Bits<32>>,
+    pub matched: Signal<In, Bit>,
+    pub match_slot: Signal<In, Bits<4>>,
+    pub match_upcall: Signal<In, Bit>,
+    pub match_receiving: Signal<In, Bit>,
+    pub match_complete: Signal<In, Bit>,
+    pub match_over: Signal<In, Bit>,
+    pub match_next_seq: Signal<In, Bits<11>>,
+    pub match_limit: Signal<In, Bits<13>>,
+    pub free: Signal<In, Bit>,
+    pub free_slot: Signal<In, Bits<4>>,
+    pub action: Signal<Out, Action>,
+    pub reason: Signal<Out, DropReason>,
+    pub target: Signal<Out, Bits<4>>,
+    pub restart: Signal<Out, Bit>,
+    pub finish: Signal<Out, Bit>,
+    pub new_cts: Signal<Out, Bit>,
+    pub write_enable: Signal<Out, Bit>,
+    pub write_address: Signal<Out, Bits<14>>,
+    pub write_data: Signal<Out, Bits<32>>,
+    rx_v: DFF<Action>,
+    rx_why: DFF<DropReason>,
+    rx_tgt: DFF<Bits<4>>,
+    rx_restart: DFF<Bit>,
+    rx_fin: DFF<Bit>,
+    rx_cts: DFF<Bit>,
+    rx_waddr: DFF<Bits<14>>,
+    rx_rem: DFF<Bits<6>>,
+    expected_next: Signal<Local, Bits<32>>,
+    limit_wide: Signal<Local, Bits<40>>,
+    limit_after_seq: Signal<Local, Bits<40>>,
+    fin: Signal<Local, Bit>,
+    rem_in: Signal<Local, Bits<6>>,
+    seq_offset: Signal<Local, Bits<14>>,
+    match_base: Signal<Local, Bits<14>>,
+    free_base: Signal<Local, Bits<14>>,
+    write_mask: Signal<Local, Bits<32>>,
+    node: Constant<Bits<16>>,
+    log2_mtu_words: Constant<Bits<6>>,
+    slot_shift: Constant<Bits<6>>,
+    slot_mask: Constant<Bits<14>>,
+    word_mask: Constant<Bits<14>>,
+    address_mask: Constant<Bits<14>>,
+    address_step: Constant<Bits<14>>,
+    word_bytes: Constant<Bits<6>>,
+    no_bytes: Constant<Bits<6>>,
+    packet_bytes_max: Constant<Bits<6>>,
+    packet_bytes_wide: Constant<Bits<40>>,
+    whole_word: Constant<Bits<32>>,
+}
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+impl RmppVerdict {
+    /// The verdict of node `cfg.node`'s receive path, its buffer laid out for `cfg`.
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let slot_bits = (cfg.rx_slots as u64).next_power_of_two().trailing_zeros() as u64;
+        let slot_words_log2 = cfg.slot_words().trailing_zeros() as u64;
+        Self {
+            clock: Default::default(),
+            decide: Default::default(),
+            word: Default::default(),
+            payload_valid: Default::default(),
+            source: Default::default(),
+            nid: Default::default(),
+            is_rts: Default::default(),
+            is_null: Default::default(),
+            is_data: Default::default(),
+            is_stop: Default::default(),
+            is_to_sender: Default::default(),
+            seq: Default::default(),
+            seq_bytes: Default::default(),
+            seq_end_bytes: Default::default(),
+            expected: Default::default(),
+            matched: Default::default(),
+            match_slot: Default::default(),
+            match_upcall: Default::default(),
+            match_receiving: Default::default(),
+            match_complete: Default::default(),
+            match_over: Default::default(),
+            match_next_seq: Default::default(),
+            match_limit: Default::default(),
+            free: Default::default(),
+            free_slot: Default::default(),
+            action: Default::default(),
+            reason: Default::default(),
+            target: Default::default(),
+            restart: Default::default(),
+            finish: Default::default(),
+            new_cts: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            rx_v: Default::default(),
+            rx_why: Default::default(),
+            rx_tgt: Default::default(),
+            rx_restart: Default::default(),
+            rx_fin: Default::default(),
+            rx_cts: Default::default(),
+            rx_waddr: Default::default(),
+            rx_rem: Default::default(),
+            expected_next: Default::default(),
+            limit_wide: Default::default(),
+            limit_after_seq: Default::default(),
+            fin: Default::default(),
+            rem_in: Default::default(),
+            seq_offset: Default::default(),
+            match_base: Default::default(),
+            free_base: Default::default(),
+            write_mask: Default::default(),
+            node: c(cfg.node as u64),
+            log2_mtu_words: c(cfg.mtu.trailing_zeros() as u64 - 2),
+            slot_shift: c(slot_words_log2),
+            slot_mask: c((1 << slot_bits) - 1),
+            word_mask: c((1 << slot_words_log2) - 1),
+            address_mask: c((1 << (slot_bits + slot_words_log2)) - 1),
+            address_step: c(1),
+            word_bytes: c(4),
+            no_bytes: c(0),
+            packet_bytes_max: c(32),
+            packet_bytes_wide: c(32),
+            whole_word: c(0xFFFF_FFFF),
+        }
+    }
+}
+
+impl Logic for RmppVerdict {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rx_v, rx_why, rx_tgt, rx_restart, rx_fin, rx_cts, rx_waddr, rx_rem);
+        self.action.next = self.rx_v.q.val();
+        self.reason.next = self.rx_why.q.val();
+        self.target.next = self.rx_tgt.q.val();
+        self.restart.next = self.rx_restart.q.val();
+        self.finish.next = self.rx_fin.q.val();
+        self.new_cts.next = self.rx_cts.q.val();
+
+        // ---- What the verdict reads of the matching slot, and where the payload goes.
+        self.expected_next.next = self.expected.val() + 1;
+        self.limit_wide.next = bit_cast::<40, 13>(self.match_limit.val());
+        self.fin.next = self.seq_end_bytes.val() >= self.limit_wide.val();
+        self.limit_after_seq.next = self.limit_wide.val() - self.seq_bytes.val();
+        self.rem_in.next = self.no_bytes.val();
+        if self.seq_bytes.val() < self.limit_wide.val() {
+            if self.limit_after_seq.val() > self.packet_bytes_wide.val() {
+                self.rem_in.next = self.packet_bytes_max.val();
+            } else {
+                self.rem_in.next = self.limit_after_seq.val().get_bits::<6>(0);
+            }
+        }
+        self.seq_offset.next =
+            (self.seq.val().get_bits::<14>(0) << self.log2_mtu_words.val()) & self.word_mask.val();
+        self.match_base.next = ((bit_cast::<14, 4>(self.match_slot.val()) & self.slot_mask.val())
+            << self.slot_shift.val())
+            | self.seq_offset.val();
+        self.free_base.next = (bit_cast::<14, 4>(self.free_slot.val()) & self.slot_mask.val())
+            << self.slot_shift.val();
+
+        // ---- The verdict (§11.5), in the order of its table.
+        if self.decide.val() {
+            self.rx_v.d.next = Action::None;
+            self.rx_why.d.next = DropReason::None;
+            self.rx_tgt.d.next = self.match_slot.val();
+            self.rx_restart.d.next = false;
+            self.rx_fin.d.next = self.fin.val();
+            self.rx_cts.d.next = self.is_stop.val();
+            self.rx_waddr.d.next = self.match_base.val();
+            self.rx_rem.d.next = self.no_bytes.val();
+            if self.is_to_sender.val() {
+                if self.nid.val() != self.node.val() {
+                    self.rx_why.d.next = DropReason::NotSource;
+                } else {
+                    self.rx_v.d.next = Action::ToSender;
+                }
+            } else if self.nid.val() != self.source.val() {
+                self.rx_why.d.next = DropReason::NotSource;
+            } else if self.is_rts.val() | self.is_null.val() {
+                if !self.matched.val() {
+                    if self.word.val() != self.expected_next.val() {
+                        self.rx_why.d.next = DropReason::Order;
+                    } else if !self.free.val() {
+                        self.rx_why.d.next = DropReason::TableFull;
+                    } else {
+                        self.rx_tgt.d.next = self.free_slot.val();
+                        if self.is_null.val() {
+                            self.rx_v.d.next = Action::AbortNew;
+                        } else {
+                            self.rx_v.d.next = Action::New;
+                            self.rx_waddr.d.next = self.free_base.val();
+                            self.rx_rem.d.next = self.packet_bytes_max.val();
+                        }
+                    }
+                } else if self.match_upcall.val() | self.match_complete.val() {
+                    if self.is_null.val() {
+                        self.rx_why.d.next = DropReason::Busy;
+                    } else {
+                        self.rx_why.d.next = DropReason::Duplicate;
+                    }
+                } else if self.match_receiving.val() & self.is_null.val() {
+                    self.rx_v.d.next = Action::Abort;
+                } else {
+                    self.rx_v.d.next = Action::Again;
+                }
+            } else if self.is_data.val() {
+                if !self.matched.val() {
+                    self.rx_why.d.next = DropReason::Unknown;
+                } else if self.match_receiving.val() {
+                    if self.seq.val() == bit_cast::<32, 11>(self.match_next_seq.val()) {
+                        self.rx_v.d.next = Action::InSequence;
+                        self.rx_rem.d.next = self.rem_in.val();
+                    } else if self.seq.val() == 1 {
+                        // A restart: what is held stays (nothing written).
+                        self.rx_v.d.next = Action::InSequence;
+                        self.rx_restart.d.next = true;
+                        self.rx_cts.d.next = true;
+                    } else {
+                        self.rx_why.d.next = DropReason::Sequence;
+                    }
+                } else if self.match_upcall.val() {
+                    self.rx_why.d.next = DropReason::Sequence;
+                } else if self.match_complete.val() {
+                    self.rx_why.d.next = DropReason::Duplicate;
+                } else {
+                    self.rx_v.d.next = Action::Again;
+                }
+            } else {
+                // GCH
+                if !self.matched.val() {
+                    self.rx_why.d.next = DropReason::Unknown;
+                } else if self.match_over.val() {
+                    self.rx_v.d.next = Action::Free;
+                } else {
+                    self.rx_why.d.next = DropReason::Sequence;
+                }
+            }
+        }
+
+        // ---- Payload words: written while bytes remain, the bytes past the limit zeroed.
+        self.write_mask.next = self.whole_word.val();
+        if self.rx_rem.q.val() < self.word_bytes.val() {
+            self.write_mask.next =
+                !(self.whole_word.val() >> (bit_cast::<8, 6>(self.rx_rem.q.val()) << 3));
+        }
+        self.write_address.next = self.rx_waddr.q.val();
+        self.write_data.next = self.word.val() & self.write_mask.val();
+        self.write_enable.next = false;
+        if self.payload_valid.val() {
+            if self.rx_rem.q.val().any() {
+                self.write_enable.next = true;
+            }
+            if self.rx_rem.q.val() < self.word_bytes.val() {
+                self.rx_rem.d.next = self.no_bytes.val();
+            } else {
+                self.rx_rem.d.next = self.rx_rem.q.val() - self.word_bytes.val();
+            }
+            self.rx_waddr.d.next =
+                (self.rx_waddr.q.val() + self.address_step.val()) & self.address_mask.val();
+        }
+    }
+}
