@@ -23,6 +23,9 @@ pub enum DesignArg {
     Ni,
     /// One RMPP receive path, default parameters, in the stimulus harness.
     RmppRx,
+    /// One node (NI, RMPP receive path, framer, merge, split) in system16's configuration, in
+    /// the stimulus harness.
+    Node,
     /// The on-chip self-test (docs/protocol.md §14), wired to the board's pins.
     Selftest,
     /// The 16-node system of the co-simulation (configuration `system16`), ECP5 only.
@@ -44,6 +47,7 @@ impl From<DesignArg> for Design {
             DesignArg::Switch => Design::Switch,
             DesignArg::Ni => Design::Ni,
             DesignArg::RmppRx => Design::RmppRx,
+            DesignArg::Node => Design::Node,
             DesignArg::Selftest => Design::Selftest,
             DesignArg::System16 => Design::System16,
         }

@@ -10,6 +10,9 @@ use idemnet_testbench::Config;
 use crate::board::Board;
 use crate::harness;
 
+/// The node the `node` design builds: as the `ni` and `rmpp-rx` designs, node 5 of 16.
+const NODE: u16 = 5;
+
 /// A design of an image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Design {
@@ -19,6 +22,9 @@ pub enum Design {
     Ni,
     /// One RMPP receive path with the default parameters (`rmpp-rx`).
     RmppRx,
+    /// One node (NI, RMPP receive path, framer, merge, split: docs/protocol.md §13) in
+    /// `system16`'s configuration, node 5: the unit the 16-node system repeats.
+    Node,
     /// The self-test (docs/protocol.md §14) for the board's clock.
     Selftest,
     /// The 16-node system of the co-simulation (`system16`), on the ECP5 only.
@@ -26,10 +32,11 @@ pub enum Design {
 }
 
 impl Design {
-    pub const ALL: [Design; 5] = [
+    pub const ALL: [Design; 6] = [
         Design::Switch,
         Design::Ni,
         Design::RmppRx,
+        Design::Node,
         Design::Selftest,
         Design::System16,
     ];
@@ -39,6 +46,7 @@ impl Design {
             Design::Switch => "switch",
             Design::Ni => "ni",
             Design::RmppRx => "rmpp-rx",
+            Design::Node => "node",
             Design::Selftest => "selftest",
             Design::System16 => "system16",
         }
@@ -56,7 +64,7 @@ impl Design {
             Design::Ni => Some("ni"),
             Design::RmppRx => Some("rmpp-rx"),
             Design::System16 => Some("system16"),
-            Design::Selftest => None,
+            Design::Node | Design::Selftest => None,
         }
     }
 
@@ -82,6 +90,17 @@ impl Design {
         match self.config() {
             Some(name) => {
                 let (v, ports) = Config::named(name)?.verilog()?;
+                let top = harness::stimulus_top(&ports);
+                Ok((v, ports, top))
+            }
+            None if self == Design::Node => {
+                let system = Config::system16();
+                let ni = idemnet_ni_core::NiConfig {
+                    node: NODE,
+                    ..system.ni
+                };
+                let (v, ports) = idemnet_ni_core::node_verilog(&ni, &system.rmpp)
+                    .map_err(|e| anyhow!("node: {e}"))?;
                 let top = harness::stimulus_top(&ports);
                 Ok((v, ports, top))
             }

@@ -32,7 +32,7 @@ fn ni_synthesizes_for_ice40() {
 
 #[test]
 fn board_tops_pass_verilator_lint() {
-    for d in [Design::Switch, Design::Selftest] {
+    for d in [Design::Switch, Design::Node, Design::Selftest] {
         let (dut, _, top) = d.verilog(Board::Ice40Hx8k).unwrap();
         idemnet_cosim::tools::verilator_lint(
             &format!("{dut}\n{top}"),

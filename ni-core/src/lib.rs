@@ -4,6 +4,7 @@
 //! * [`ni_verilog`]: its Verilog (top module `top`) and port list.
 //! * [`system::System`]: one [`node::Node`] (NI, RMPP receive path, framer, merge, split) per node
 //!   on the fat tree with a fault injector on every link (§10, §13); [`system_verilog`].
+//! * [`node_verilog`]: one node alone.
 //! * [`rmpp_rx::RmppRx`]: the RMPP receive path of §11; [`rmpp_rx_verilog`].
 //! * [`selftest::SelfTest`]: the on-chip self-test of §14 (NIs, fabric, injectors, traffic
 //!   sources, checkers, counters, LEDs, UART); [`selftest_verilog`].
@@ -53,6 +54,21 @@ pub fn rmpp_rx(cfg: &RmppConfig) -> Result<RmppRx, String> {
 /// The Verilog of the RMPP receive path for `cfg` (top module `top`) and its port list.
 pub fn rmpp_rx_verilog(cfg: &RmppConfig) -> Result<(String, Vec<PortSpec>), String> {
     let b = rmpp_rx(cfg)?;
+    Ok((generate_verilog_unchecked(&b), port_list(&b)))
+}
+
+/// The Verilog of one node (§13; top module `top`) with an NI for `ni` and an RMPP receive path
+/// for `rmpp`, both numbered `ni.node`, and its port list.
+pub fn node_verilog(ni: &NiConfig, rmpp: &RmppConfig) -> Result<(String, Vec<PortSpec>), String> {
+    ni.validate()?;
+    let rmpp = RmppConfig {
+        node: ni.node,
+        ..*rmpp
+    };
+    rmpp.validate()?;
+    let mut b = node::Node::new(ni, &rmpp);
+    b.connect_all();
+    check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
     Ok((generate_verilog_unchecked(&b), port_list(&b)))
 }
 

@@ -212,8 +212,11 @@ impl Logic for RmppTx {
         self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
         self.transmitter.payload_words.next = self.tx_words.val().get_bits::<4>(0);
         // A payload has at most 8 words, so the low 3 bits of the index are its address.
-        self.payloads.read_address.next =
-            self.transmitter.fetch_index.val().get_bits::<PACKET_ADDRESS_BITS>(0);
+        self.payloads.read_address.next = self
+            .transmitter
+            .fetch_index
+            .val()
+            .get_bits::<PACKET_ADDRESS_BITS>(0);
         self.tx_word.next = 0.into();
         if self.transmitter.start.val() {
             self.tx_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());

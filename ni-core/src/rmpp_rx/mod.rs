@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use idemnet_spec::rmpp::RmppConfig;
 use idemnet_rtl::flit::Flit;
+use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 pub mod action;

@@ -1,8 +1,8 @@
 //! The framing and header of an RMPP packet in reception (docs/protocol.md §11.1, §11.5).
 
-use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
+use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use rust_hdl::prelude::*;
 
 /// Header word 6 (`msgNum`): the last, where the well-formed checks end and the verdict is taken.

@@ -1,9 +1,9 @@
 //! The reply transmitter of the RMPP receive path (docs/protocol.md §11.5): CTS, MSGEND and
 //! MSGDROP worms.
 
-use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS};
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::worm_transmitter::WormTransmitter;
+use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS};
 use rust_hdl::prelude::*;
 
 use super::header::HeaderWords;
