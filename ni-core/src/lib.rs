@@ -11,6 +11,7 @@
 //! * [`links`]: the fault-injected links of a network of nodes, shared by the system and the
 //!   self-test.
 
+mod host_ports;
 pub mod links;
 pub mod ni;
 pub mod node;

@@ -10,6 +10,7 @@ use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
+use crate::host_ports::with_host_ports;
 use crate::ni::Ni;
 use crate::rmpp_rx::header::HeaderWords;
 use crate::rmpp_rx::RmppRx;
@@ -420,325 +421,128 @@ impl Logic for RxDemux {
     }
 }
 
-/// One node (docs/protocol.md §13): an idempotent [`Ni`] (§8), an [`RmppRx`] (§11), an
-/// [`RmppTx`] (§13.1), a [`TxMerge`] (§13.2) and an [`RxDemux`] (§13.3).
-///
-/// Ports (Verilog names), in the order of `idemnet_spec::node::ports` (a test holds them to it):
-///
-/// | port | dir | width | |
-/// |------|-----|-------|-|
-/// | `clock` | in | 1 | |
-/// | `net_in` | in | 35 | flits from the fabric, through the split to the NI or the RMPP receive path |
-/// | `net_out` | out | 35 | flits into the fabric: the three transmitters, merged |
-/// | `req_valid`, `req_data`, `req_last`, `req_dst`, `req_len`, `dlv_ready` | in | 1, 32, 1, 16, 6, 1 | the NI's host inputs (§8.2) |
-/// | `req_ready`, `dlv_valid`, `dlv_data`, `dlv_last`, `dlv_src`, `dlv_uid`, `dlv_len`, `done_valid`, `done_uid` | out | 1, 1, 32, 1, 16, 32, 6, 1, 32 | the NI's host outputs |
-/// | `cnt_crc` ... `cnt_retransmit`, `cnt_host_error` | out | 16 each | the NI's counters |
-/// | `rx_up_ready`, `rx_up_accept`, `rx_dlv_ready`, `rx_rd_slot`, `rx_rd_word` | in | 1, 32, 1, 4, 10 | the RMPP receive path's host inputs (§11.3) |
-/// | `rx_up_valid`, `rx_up_slot`, `rx_up_src`, `rx_up_msg_id`, `rx_up_msg_num`, `rx_up_len` | out | 1, 4, 16, 32, 32, 32 | its upcall |
-/// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_src`, `rx_dlv_msg_id`, `rx_dlv_msg_num`, `rx_dlv_len` | out | 1, 4, 16, 32, 32, 32 | its delivery |
-/// | `rx_rd_data` | out | 32 | its buffer read port |
-/// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
-/// | `rx_cnt_crc` ... `rx_cnt_restart` | out | 16 each | its counters |
-/// | `tx_valid`, `tx_data`, `tx_last`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes` | in | 1, 32, 1, 16, 4, 32 x 5, 6 | the framer's packet stream (§13.1) |
-/// | `tx_ready`, `tx_cnt_host_error` | out | 1, 16 | the framer takes beats; packets it refused |
-///
-/// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
-/// (a worm reaches the NI or the RMPP receive path one cycle later than without it), and the
-/// merge adds none (its grants and its OR are combinational from the blocks' registers). Every
-/// output port of the node is a register output of one of the blocks or the OR of three.
-#[derive(LogicBlock)]
-pub struct Node {
-    pub clock: Signal<In, Clock>,
-    pub net_in: Signal<In, Flit>,
-    pub net_out: Signal<Out, Flit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_data: Signal<In, Bits<32>>,
-    pub req_last: Signal<In, Bit>,
-    pub req_dst: Signal<In, Bits<16>>,
-    pub req_len: Signal<In, Bits<6>>,
-    pub dlv_ready: Signal<In, Bit>,
-    pub req_ready: Signal<Out, Bit>,
-    pub dlv_valid: Signal<Out, Bit>,
-    pub dlv_data: Signal<Out, Bits<32>>,
-    pub dlv_last: Signal<Out, Bit>,
-    pub dlv_src: Signal<Out, Bits<16>>,
-    pub dlv_uid: Signal<Out, Bits<32>>,
-    pub dlv_len: Signal<Out, Bits<6>>,
-    pub done_valid: Signal<Out, Bit>,
-    pub done_uid: Signal<Out, Bits<32>>,
-    pub cnt_crc: Signal<Out, Bits<16>>,
-    pub cnt_truncated: Signal<Out, Bits<16>>,
-    pub cnt_malformed: Signal<Out, Bits<16>>,
-    pub cnt_misrouted: Signal<Out, Bits<16>>,
-    pub cnt_not_source: Signal<Out, Bits<16>>,
-    pub cnt_table_full: Signal<Out, Bits<16>>,
-    pub cnt_unknown: Signal<Out, Bits<16>>,
-    pub cnt_busy: Signal<Out, Bits<16>>,
-    pub cnt_duplicate: Signal<Out, Bits<16>>,
-    pub cnt_retransmit: Signal<Out, Bits<16>>,
-    pub cnt_host_error: Signal<Out, Bits<16>>,
-    pub rx_up_ready: Signal<In, Bit>,
-    pub rx_up_accept: Signal<In, Bits<32>>,
-    pub rx_dlv_ready: Signal<In, Bit>,
-    pub rx_rd_slot: Signal<In, Bits<4>>,
-    pub rx_rd_word: Signal<In, Bits<10>>,
-    pub rx_up_valid: Signal<Out, Bit>,
-    pub rx_up_slot: Signal<Out, Bits<4>>,
-    pub rx_up_src: Signal<Out, Bits<16>>,
-    pub rx_up_msg_id: Signal<Out, Bits<32>>,
-    pub rx_up_msg_num: Signal<Out, Bits<32>>,
-    pub rx_up_len: Signal<Out, Bits<32>>,
-    pub rx_dlv_valid: Signal<Out, Bit>,
-    pub rx_dlv_slot: Signal<Out, Bits<4>>,
-    pub rx_dlv_src: Signal<Out, Bits<16>>,
-    pub rx_dlv_msg_id: Signal<Out, Bits<32>>,
-    pub rx_dlv_msg_num: Signal<Out, Bits<32>>,
-    pub rx_dlv_len: Signal<Out, Bits<32>>,
-    pub rx_rd_data: Signal<Out, Bits<32>>,
-    pub rx_snd_valid: Signal<Out, Bit>,
-    pub rx_snd_type: Signal<Out, Bits<4>>,
-    pub rx_snd_peer: Signal<Out, Bits<16>>,
-    pub rx_snd_msg_id: Signal<Out, Bits<32>>,
-    pub rx_snd_len: Signal<Out, Bits<32>>,
-    pub rx_snd_seq: Signal<Out, Bits<32>>,
-    pub rx_snd_info: Signal<Out, Bits<32>>,
-    pub rx_snd_msg_num: Signal<Out, Bits<32>>,
-    pub rx_cnt_crc: Signal<Out, Bits<16>>,
-    pub rx_cnt_truncated: Signal<Out, Bits<16>>,
-    pub rx_cnt_malformed: Signal<Out, Bits<16>>,
-    pub rx_cnt_misrouted: Signal<Out, Bits<16>>,
-    pub rx_cnt_version: Signal<Out, Bits<16>>,
-    pub rx_cnt_not_source: Signal<Out, Bits<16>>,
-    pub rx_cnt_order: Signal<Out, Bits<16>>,
-    pub rx_cnt_sequence: Signal<Out, Bits<16>>,
-    pub rx_cnt_table_full: Signal<Out, Bits<16>>,
-    pub rx_cnt_unknown: Signal<Out, Bits<16>>,
-    pub rx_cnt_duplicate: Signal<Out, Bits<16>>,
-    pub rx_cnt_busy: Signal<Out, Bits<16>>,
-    pub rx_cnt_restart: Signal<Out, Bits<16>>,
-    pub tx_valid: Signal<In, Bit>,
-    pub tx_data: Signal<In, Bits<32>>,
-    pub tx_last: Signal<In, Bit>,
-    pub tx_dst: Signal<In, Bits<16>>,
-    pub tx_type: Signal<In, Bits<4>>,
-    pub tx_msg_id: Signal<In, Bits<32>>,
-    pub tx_len: Signal<In, Bits<32>>,
-    pub tx_seq: Signal<In, Bits<32>>,
-    pub tx_info: Signal<In, Bits<32>>,
-    pub tx_msg_num: Signal<In, Bits<32>>,
-    pub tx_bytes: Signal<In, Bits<6>>,
-    pub tx_ready: Signal<Out, Bit>,
-    pub tx_cnt_host_error: Signal<Out, Bits<16>>,
-    pub demux: RxDemux,
-    pub ni: Ni,
-    pub rx: RmppRx,
-    pub tx: RmppTx,
-    pub merge: TxMerge,
-}
-
-impl Node {
-    /// A node with the NI parameters `ni` and the RMPP parameters `rmpp`, both for the same
-    /// `node` (validated by the caller).
-    pub fn new(ni: &NiConfig, rmpp: &RmppConfig) -> Self {
-        assert_eq!(
-            ni.node, rmpp.node,
-            "the NI and the RMPP receive path of a node share its id"
-        );
-        Self {
-            clock: Default::default(),
-            net_in: Default::default(),
-            net_out: Default::default(),
-            req_valid: Default::default(),
-            req_data: Default::default(),
-            req_last: Default::default(),
-            req_dst: Default::default(),
-            req_len: Default::default(),
-            dlv_ready: Default::default(),
-            req_ready: Default::default(),
-            dlv_valid: Default::default(),
-            dlv_data: Default::default(),
-            dlv_last: Default::default(),
-            dlv_src: Default::default(),
-            dlv_uid: Default::default(),
-            dlv_len: Default::default(),
-            done_valid: Default::default(),
-            done_uid: Default::default(),
-            cnt_crc: Default::default(),
-            cnt_truncated: Default::default(),
-            cnt_malformed: Default::default(),
-            cnt_misrouted: Default::default(),
-            cnt_not_source: Default::default(),
-            cnt_table_full: Default::default(),
-            cnt_unknown: Default::default(),
-            cnt_busy: Default::default(),
-            cnt_duplicate: Default::default(),
-            cnt_retransmit: Default::default(),
-            cnt_host_error: Default::default(),
-            rx_up_ready: Default::default(),
-            rx_up_accept: Default::default(),
-            rx_dlv_ready: Default::default(),
-            rx_rd_slot: Default::default(),
-            rx_rd_word: Default::default(),
-            rx_up_valid: Default::default(),
-            rx_up_slot: Default::default(),
-            rx_up_src: Default::default(),
-            rx_up_msg_id: Default::default(),
-            rx_up_msg_num: Default::default(),
-            rx_up_len: Default::default(),
-            rx_dlv_valid: Default::default(),
-            rx_dlv_slot: Default::default(),
-            rx_dlv_src: Default::default(),
-            rx_dlv_msg_id: Default::default(),
-            rx_dlv_msg_num: Default::default(),
-            rx_dlv_len: Default::default(),
-            rx_rd_data: Default::default(),
-            rx_snd_valid: Default::default(),
-            rx_snd_type: Default::default(),
-            rx_snd_peer: Default::default(),
-            rx_snd_msg_id: Default::default(),
-            rx_snd_len: Default::default(),
-            rx_snd_seq: Default::default(),
-            rx_snd_info: Default::default(),
-            rx_snd_msg_num: Default::default(),
-            rx_cnt_crc: Default::default(),
-            rx_cnt_truncated: Default::default(),
-            rx_cnt_malformed: Default::default(),
-            rx_cnt_misrouted: Default::default(),
-            rx_cnt_version: Default::default(),
-            rx_cnt_not_source: Default::default(),
-            rx_cnt_order: Default::default(),
-            rx_cnt_sequence: Default::default(),
-            rx_cnt_table_full: Default::default(),
-            rx_cnt_unknown: Default::default(),
-            rx_cnt_duplicate: Default::default(),
-            rx_cnt_busy: Default::default(),
-            rx_cnt_restart: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_last: Default::default(),
-            tx_dst: Default::default(),
-            tx_type: Default::default(),
-            tx_msg_id: Default::default(),
-            tx_len: Default::default(),
-            tx_seq: Default::default(),
-            tx_info: Default::default(),
-            tx_msg_num: Default::default(),
-            tx_bytes: Default::default(),
-            tx_ready: Default::default(),
-            tx_cnt_host_error: Default::default(),
-            demux: Default::default(),
-            ni: Ni::new(ni),
-            rx: RmppRx::new(rmpp),
-            tx: RmppTx::new(ni.node),
-            merge: Default::default(),
+/// Declares [`Node`] with the host ports of [`with_host_ports`]'s list: each a port of the node
+/// wired to the block's port it shows, so the ports are written once for the node and the
+/// system (docs/protocol.md §10, §13).
+macro_rules! node_with_host_ports {
+    (
+        ni: {
+            inputs: { $($ni_input:ident = $ni_input_port:ident: $ni_input_type:ty),* $(,)? },
+            outputs: { $($ni_output:ident = $ni_output_port:ident: $ni_output_type:ty),* $(,)? } $(,)?
+        },
+        rx: {
+            inputs: { $($rx_input:ident = $rx_input_port:ident: $rx_input_type:ty),* $(,)? },
+            outputs: { $($rx_output:ident = $rx_output_port:ident: $rx_output_type:ty),* $(,)? } $(,)?
+        },
+        tx: {
+            inputs: { $($tx_input:ident = $tx_input_port:ident: $tx_input_type:ty),* $(,)? },
+            outputs: { $($tx_output:ident = $tx_output_port:ident: $tx_output_type:ty),* $(,)? } $(,)?
+        } $(,)?
+    ) => {
+        /// One node (docs/protocol.md §13): an idempotent [`Ni`] (§8), an [`RmppRx`] (§11), an
+        /// [`RmppTx`] (§13.1), a [`TxMerge`] (§13.2) and an [`RxDemux`] (§13.3).
+        ///
+        /// Ports (Verilog names), in the order of `idemnet_spec::node::ports` (a test holds them to it),
+        /// from the one list of [`crate::host_ports`]:
+        ///
+        /// | port | dir | width | |
+        /// |------|-----|-------|-|
+        /// | `clock` | in | 1 | |
+        /// | `net_in` | in | 35 | flits from the fabric, through the split to the NI or the RMPP receive path |
+        /// | `net_out` | out | 35 | flits into the fabric: the three transmitters, merged |
+        /// | `req_valid`, `req_data`, `req_last`, `req_dst`, `req_len`, `dlv_ready` | in | 1, 32, 1, 16, 6, 1 | the NI's host inputs (§8.2) |
+        /// | `req_ready`, `dlv_valid`, `dlv_data`, `dlv_last`, `dlv_src`, `dlv_uid`, `dlv_len`, `done_valid`, `done_uid` | out | 1, 1, 32, 1, 16, 32, 6, 1, 32 | the NI's host outputs |
+        /// | `cnt_crc` ... `cnt_retransmit`, `cnt_host_error` | out | 16 each | the NI's counters |
+        /// | `rx_up_ready`, `rx_up_accept`, `rx_dlv_ready`, `rx_rd_slot`, `rx_rd_word` | in | 1, 32, 1, 4, 10 | the RMPP receive path's host inputs (§11.3) |
+        /// | `rx_up_valid`, `rx_up_slot`, `rx_up_src`, `rx_up_msg_id`, `rx_up_msg_num`, `rx_up_len` | out | 1, 4, 16, 32, 32, 32 | its upcall |
+        /// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_src`, `rx_dlv_msg_id`, `rx_dlv_msg_num`, `rx_dlv_len` | out | 1, 4, 16, 32, 32, 32 | its delivery |
+        /// | `rx_rd_data` | out | 32 | its buffer read port |
+        /// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
+        /// | `rx_cnt_crc` ... `rx_cnt_restart` | out | 16 each | its counters |
+        /// | `tx_valid`, `tx_data`, `tx_last`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes` | in | 1, 32, 1, 16, 4, 32 x 5, 6 | the framer's packet stream (§13.1) |
+        /// | `tx_ready`, `tx_cnt_host_error` | out | 1, 16 | the framer takes beats; packets it refused |
+        ///
+        /// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
+        /// (a worm reaches the NI or the RMPP receive path one cycle later than without it), and the
+        /// merge adds none (its grants and its OR are combinational from the blocks' registers). Every
+        /// output port of the node is a register output of one of the blocks or the OR of three.
+        #[derive(LogicBlock)]
+        pub struct Node {
+            pub clock: Signal<In, Clock>,
+            pub net_in: Signal<In, Flit>,
+            pub net_out: Signal<Out, Flit>,
+            $(pub $ni_input: Signal<In, $ni_input_type>,)*
+            $(pub $ni_output: Signal<Out, $ni_output_type>,)*
+            $(pub $rx_input: Signal<In, $rx_input_type>,)*
+            $(pub $rx_output: Signal<Out, $rx_output_type>,)*
+            $(pub $tx_input: Signal<In, $tx_input_type>,)*
+            $(pub $tx_output: Signal<Out, $tx_output_type>,)*
+            pub demux: RxDemux,
+            pub ni: Ni,
+            pub rx: RmppRx,
+            pub tx: RmppTx,
+            pub merge: TxMerge,
         }
-    }
+
+        impl Node {
+            /// A node with the NI parameters `ni` and the RMPP parameters `rmpp`, both for the
+            /// same `node` (validated by the caller).
+            pub fn new(ni: &NiConfig, rmpp: &RmppConfig) -> Self {
+                Self {
+                    clock: Default::default(),
+                    net_in: Default::default(),
+                    net_out: Default::default(),
+                    $($ni_input: Default::default(),)*
+                    $($ni_output: Default::default(),)*
+                    $($rx_input: Default::default(),)*
+                    $($rx_output: Default::default(),)*
+                    $($tx_input: Default::default(),)*
+                    $($tx_output: Default::default(),)*
+                    demux: Default::default(),
+                    ni: Ni::new(ni),
+                    rx: RmppRx::new(rmpp),
+                    tx: RmppTx::new(ni.node),
+                    merge: Default::default(),
+                }
+            }
+        }
+
+        impl Logic for Node {
+            #[hdl_gen]
+            fn update(&mut self) {
+                self.demux.clock.next = self.clock.val();
+                self.ni.clock.next = self.clock.val();
+                self.rx.clock.next = self.clock.val();
+                self.tx.clock.next = self.clock.val();
+                self.merge.clock.next = self.clock.val();
+                // Receive side: the split, one cycle late, to the NI or the RMPP receive path.
+                self.demux.net_in.next = self.net_in.val();
+                self.ni.net_in.next = self.demux.to_ni.val();
+                self.rx.net_in.next = self.demux.to_rmpp.val();
+                // Transmit side: a = NI, b = RMPP receive path, c = framer.
+                self.merge.net_a.next = self.ni.net_out.val();
+                self.merge.req_a.next = self.ni.tx_req.val();
+                self.ni.tx_gnt.next = self.merge.gnt_a.val();
+                self.merge.net_b.next = self.rx.net_out.val();
+                self.merge.req_b.next = self.rx.tx_req.val();
+                self.rx.tx_gnt.next = self.merge.gnt_b.val();
+                self.merge.net_c.next = self.tx.net_out.val();
+                self.merge.req_c.next = self.tx.tx_req.val();
+                self.tx.tx_gnt.next = self.merge.gnt_c.val();
+                self.net_out.next = self.merge.net_out.val();
+                // Host ports.
+                $(self.ni.$ni_input_port.next = self.$ni_input.val();)*
+                $(self.$ni_output.next = self.ni.$ni_output_port.val();)*
+                $(self.rx.$rx_input_port.next = self.$rx_input.val();)*
+                $(self.$rx_output.next = self.rx.$rx_output_port.val();)*
+                $(self.tx.$tx_input_port.next = self.$tx_input.val();)*
+                $(self.$tx_output.next = self.tx.$tx_output_port.val();)*
+            }
+        }
+    };
 }
 
-impl Logic for Node {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.demux.clock.next = self.clock.val();
-        self.ni.clock.next = self.clock.val();
-        self.rx.clock.next = self.clock.val();
-        self.tx.clock.next = self.clock.val();
-        self.merge.clock.next = self.clock.val();
-        // Receive side: the split, one cycle late, to the NI or the RMPP receive path.
-        self.demux.net_in.next = self.net_in.val();
-        self.ni.net_in.next = self.demux.to_ni.val();
-        self.rx.net_in.next = self.demux.to_rmpp.val();
-        // Transmit side: a = NI, b = RMPP receive path, c = framer.
-        self.merge.net_a.next = self.ni.net_out.val();
-        self.merge.req_a.next = self.ni.tx_req.val();
-        self.ni.tx_gnt.next = self.merge.gnt_a.val();
-        self.merge.net_b.next = self.rx.net_out.val();
-        self.merge.req_b.next = self.rx.tx_req.val();
-        self.rx.tx_gnt.next = self.merge.gnt_b.val();
-        self.merge.net_c.next = self.tx.net_out.val();
-        self.merge.req_c.next = self.tx.tx_req.val();
-        self.tx.tx_gnt.next = self.merge.gnt_c.val();
-        self.net_out.next = self.merge.net_out.val();
-        // Host ports.
-        self.ni.req_valid.next = self.req_valid.val();
-        self.ni.req_data.next = self.req_data.val();
-        self.ni.req_last.next = self.req_last.val();
-        self.ni.req_dst.next = self.req_dst.val();
-        self.ni.req_len.next = self.req_len.val();
-        self.ni.dlv_ready.next = self.dlv_ready.val();
-        self.req_ready.next = self.ni.req_ready.val();
-        self.dlv_valid.next = self.ni.dlv_valid.val();
-        self.dlv_data.next = self.ni.dlv_data.val();
-        self.dlv_last.next = self.ni.dlv_last.val();
-        self.dlv_src.next = self.ni.dlv_src.val();
-        self.dlv_uid.next = self.ni.dlv_uid.val();
-        self.dlv_len.next = self.ni.dlv_len.val();
-        self.done_valid.next = self.ni.done_valid.val();
-        self.done_uid.next = self.ni.done_uid.val();
-        self.cnt_crc.next = self.ni.cnt_crc.val();
-        self.cnt_truncated.next = self.ni.cnt_truncated.val();
-        self.cnt_malformed.next = self.ni.cnt_malformed.val();
-        self.cnt_misrouted.next = self.ni.cnt_misrouted.val();
-        self.cnt_not_source.next = self.ni.cnt_not_source.val();
-        self.cnt_table_full.next = self.ni.cnt_table_full.val();
-        self.cnt_unknown.next = self.ni.cnt_unknown.val();
-        self.cnt_busy.next = self.ni.cnt_busy.val();
-        self.cnt_duplicate.next = self.ni.cnt_duplicate.val();
-        self.cnt_retransmit.next = self.ni.cnt_retransmit.val();
-        self.cnt_host_error.next = self.ni.cnt_host_error.val();
-        self.rx.up_ready.next = self.rx_up_ready.val();
-        self.rx.up_accept.next = self.rx_up_accept.val();
-        self.rx.dlv_ready.next = self.rx_dlv_ready.val();
-        self.rx.rd_slot.next = self.rx_rd_slot.val();
-        self.rx.rd_word.next = self.rx_rd_word.val();
-        self.rx_up_valid.next = self.rx.up_valid.val();
-        self.rx_up_slot.next = self.rx.up_slot.val();
-        self.rx_up_src.next = self.rx.up_src.val();
-        self.rx_up_msg_id.next = self.rx.up_msg_id.val();
-        self.rx_up_msg_num.next = self.rx.up_msg_num.val();
-        self.rx_up_len.next = self.rx.up_len.val();
-        self.rx_dlv_valid.next = self.rx.dlv_valid.val();
-        self.rx_dlv_slot.next = self.rx.dlv_slot.val();
-        self.rx_dlv_src.next = self.rx.dlv_src.val();
-        self.rx_dlv_msg_id.next = self.rx.dlv_msg_id.val();
-        self.rx_dlv_msg_num.next = self.rx.dlv_msg_num.val();
-        self.rx_dlv_len.next = self.rx.dlv_len.val();
-        self.rx_rd_data.next = self.rx.rd_data.val();
-        self.rx_snd_valid.next = self.rx.snd_valid.val();
-        self.rx_snd_type.next = self.rx.snd_type.val();
-        self.rx_snd_peer.next = self.rx.snd_peer.val();
-        self.rx_snd_msg_id.next = self.rx.snd_msg_id.val();
-        self.rx_snd_len.next = self.rx.snd_len.val();
-        self.rx_snd_seq.next = self.rx.snd_seq.val();
-        self.rx_snd_info.next = self.rx.snd_info.val();
-        self.rx_snd_msg_num.next = self.rx.snd_msg_num.val();
-        self.rx_cnt_crc.next = self.rx.cnt_crc.val();
-        self.rx_cnt_truncated.next = self.rx.cnt_truncated.val();
-        self.rx_cnt_malformed.next = self.rx.cnt_malformed.val();
-        self.rx_cnt_misrouted.next = self.rx.cnt_misrouted.val();
-        self.rx_cnt_version.next = self.rx.cnt_version.val();
-        self.rx_cnt_not_source.next = self.rx.cnt_not_source.val();
-        self.rx_cnt_order.next = self.rx.cnt_order.val();
-        self.rx_cnt_sequence.next = self.rx.cnt_sequence.val();
-        self.rx_cnt_table_full.next = self.rx.cnt_table_full.val();
-        self.rx_cnt_unknown.next = self.rx.cnt_unknown.val();
-        self.rx_cnt_duplicate.next = self.rx.cnt_duplicate.val();
-        self.rx_cnt_busy.next = self.rx.cnt_busy.val();
-        self.rx_cnt_restart.next = self.rx.cnt_restart.val();
-        self.tx.tx_valid.next = self.tx_valid.val();
-        self.tx.tx_data.next = self.tx_data.val();
-        self.tx.tx_last.next = self.tx_last.val();
-        self.tx.tx_dst.next = self.tx_dst.val();
-        self.tx.tx_type.next = self.tx_type.val();
-        self.tx.tx_msg_id.next = self.tx_msg_id.val();
-        self.tx.tx_len.next = self.tx_len.val();
-        self.tx.tx_seq.next = self.tx_seq.val();
-        self.tx.tx_info.next = self.tx_info.val();
-        self.tx.tx_msg_num.next = self.tx_msg_num.val();
-        self.tx.tx_bytes.next = self.tx_bytes.val();
-        self.tx_ready.next = self.tx.tx_ready.val();
-        self.tx_cnt_host_error.next = self.tx.tx_cnt_host_error.val();
-    }
-}
+with_host_ports!(node_with_host_ports);
 
 #[cfg(test)]
 mod tests {

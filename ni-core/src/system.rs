@@ -12,22 +12,32 @@ use idemnet_spec::ports::PortDir;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
+use crate::host_ports::with_host_ports;
 use crate::links::{
     clock_fabric, clock_fabric_hdl, connect_fabric, drive_links, links_hdl, sigs, LinkNode,
 };
 use crate::node::Node;
 
-/// Declares [`System`] with one `Vec` of per-node signals for each host port of a node, in the
-/// system's port order (§10, `idemnet_spec::system::Layout::ports`), and writes the copies
-/// between those ports and the nodes' for rust-hdl's simulator and `connect`. Each field is
+/// Declares [`System`] with one `Vec` of per-node signals for each host port of a node (the
+/// one list of [`crate::host_ports`]), in the system's port order (§10,
+/// `idemnet_spec::system::Layout::ports`), and writes the copies between those ports and the
+/// nodes' for rust-hdl's simulator and `connect`. Each field is
 /// named as the node's port it shows; the test `the_ports_are_the_spec_layout` holds the list to
 /// the contract's tables, and [`System::hdl`] takes the names from them.
 macro_rules! system_with_node_ports {
     (
-        ni_inputs: { $($ni_input:ident: $ni_input_type:ty),* $(,)? },
-        ni_outputs: { $($ni_output:ident: $ni_output_type:ty),* $(,)? },
-        rmpp_inputs: { $($rmpp_input:ident: $rmpp_input_type:ty),* $(,)? },
-        rmpp_outputs: { $($rmpp_output:ident: $rmpp_output_type:ty),* $(,)? } $(,)?
+        ni: {
+            inputs: { $($ni_input:ident = $ni_input_port:ident: $ni_input_type:ty),* $(,)? },
+            outputs: { $($ni_output:ident = $ni_output_port:ident: $ni_output_type:ty),* $(,)? } $(,)?
+        },
+        rx: {
+            inputs: { $($rx_input:ident = $rx_input_port:ident: $rx_input_type:ty),* $(,)? },
+            outputs: { $($rx_output:ident = $rx_output_port:ident: $rx_output_type:ty),* $(,)? } $(,)?
+        },
+        tx: {
+            inputs: { $($tx_input:ident = $tx_input_port:ident: $tx_input_type:ty),* $(,)? },
+            outputs: { $($tx_output:ident = $tx_output_port:ident: $tx_output_type:ty),* $(,)? } $(,)?
+        } $(,)?
     ) => {
         /// The whole machine's network: nodes, switches, injectors (docs/protocol.md §10,
         /// §13).
@@ -60,8 +70,10 @@ macro_rules! system_with_node_ports {
             $(pub $ni_input: Vec<Signal<In, $ni_input_type>>,)*
             $(pub $ni_output: Vec<Signal<Out, $ni_output_type>>,)*
             pub drops: Vec<Signal<Out, Bits<16>>>,
-            $(pub $rmpp_input: Vec<Signal<In, $rmpp_input_type>>,)*
-            $(pub $rmpp_output: Vec<Signal<Out, $rmpp_output_type>>,)*
+            $(pub $rx_input: Vec<Signal<In, $rx_input_type>>,)*
+            $(pub $tx_input: Vec<Signal<In, $tx_input_type>>,)*
+            $(pub $rx_output: Vec<Signal<Out, $rx_output_type>>,)*
+            $(pub $tx_output: Vec<Signal<Out, $tx_output_type>>,)*
             pub switches: Vec<Switch>,
             pub faults: Vec<LinkFault>,
             pub nodes: Vec<Node>,
@@ -85,8 +97,10 @@ macro_rules! system_with_node_ports {
                     $($ni_input: sigs(n),)*
                     $($ni_output: sigs(n),)*
                     drops: sigs(topo.switches() * 2 * topo.k),
-                    $($rmpp_input: sigs(n),)*
-                    $($rmpp_output: sigs(n),)*
+                    $($rx_input: sigs(n),)*
+                    $($tx_input: sigs(n),)*
+                    $($rx_output: sigs(n),)*
+                    $($tx_output: sigs(n),)*
                     switches: (0..topo.switches())
                         .map(|s| {
                             let (l, w) = topo.switch_coords(s);
@@ -119,112 +133,29 @@ macro_rules! system_with_node_ports {
                 for (p, node) in self.nodes.iter_mut().enumerate() {
                     $(node.$ni_input.next = self.$ni_input[p].val();)*
                     $(self.$ni_output[p].next = node.$ni_output.val();)*
-                    $(node.$rmpp_input.next = self.$rmpp_input[p].val();)*
-                    $(self.$rmpp_output[p].next = node.$rmpp_output.val();)*
+                    $(node.$rx_input.next = self.$rx_input[p].val();)*
+                    $(self.$rx_output[p].next = node.$rx_output.val();)*
+                    $(node.$tx_input.next = self.$tx_input[p].val();)*
+                    $(self.$tx_output[p].next = node.$tx_output.val();)*
                 }
             }
 
             /// Marks the system's host outputs and the nodes' host inputs as driven here.
             fn connect_host_ports(&mut self) {
                 $(self.$ni_output.iter_mut().for_each(|x| x.connect());)*
-                $(self.$rmpp_output.iter_mut().for_each(|x| x.connect());)*
+                $(self.$rx_output.iter_mut().for_each(|x| x.connect());)*
+                $(self.$tx_output.iter_mut().for_each(|x| x.connect());)*
                 for node in self.nodes.iter_mut() {
                     $(node.$ni_input.connect();)*
-                    $(node.$rmpp_input.connect();)*
+                    $(node.$rx_input.connect();)*
+                    $(node.$tx_input.connect();)*
                 }
             }
         }
     };
 }
 
-system_with_node_ports! {
-    ni_inputs: {
-        req_valid: Bit,
-        req_data: Bits<32>,
-        req_last: Bit,
-        req_dst: Bits<16>,
-        req_len: Bits<6>,
-        dlv_ready: Bit,
-    },
-    ni_outputs: {
-        req_ready: Bit,
-        dlv_valid: Bit,
-        dlv_data: Bits<32>,
-        dlv_last: Bit,
-        dlv_src: Bits<16>,
-        dlv_uid: Bits<32>,
-        dlv_len: Bits<6>,
-        done_valid: Bit,
-        done_uid: Bits<32>,
-        cnt_crc: Bits<16>,
-        cnt_truncated: Bits<16>,
-        cnt_malformed: Bits<16>,
-        cnt_misrouted: Bits<16>,
-        cnt_not_source: Bits<16>,
-        cnt_table_full: Bits<16>,
-        cnt_unknown: Bits<16>,
-        cnt_busy: Bits<16>,
-        cnt_duplicate: Bits<16>,
-        cnt_retransmit: Bits<16>,
-        cnt_host_error: Bits<16>,
-    },
-    rmpp_inputs: {
-        rx_up_ready: Bit,
-        rx_up_accept: Bits<32>,
-        rx_dlv_ready: Bit,
-        rx_rd_slot: Bits<4>,
-        rx_rd_word: Bits<10>,
-        tx_valid: Bit,
-        tx_data: Bits<32>,
-        tx_last: Bit,
-        tx_dst: Bits<16>,
-        tx_type: Bits<4>,
-        tx_msg_id: Bits<32>,
-        tx_len: Bits<32>,
-        tx_seq: Bits<32>,
-        tx_info: Bits<32>,
-        tx_msg_num: Bits<32>,
-        tx_bytes: Bits<6>,
-    },
-    rmpp_outputs: {
-        rx_up_valid: Bit,
-        rx_up_slot: Bits<4>,
-        rx_up_src: Bits<16>,
-        rx_up_msg_id: Bits<32>,
-        rx_up_msg_num: Bits<32>,
-        rx_up_len: Bits<32>,
-        rx_dlv_valid: Bit,
-        rx_dlv_slot: Bits<4>,
-        rx_dlv_src: Bits<16>,
-        rx_dlv_msg_id: Bits<32>,
-        rx_dlv_msg_num: Bits<32>,
-        rx_dlv_len: Bits<32>,
-        rx_rd_data: Bits<32>,
-        rx_snd_valid: Bit,
-        rx_snd_type: Bits<4>,
-        rx_snd_peer: Bits<16>,
-        rx_snd_msg_id: Bits<32>,
-        rx_snd_len: Bits<32>,
-        rx_snd_seq: Bits<32>,
-        rx_snd_info: Bits<32>,
-        rx_snd_msg_num: Bits<32>,
-        rx_cnt_crc: Bits<16>,
-        rx_cnt_truncated: Bits<16>,
-        rx_cnt_malformed: Bits<16>,
-        rx_cnt_misrouted: Bits<16>,
-        rx_cnt_version: Bits<16>,
-        rx_cnt_not_source: Bits<16>,
-        rx_cnt_order: Bits<16>,
-        rx_cnt_sequence: Bits<16>,
-        rx_cnt_table_full: Bits<16>,
-        rx_cnt_unknown: Bits<16>,
-        rx_cnt_duplicate: Bits<16>,
-        rx_cnt_busy: Bits<16>,
-        rx_cnt_restart: Bits<16>,
-        tx_ready: Bit,
-        tx_cnt_host_error: Bits<16>,
-    },
-}
+with_host_ports!(system_with_node_ports);
 
 impl LinkNode for Node {
     fn net_out(&self) -> Flit {
