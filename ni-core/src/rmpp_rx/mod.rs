@@ -5,8 +5,7 @@
 //! delivery queues ([`queue::SlotQueue`]), the buffer read port ([`read_port::ReadPort`]) and the
 //! counters ([`counters::RmppCounters`]).
 
-use std::collections::BTreeMap;
-
+use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
@@ -31,11 +30,11 @@ use slots::RmppSlots;
 use verdict::RmppVerdict;
 
 /// Address bits of the message buffer RAM: 16 slots of 1024 words, the largest configuration
-/// (§11.2). A configuration uses the low `ceil(log2(rx_slots)) + log2(max_msg / 4)` bits; the
-/// others are constant zero, so synthesis keeps only the words used (with the defaults, 2048
-/// words of 32 bits: 16 iCE40 `SB_RAM40_4K`).
+/// (§11.2). The RAM itself holds `rx_slots * max_msg / 4` words (slot `k` from word
+/// `k * max_msg / 4`), so a configuration takes only the block RAM it uses: with the defaults
+/// 2048 words of 32 bits, with system16's (4 slots of 1024 bytes) 1024 words.
 pub const BUF_ADDR_BITS: usize = 14;
-/// Address bits of the `expected` RAM: `nodes` <= 256 words.
+/// Address bits of the `expected` RAM: `nodes` <= 256 words, one per source.
 pub const EXP_ADDR_BITS: usize = 8;
 
 /// A message slot (§11.4); busy is "not `Free`".
@@ -140,9 +139,10 @@ pub enum DropReason {
 /// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
 /// register (`an_*`: the slot, the accepted bytes `min(up_accept, len, max_msg)` and whether
 /// `up_accept` was 0, taken when the upcall is taken) and the delivered register (`dl_*`), and
-/// wires the sub-blocks. The buffer RAM is sized for the largest configuration
-/// ([`BUF_ADDR_BITS`]) with the unused address bits held at zero; only
-/// `rx_slots * max_msg / 4` words are given a power-on value.
+/// wires the sub-blocks. The RAMs are [`Memory::block`]s of the configuration's size
+/// (`rx_slots * max_msg / 4` and `nodes` words): no read meets a write of the same word at
+/// one edge that matters (§11.6 reads the word before the edge; `expected` is written at a
+/// packet's CRC flit and read at the next packet's `srcNID`).
 ///
 /// Where §11 is silent, this block does the following:
 ///
@@ -212,8 +212,8 @@ pub struct RmppRx {
     counters: RmppCounters,
     read: ReadPort,
     // Block RAMs.
-    exp_ram: RAM<Bits<32>, EXP_ADDR_BITS>,
-    buf_ram: RAM<Bits<32>, BUF_ADDR_BITS>,
+    exp_ram: Memory<Bits<32>, EXP_ADDR_BITS>,
+    buf_ram: Memory<Bits<32>, BUF_ADDR_BITS>,
     // The answer and delivered registers, the snd_valid pulse.
     an_valid: DFF<Bit>,
     an_slot: DFF<Bits<4>>,
@@ -240,15 +240,6 @@ pub struct RmppRx {
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
-}
-
-/// A RAM of 2^N words whose first `words` words power on at zero (the rest are never written;
-/// reads of them are masked).
-fn zero_ram<const N: usize>(words: usize) -> RAM<Bits<32>, N> {
-    let init: BTreeMap<Bits<N>, Bits<32>> = (0..words)
-        .map(|a| (Bits::from(a as u64), Bits::default()))
-        .collect();
-    RAM::new(init)
 }
 
 impl RmppRx {
@@ -310,8 +301,9 @@ impl RmppRx {
             deliveries: SlotQueue::new(n),
             counters: Default::default(),
             read: ReadPort::new(cfg),
-            exp_ram: zero_ram(1 << EXP_ADDR_BITS),
-            buf_ram: zero_ram(n * cfg.slot_words()),
+            // Two words at least: yosys builds no block RAM of one (`nodes` may be 1).
+            exp_ram: Memory::block(cfg.nodes.max(2)),
+            buf_ram: Memory::block((n * cfg.slot_words()).max(2)),
             an_valid: Default::default(),
             an_slot: Default::default(),
             an_acc: Default::default(),
@@ -340,10 +332,8 @@ impl Logic for RmppRx {
     fn update(&mut self) {
         dff_setup!(self, clock, an_valid, an_slot, an_acc, an_x0, dl_valid, dl_slot);
         self.o_snd_valid.clock.next = self.clock.val();
-        self.exp_ram.read_clock.next = self.clock.val();
-        self.exp_ram.write_clock.next = self.clock.val();
-        self.buf_ram.read_clock.next = self.clock.val();
-        self.buf_ram.write_clock.next = self.clock.val();
+        self.exp_ram.clock.next = self.clock.val();
+        self.buf_ram.clock.next = self.clock.val();
         self.receive.clock.next = self.clock.val();
         self.verdict.clock.next = self.clock.val();
         self.slots.clock.next = self.clock.val();
