@@ -149,8 +149,8 @@ fn ni_receive_slot_match_inverted_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "(receive_uid$0$q == arriving_uid)",
-        "(receive_uid$0$q != arriving_uid)",
+        "(receive_uid$0$q == presented_uid)",
+        "(receive_uid$0$q != presented_uid)",
         "mutant-ni-match",
     );
 }

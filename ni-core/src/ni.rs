@@ -91,6 +91,10 @@ pub enum SendState {
 /// register outputs (the state before the edge), as §8.4 requires. A uid's owner is compared
 /// with the route's `src` and with `node` when the uid word arrives, keeping one bit for each
 /// instead of the field; every uid stored is then rebuilt from the route or the node number.
+/// The receive slots' uids are compared with the arriving one then too, a cycle or more before
+/// the worm's verdict needs the result: the slots change only when a worm ends, so the match
+/// kept (`arriving_match`) is the one of the state before the verdict's edge, and the 32-bit
+/// compares are off the path from the CRC flit to the slots.
 #[derive(LogicBlock)]
 pub struct Ni {
     pub clock: Signal<In, Clock>,
@@ -161,6 +165,8 @@ pub struct Ni {
     arriving_counter: DFF<Bits<16>>,
     arriving_owner_is_source: DFF<Bit>,
     arriving_owner_is_node: DFF<Bit>,
+    /// The receive slots holding the arriving uid, compared when the uid word arrives.
+    arriving_match: DFF<Bits<SLOTS>>,
     receive_bank: DFF<Bits<1>>,
     // The delivery stream.
     delivery_valid: DFF<Bit>,
@@ -187,6 +193,9 @@ pub struct Ni {
     receive_free: Signal<Local, Bits<SLOTS>>,
     receive_due: Signal<Local, Bits<SLOTS>>,
     receive_match: Signal<Local, Bits<SLOTS>>,
+    /// The uid of the uid word the receiver presents, its owner the route's `src`.
+    presented_uid: Signal<Local, Bits<32>>,
+    presented_counter: Signal<Local, Bits<16>>,
     request_bytes_left: Signal<Local, Bits<6>>,
     request_word_mask: Signal<Local, Bits<32>>,
     commit_slot: Signal<Local, Bits<SLOT_BITS>>,
@@ -345,6 +354,7 @@ impl Ni {
             arriving_counter: Default::default(),
             arriving_owner_is_source: Default::default(),
             arriving_owner_is_node: Default::default(),
+            arriving_match: Default::default(),
             receive_bank: Default::default(),
             delivery_valid: Default::default(),
             delivery_source: Default::default(),
@@ -368,6 +378,8 @@ impl Ni {
             receive_free: Default::default(),
             receive_due: Default::default(),
             receive_match: Default::default(),
+            presented_uid: Default::default(),
+            presented_counter: Default::default(),
             request_bytes_left: Default::default(),
             request_word_mask: Default::default(),
             commit_slot: Default::default(),
@@ -478,6 +490,7 @@ impl Logic for Ni {
             arriving_counter,
             arriving_owner_is_source,
             arriving_owner_is_node,
+            arriving_match,
             receive_bank,
             delivery_valid,
             delivery_source,
@@ -502,6 +515,9 @@ impl Logic for Ni {
         self.completion_uid.d.next = 0.into();
 
         // The uid of a SEND or FORGET whose owner is its source (only those use it whole).
+        self.presented_counter.next = self.receiver.word.val().get_bits::<16>(0);
+        self.presented_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
+            | bit_cast::<32, 16>(self.presented_counter.val());
         self.arriving_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
             | bit_cast::<32, 16>(self.arriving_counter.q.val());
         // Payload words of the packet in reception / transmission: ceil(len / 4).
@@ -547,7 +563,7 @@ impl Logic for Ni {
             }
             // A held uid is never taken into a second slot, so at most one slot matches.
             if self.receive_active[r].q.val()
-                & (self.receive_uid[r].q.val() == self.arriving_uid.val())
+                & (self.receive_uid[r].q.val() == self.presented_uid.val())
             {
                 self.receive_match.next = self.receive_match.val() | self.probe.val();
             }
@@ -684,6 +700,9 @@ impl Logic for Ni {
                     self.receiver.word.val().get_bits::<16>(16) == self.receiver.source.val();
                 self.arriving_owner_is_node.d.next =
                     self.receiver.word.val().get_bits::<16>(16) == self.node.val();
+                // Compared now, not when the worm ends: receive slots change only when a worm
+                // ends, and this one cannot end before the next edge.
+                self.arriving_match.d.next = self.receive_match.val();
             }
         }
         self.receive_payloads.write_enable.next = self.receiver.payload_valid.val();
@@ -721,7 +740,7 @@ impl Logic for Ni {
             if self.arriving_kind.q.val() == self.kind_send.val() {
                 if !self.arriving_owner_is_source.q.val() {
                     self.count_not_source.next = true;
-                } else if self.receive_match.val().any() {
+                } else if self.arriving_match.q.val().any() {
                     self.count_duplicate.next = true;
                 } else if self.free_receive_slot.any.val() & !self.delivery_valid.q.val() {
                     for r in 0..self._receive_slots {
@@ -766,9 +785,9 @@ impl Logic for Ni {
                 // FORGET
                 if !self.arriving_owner_is_source.q.val() {
                     self.count_not_source.next = true;
-                } else if self.receive_match.val().any() {
+                } else if self.arriving_match.q.val().any() {
                     for r in 0..self._receive_slots {
-                        if self.receive_match.val().get_bit(r) {
+                        if self.arriving_match.q.val().get_bit(r) {
                             self.receive_active[r].d.next = false;
                         }
                     }

@@ -25,7 +25,9 @@
 //! refused again.
 //!
 //! Timing: every output is combinational from `taken`, `last`, `length` and the registers
-//! (`state`, the latched `beat` and `bytes`); the cell acts at the edge that takes the beat. A
+//! (`state`, the latched `beat`, `bytes` and final beat); the cell acts at the edge that takes
+//! the beat. No adder lies between the ports and `complete`: the final beat of a request is
+//! latched from `length` at its first beat, and only compared with the beat counter after it. A
 //! parent stores beat `beat` of a request while `accepted`, commits it at `complete` and counts
 //! `refused`, all at that edge. Power-on: between requests.
 
@@ -58,13 +60,21 @@ pub struct RequestReader {
     state: DFF<RequestState>,
     latched_beat: DFF<Bits<3>>,
     latched_bytes: DFF<Bits<6>>,
-    /// The request's beats: `max(1, ceil(bytes / 4))`.
-    beats: Signal<Local, Bits<6>>,
+    /// The index of the request's final beat, `max(1, ceil(bytes / 4)) - 1`, latched at its
+    /// first beat.
+    latched_final: DFF<Bits<3>>,
+    /// The index of the final beat of a request of `length` bytes (at most 32).
+    final_beat: Signal<Local, Bits<6>>,
+    /// The beat taken now is the request's final one by its length.
+    ends_here: Signal<Local, Bit>,
     /// The beat taken now is not the one the request ends on, or is past a too long length.
     malformed: Signal<Local, Bit>,
     first_beat: Constant<Bits<3>>,
-    least_beats: Constant<Bits<6>>,
-    word_round_up: Constant<Bits<6>>,
+    /// The fewest bytes whose final beat is `(length - 1) / 4`; fewer have one beat.
+    first_final_bytes: Constant<Bits<6>>,
+    /// The most bytes of a request of one beat, and its final beat's index.
+    one_beat_bytes: Constant<Bits<6>>,
+    one_beat_final: Constant<Bits<6>>,
     most_bytes: Constant<Bits<6>>,
 }
 
@@ -84,11 +94,14 @@ impl Default for RequestReader {
             state: Default::default(),
             latched_beat: Default::default(),
             latched_bytes: Default::default(),
-            beats: Default::default(),
+            latched_final: Default::default(),
+            final_beat: Default::default(),
+            ends_here: Default::default(),
             malformed: Default::default(),
             first_beat: Constant::new(Bits::default()),
-            least_beats: Constant::new(Bits::from(1)),
-            word_round_up: Constant::new(Bits::from(3)),
+            first_final_bytes: Constant::new(Bits::from(1)),
+            one_beat_bytes: Constant::new(Bits::from(4)),
+            one_beat_final: Constant::new(Bits::default()),
             most_bytes: Constant::new(Bits::from(32)),
         }
     }
@@ -97,7 +110,14 @@ impl Default for RequestReader {
 impl Logic for RequestReader {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, latched_beat, latched_bytes);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            latched_beat,
+            latched_bytes,
+            latched_final
+        );
         self.first.next = self.state.q.val() == RequestState::Between;
         self.beat.next = self.latched_beat.q.val();
         self.bytes.next = self.latched_bytes.q.val();
@@ -105,13 +125,17 @@ impl Logic for RequestReader {
             self.beat.next = self.first_beat.val();
             self.bytes.next = self.length.val();
         }
-        self.beats.next = (self.bytes.val() + self.word_round_up.val()) >> 2;
-        if !self.bytes.val().any() {
-            self.beats.next = self.least_beats.val();
+        self.final_beat.next = self.one_beat_final.val();
+        if self.length.val() >= self.first_final_bytes.val() {
+            self.final_beat.next = (self.length.val() - self.first_final_bytes.val()) >> 2;
+        }
+        self.ends_here.next = self.latched_beat.q.val() == self.latched_final.q.val();
+        if self.first.val() {
+            self.ends_here.next = self.length.val() <= self.one_beat_bytes.val();
         }
         // A beat count past the end is impossible once well formed (the end needs `last`).
-        self.malformed.next = (self.bytes.val() > self.most_bytes.val())
-            | (self.last.val() != (bit_cast::<6, 3>(self.beat.val()) + true == self.beats.val()));
+        self.malformed.next =
+            (self.bytes.val() > self.most_bytes.val()) | (self.last.val() != self.ends_here.val());
         self.accepted.next = self.state.q.val() != RequestState::Refusing;
         self.refused.next = self.taken.val() & self.accepted.val() & self.malformed.val();
         self.complete.next =
@@ -132,6 +156,9 @@ impl Logic for RequestReader {
                         self.state.d.next = RequestState::Taking;
                         self.latched_beat.d.next = self.beat.val() + true;
                         self.latched_bytes.d.next = self.bytes.val();
+                        if self.first.val() {
+                            self.latched_final.d.next = self.final_beat.val().get_bits::<3>(0);
+                        }
                     }
                 }
             }

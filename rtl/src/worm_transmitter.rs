@@ -45,9 +45,11 @@ pub enum TransmitState {
 /// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
 ///
 /// Parameter: `header_words` (1..=15). Timing: `flit` is a register; every other output is
-/// combinational from `due`, `grant` and the registers (`state`, `index`, `payload_count`,
-/// `crc`), and `word` / `payload_words` reach only `flit` and the next state, so the parent may
-/// answer from them in the same cycle. A worm started in cycle `t` has its head in `flit` after
+/// combinational from `due`, `grant` and the registers (`state`, `index`, `payload_count`),
+/// and `word` / `payload_words` reach only `flit` and the next state, so the parent may
+/// answer from them in the same cycle. The CRC is computed from registers only (the flit put
+/// out and the CRC of the words before it), a cycle after each word, so no path runs from
+/// `word` through it. A worm started in cycle `t` has its head in `flit` after
 /// edge `t`, then its header words, its payload words and its CRC after edges `t+1`, `t+2`, ...;
 /// the cycle of the CRC edge is `finish`, and the next worm can start in the cycle after it, so
 /// worms follow each other without gaps.
@@ -147,15 +149,20 @@ impl Logic for WormTransmitter {
         self.header_valid.next = false;
         self.payload_valid.next = false;
         self.finish.next = false;
-        // The head restarts the CRC; every other data word continues it.
-        self.crc_unit.word.next = self.word.val();
+        // The CRC runs one flit behind, over the word already in `flit_out`, so that the
+        // parent's answer reaches only a register and the CRC starts from registers: the two
+        // long paths are in different cycles. A head restarts it; `crc` then holds the CRC of
+        // every data word before the one in `flit_out`, and the tail's is `crc_out`.
+        self.crc_unit.word.next = self.flit_out.q.val().get_bits::<32>(0);
         self.crc_unit.crc_in.next = self.crc.q.val();
+        if (self.flit_out.q.val() & self.head_flag.val()).any() {
+            self.crc_unit.crc_in.next = self.crc_initial.val();
+        }
+        self.crc.d.next = self.crc_unit.crc_out.val();
         match self.state.q.val() {
             TransmitState::Idle => {
                 if self.due.val() & self.grant.val() {
                     self.start.next = true;
-                    self.crc_unit.crc_in.next = self.crc_initial.val();
-                    self.crc.d.next = self.crc_unit.crc_out.val();
                     self.flit_out.d.next = self.valid_flag.val()
                         | self.head_flag.val()
                         | bit_cast::<35, 32>(self.word.val());
@@ -165,7 +172,6 @@ impl Logic for WormTransmitter {
             }
             TransmitState::Header => {
                 self.header_valid.next = true;
-                self.crc.d.next = self.crc_unit.crc_out.val();
                 self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
                 self.word_index.d.next = self.next_index.val();
                 if self.next_index.val() == self.header_words.val() {
@@ -180,7 +186,6 @@ impl Logic for WormTransmitter {
             }
             TransmitState::Payload => {
                 self.payload_valid.next = true;
-                self.crc.d.next = self.crc_unit.crc_out.val();
                 self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
                 self.word_index.d.next = self.next_index.val();
                 if self.next_index.val() == self.payload_count.q.val() {
@@ -192,7 +197,7 @@ impl Logic for WormTransmitter {
                 self.finish.next = true;
                 self.flit_out.d.next = self.valid_flag.val()
                     | self.tail_flag.val()
-                    | bit_cast::<35, 32>(self.crc.q.val());
+                    | bit_cast::<35, 32>(self.crc_unit.crc_out.val());
                 self.state.d.next = TransmitState::Idle;
             }
         }
