@@ -13,6 +13,67 @@ pub enum Board {
     Ecp5_85k,
 }
 
+/// How synthesis maps logic onto a board's cells: the `abc` or `abc9` technology mapper of
+/// yosys, and on the ECP5 whether logic wider than a LUT4 may be built of LUT4s and the PFU's
+/// multiplexers (PFUMX, L6MUX21) as yosys's wide LUTs. Each board's choice is
+/// [`Board::lut_mapping`]; the flow records it in the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LutMapping {
+    /// `abc -dress -lut 4` (iCE40: the default of `synth_ice40`), `abc -dress -lut 4:7` (ECP5,
+    /// the mapping of `synth_ecp5` before yosys 0.45).
+    Abc,
+    /// `abc9` (`synth_ice40 -abc9`; on the ECP5 YoWASP 0.70's `synth_ecp5`, which has no
+    /// other mapper), with wide LUTs on the ECP5.
+    Abc9,
+    /// ECP5: `abc9` with LUT4s only (`synth_ecp5 -nowidelut`).
+    Abc9NoWideLut,
+    /// ECP5: multiplexer trees first, by `muxcover -mux8 -mux4`, each 4:1 as two LUT4 (one
+    /// 2:1 multiplexer each, of its own inputs) into a PFUMX and each 8:1 as two of those into an
+    /// L6MUX21 (`fpga/src/ecp5_mux_map.v`); then the rest by `abc9` with LUT4s only. yosys's
+    /// wide LUTs give both LUT4s of a PFUMX the same four inputs, so they build an 8:1
+    /// multiplexer of 6 LUT4 where the PFU needs 4.
+    MuxcoverAbc9NoWideLut,
+    /// ECP5: the multiplexer trees as in [`LutMapping::MuxcoverAbc9NoWideLut`], the rest by
+    /// `abc9` with wide LUTs.
+    MuxcoverAbc9,
+}
+
+impl LutMapping {
+    pub const ALL: [LutMapping; 5] = [
+        LutMapping::Abc,
+        LutMapping::Abc9,
+        LutMapping::Abc9NoWideLut,
+        LutMapping::MuxcoverAbc9NoWideLut,
+        LutMapping::MuxcoverAbc9,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LutMapping::Abc => "abc",
+            LutMapping::Abc9 => "abc9",
+            LutMapping::Abc9NoWideLut => "abc9-nowidelut",
+            LutMapping::MuxcoverAbc9NoWideLut => "muxcover-abc9-nowidelut",
+            LutMapping::MuxcoverAbc9 => "muxcover-abc9",
+        }
+    }
+
+    /// The mapping named `name` (as [`LutMapping::name`] spells it).
+    pub fn from_name(name: &str) -> Option<LutMapping> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl fmt::Display for LutMapping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The techmap file of [`LutMapping::MuxcoverAbc9NoWideLut`], as the flow writes it into the
+/// build folder, and its text.
+pub const ECP5_MUX_MAP: &str = "ecp5_mux_map.v";
+pub const ECP5_MUX_MAP_TEXT: &str = include_str!("ecp5_mux_map.v");
+
 /// A device's capacity, for the share of it a design takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Capacity {
@@ -24,6 +85,68 @@ pub struct Capacity {
 
 impl Board {
     pub const ALL: [Board; 2] = [Board::Ice40Hx8k, Board::Ecp5_85k];
+
+    /// The LUT mapping the flow uses on the board, chosen by the product of LUT4 count and
+    /// clock period (LUT4 x 1/Fmax, at `--freq 100`) of the switch, the NI and rmpp-rx
+    /// (README, "LUT mapping").
+    pub fn lut_mapping(self) -> LutMapping {
+        match self {
+            Board::Ice40Hx8k => LutMapping::Abc,
+            Board::Ecp5_85k => LutMapping::MuxcoverAbc9NoWideLut,
+        }
+    }
+
+    /// The mappings the board's synthesis supports (the iCE40 has no PFU multiplexers).
+    pub fn lut_mappings(self) -> &'static [LutMapping] {
+        match self {
+            Board::Ice40Hx8k => &[LutMapping::Abc, LutMapping::Abc9],
+            Board::Ecp5_85k => &LutMapping::ALL,
+        }
+    }
+
+    /// The yosys script that synthesizes module `board` into `board.json` with `mapping`;
+    /// `None` if the board does not support it. The ECP5's mappings other than YoWASP's
+    /// default run `synth_ecp5` in two parts around their own LUT mapping (its labels
+    /// `map_luts` and `map_cells`).
+    pub fn synth_script(self, mapping: LutMapping) -> Option<String> {
+        // `synth_ecp5` up to its LUT mapping, `step`, then `synth_ecp5` again from `resume`.
+        let ecp5_split = |options: &str, step: &str, resume: &str| {
+            format!(
+                "synth_ecp5 {options}-top board -run :map_luts; {step}; \
+                 synth_ecp5 {options}-top board -json board.json -run {resume}:"
+            )
+        };
+        match (self, mapping) {
+            (Board::Ice40Hx8k, LutMapping::Abc) => {
+                Some("synth_ice40 -top board -json board.json".into())
+            }
+            (Board::Ice40Hx8k, LutMapping::Abc9) => {
+                Some("synth_ice40 -abc9 -top board -json board.json".into())
+            }
+            (Board::Ice40Hx8k, _) => None,
+            (Board::Ecp5_85k, LutMapping::Abc9) => {
+                Some("synth_ecp5 -top board -json board.json".into())
+            }
+            (Board::Ecp5_85k, LutMapping::Abc9NoWideLut) => {
+                Some("synth_ecp5 -nowidelut -top board -json board.json".into())
+            }
+            (Board::Ecp5_85k, LutMapping::Abc) => Some(ecp5_split(
+                "",
+                "techmap -map +/lattice/latches_map.v; abc -dress -lut 4:7; clean",
+                "map_cells",
+            )),
+            (Board::Ecp5_85k, LutMapping::MuxcoverAbc9NoWideLut) => Some(ecp5_split(
+                "-nowidelut ",
+                &format!("muxcover -mux8 -mux4; techmap -map {ECP5_MUX_MAP}"),
+                "map_luts",
+            )),
+            (Board::Ecp5_85k, LutMapping::MuxcoverAbc9) => Some(ecp5_split(
+                "",
+                &format!("muxcover -mux8 -mux4; techmap -map {ECP5_MUX_MAP}"),
+                "map_luts",
+            )),
+        }
+    }
 
     /// The place-and-route tool.
     pub fn nextpnr(self) -> &'static str {
@@ -88,5 +211,50 @@ impl Board {
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_board_has_a_script_for_its_mappings_only() {
+        for board in Board::ALL {
+            assert!(board.lut_mappings().contains(&board.lut_mapping()));
+            for mapping in LutMapping::ALL {
+                let script = board.synth_script(mapping);
+                assert_eq!(
+                    script.is_some(),
+                    board.lut_mappings().contains(&mapping),
+                    "{board} {mapping}"
+                );
+                if let Some(script) = script {
+                    assert!(script.contains("-top board"), "{script}");
+                    assert!(script.contains("-json board.json"), "{script}");
+                }
+            }
+        }
+        let ecp5 = Board::Ecp5_85k
+            .synth_script(LutMapping::MuxcoverAbc9NoWideLut)
+            .unwrap();
+        assert_eq!(
+            ecp5,
+            "synth_ecp5 -nowidelut -top board -run :map_luts; muxcover -mux8 -mux4; \
+             techmap -map ecp5_mux_map.v; \
+             synth_ecp5 -nowidelut -top board -json board.json -run map_luts:"
+        );
+        assert_eq!(
+            Board::Ice40Hx8k.synth_script(LutMapping::MuxcoverAbc9),
+            None
+        );
+    }
+
+    #[test]
+    fn mapping_names_round_trip() {
+        for mapping in LutMapping::ALL {
+            assert_eq!(LutMapping::from_name(mapping.name()), Some(mapping));
+        }
+        assert_eq!(LutMapping::from_name("flowmap"), None);
     }
 }

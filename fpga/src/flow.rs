@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::board::Board;
+use crate::board::{Board, LutMapping, ECP5_MUX_MAP, ECP5_MUX_MAP_TEXT};
 use crate::design::Design;
 
 /// How far a flow goes.
@@ -45,6 +45,8 @@ pub struct Report {
     pub flip_flops: u64,
     pub carries: u64,
     pub brams: u64,
+    /// How yosys mapped the logic to LUTs ([`LutMapping::name`]).
+    pub lut_mapping: String,
     /// Shares of the device, in percent.
     pub lut_pct: f64,
     pub ff_pct: f64,
@@ -90,6 +92,24 @@ pub fn venv() -> PathBuf {
         Some(v) => PathBuf::from(v),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-fpga"),
     }
+}
+
+/// The LUT mapping of a flow on `board`: `$IDEMNET_LUT_MAPPING` (a [`LutMapping::name`], to
+/// measure the others), else the board's choice, [`Board::lut_mapping`].
+pub fn lut_mapping(board: Board) -> Result<LutMapping> {
+    let Some(name) = std::env::var_os("IDEMNET_LUT_MAPPING") else {
+        return Ok(board.lut_mapping());
+    };
+    let name = name.to_string_lossy();
+    LutMapping::from_name(&name)
+        .filter(|m| board.lut_mappings().contains(m))
+        .ok_or_else(|| {
+            let known: Vec<&str> = board.lut_mappings().iter().map(|m| m.name()).collect();
+            anyhow!(
+                "IDEMNET_LUT_MAPPING={name}: {board} supports {}",
+                known.join(", ")
+            )
+        })
 }
 
 /// Whether `name` is a program on `PATH`.
@@ -297,13 +317,20 @@ pub fn run_flow(
     fs::write(dir.join("top.v"), format!("{dut}\n{top}")).context("writing top.v")?;
     let (cname, ctext) = board.constraints();
     fs::write(dir.join(cname), ctext).with_context(|| format!("writing {cname}"))?;
-    let synth = match board {
-        Board::Ice40Hx8k => "synth_ice40 -top board -json board.json",
-        Board::Ecp5_85k => "synth_ecp5 -top board -json board.json",
-    };
+    let mapping = lut_mapping(board)?;
+    let synth = board
+        .synth_script(mapping)
+        .ok_or_else(|| anyhow!("{board} has no LUT mapping {mapping}"))?;
+    if matches!(
+        mapping,
+        LutMapping::MuxcoverAbc9NoWideLut | LutMapping::MuxcoverAbc9
+    ) {
+        fs::write(dir.join(ECP5_MUX_MAP), ECP5_MUX_MAP_TEXT)
+            .with_context(|| format!("writing {ECP5_MUX_MAP}"))?;
+    }
     let tools = vec![tool_version(board, "yosys", "-V")?];
     let label = format!("idemnet fpga: {board} / {design}");
-    eprintln!("{label}: synthesis ({synth}) ...");
+    eprintln!("{label}: synthesis, LUT mapping {mapping} ({synth}) ...");
     let t0 = Instant::now();
     run(
         board,
@@ -334,6 +361,7 @@ pub fn run_flow(
         flip_flops,
         carries,
         brams,
+        lut_mapping: mapping.name().into(),
         lut_pct: pct(luts, cap.luts),
         ff_pct: pct(flip_flops, cap.flip_flops),
         carry_pct: pct(carries, cap.carries),
@@ -500,8 +528,8 @@ fn finish(dir: &Path, report: Report) -> Result<Report> {
 /// The reports as a table (Markdown, so that the README can carry it as printed).
 pub fn table(reports: &[Report]) -> String {
     let mut s = String::from(
-        "| board | design | logic cells (packed) | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| board | design | LUT mapping | logic cells (packed) | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         let mhz = |x: Option<f64>| x.map(|f| format!("{f:.1} MHz")).unwrap_or("-".into());
@@ -519,9 +547,10 @@ pub fn table(reports: &[Report]) -> String {
             _ => "-".into(),
         };
         s += &format!(
-            "| {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
             r.board,
             r.design,
+            r.lut_mapping,
             cells,
             r.luts,
             r.lut_pct,

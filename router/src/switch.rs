@@ -32,10 +32,14 @@ use rust_hdl::prelude::*;
 ///   one-hot mask of the output its flit of cycle `t` goes to (zero: none), `flit_stage` (that
 ///   flit), `in_worm` (its last valid flit was not a tail) and `headless` (a body or tail flit
 ///   arrived outside a worm in cycle `t`).
-/// * Stage 2 is the crossbar and the counters, from those registers only: `sent[o]` is the
-///   flit of the input whose `route` names `o`, and `out_reg[o]` takes it if it is valid (a
-///   held output whose input had a bubble sends zero); an input drops a worm when its flit was a
-///   head that went nowhere, or `headless`.
+/// * Stage 2 is the crossbar and the counters, from those registers only: `owner[o]` is the
+///   binary index of the input whose `route` names `o` (`owned[o]`: one does), `sent[o]` that
+///   input's flit through a binary tree of 2:1 multiplexers (`tree`), and `out_reg[o]` takes it
+///   if it is owned and valid (a held output whose input had a bubble sends zero); an input
+///   drops a worm when its flit was a head that went nowhere, or `headless`. A binary tree
+///   rather than a one-hot AND-OR, because the ECP5 builds each 4:1 of it from two LUT4s and a
+///   PFUMX (`fpga/src/ecp5_mux_map.v`): 4 LUT4 per bit of an 8-input output against 5, the
+///   same 5 on the iCE40.
 ///
 /// Stage 1 keeps §4's priority order without chaining one input's grant through another's.
 /// `route` is also the state: an input keeps its route (`kept_route`, and the output stays held)
@@ -80,10 +84,17 @@ pub struct Switch {
     /// Per output: bit `i` set iff input `i` may send to it (down outputs: every input; up
     /// outputs: the down inputs of a switch that is not at the top).
     sources: Vec<Constant<Bits<16>>>,
+    /// Per input: bit `o` set iff the input may send to output `o` (the transpose of `sources`).
+    reachable: Vec<Constant<Bits<16>>>,
     /// Bit `i` set iff input `i` may route up (a down input of a non-top switch).
     may_up: Constant<Bits<16>>,
     /// The mask of no input, output or rank.
     empty_mask: Constant<Bits<16>>,
+    /// Per input `i`: `i`, the binary index the crossbar selects it by.
+    input_index: Vec<Constant<Bits<16>>>,
+    /// Per node `j` of the crossbar's multiplexer tree: the one-hot mask of the bit of
+    /// `owner` it selects by (the leaves' parents by bit 0, the root by the top bit).
+    node_select: Vec<Constant<Bits<16>>>,
     /// What an output no worm drives shows.
     idle_flit: Constant<Flit>,
     /// `k - 1`: mask of one base-k digit.
@@ -128,6 +139,11 @@ pub struct Switch {
     // Stage 2 combinational values.
     /// Per output: the flit of the input whose route names it, in the cycle stage 1 decided.
     sent: Vec<Signal<Local, Flit>>,
+    /// Per output: the binary index of the input whose route names it, and whether one does.
+    owner: Vec<Signal<Local, Bits<16>>>,
+    owned: Vec<Signal<Local, Bit>>,
+    /// The multiplexer tree of one output (`tree[0]` its root; [`Logic::update`]).
+    tree: Vec<Signal<Local, Flit>>,
     _k: usize,
     _n_in: usize,
 }
@@ -186,8 +202,27 @@ impl Switch {
             sources: (0..n_in)
                 .map(|o| mask(if o < k { (1 << n_in) - 1 } else { may_up }))
                 .collect(),
+            reachable: (0..n_in)
+                .map(|i| {
+                    let down_outputs = (1u64 << k) - 1;
+                    let up_outputs = if (may_up >> i) & 1 == 1 {
+                        down_outputs << k
+                    } else {
+                        0
+                    };
+                    mask(down_outputs | up_outputs)
+                })
+                .collect(),
             may_up: mask(may_up),
             empty_mask: mask(0),
+            input_index: (0..n_in).map(|i| mask(i as u64)).collect(),
+            node_select: (0..n_in)
+                .map(|j| {
+                    let levels = n_in.trailing_zeros();
+                    let depth = (j + 1).ilog2();
+                    mask(1 << (levels - 1 - depth))
+                })
+                .collect(),
             idle_flit: Constant::new(Bits::default()),
             digit_mask: mask(k as u64 - 1),
             digit_shift: mask((level * b) as u64),
@@ -211,6 +246,9 @@ impl Switch {
             destination: Default::default(),
             covered: Default::default(),
             sent: vec_of(n_in),
+            owner: vec_of(n_in),
+            owned: vec_of(n_in),
+            tree: vec_of(2 * n_in - 1),
             _k: k,
             _n_in: n_in,
         }
@@ -249,16 +287,33 @@ impl Logic for Switch {
 
         // ---- Stage 2: the crossbar and the counters, from stage 1's registers.
         for o in 0..self._n_in {
-            // Routes are one-hot and no two name the same output, so `sent` is an OR of the
-            // one flit routed to the output.
-            self.sent[o].next = self.idle_flit.val();
+            // Routes are one-hot and no two name the same output: `owner` is the binary index
+            // of the one input routed to the output, `owned` whether there is one.
+            self.owner[o].next = self.empty_mask.val();
+            self.owned[o].next = false;
             for i in 0..self._n_in {
                 if self.route[i].q.val().get_bit(o) & self.sources[o].val().get_bit(i) {
-                    self.sent[o].next = self.sent[o].val() | self.flit_stage[i].q.val();
+                    self.owner[o].next = self.owner[o].val() | self.input_index[i].val();
+                    self.owned[o].next = true;
                 }
             }
+            // The multiplexer tree, one level per bit of `owner` (heap order: node `j` chooses
+            // between nodes `2j + 1` and `2j + 2`, the inputs are the leaves `n_in - 1 + i`,
+            // node 0 is the root).
+            for nn in self._n_in..(self._n_in + 1) {
+                for i in 0..self._n_in {
+                    self.tree[i + nn - 1].next = self.flit_stage[i].q.val();
+                }
+                for jj in 1..self._n_in {
+                    self.tree[nn - 1 - jj].next = self.tree[(nn - 1 - jj) * 2 + 1].val();
+                    if (self.owner[o].val() & self.node_select[nn - 1 - jj].val()).any() {
+                        self.tree[nn - 1 - jj].next = self.tree[(nn - 1 - jj) * 2 + 2].val();
+                    }
+                }
+            }
+            self.sent[o].next = self.tree[0].val();
             self.out_reg[o].d.next = self.idle_flit.val();
-            if self.sent[o].val().get_bit(34) {
+            if self.owned[o].val() & self.sent[o].val().get_bit(34) {
                 self.out_reg[o].d.next = self.sent[o].val();
             }
         }
@@ -361,7 +416,9 @@ impl Logic for Switch {
                     self.next_route[i].next = self.next_route[i].val() | self.pick[r].val();
                 }
             }
-            self.route[i].d.next = self.next_route[i].val();
+            // Masked so that the route bits of outputs the input can never take are constant
+            // for synthesis (it cannot see that a bit which only keeps itself stays zero).
+            self.route[i].d.next = self.next_route[i].val() & self.reachable[i].val();
         }
     }
 }
