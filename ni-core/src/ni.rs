@@ -146,11 +146,15 @@ pub struct Ni {
     send_destination: Vec<DFF<Bits<16>>>,
     send_length: Vec<DFF<Bits<6>>>,
     send_timer: Vec<DFF<Bits<16>>>,
+    /// `send_timer` is not zero, kept in a flip-flop so that the due mask starts from one.
+    send_timer_running: Vec<DFF<Bit>>,
     send_transmitted: Vec<DFF<Bit>>,
     // Receive slots.
     receive_active: Vec<DFF<Bit>>,
     receive_uid: Vec<DFF<Bits<32>>>,
     receive_timer: Vec<DFF<Bits<16>>>,
+    /// `receive_timer` is not zero (as `send_timer_running`).
+    receive_timer_running: Vec<DFF<Bit>>,
     uid_counter: DFF<Bits<16>>,
     late_forget_valid: DFF<Bit>,
     late_forget_counter: DFF<Bits<16>>,
@@ -241,11 +245,17 @@ pub struct Ni {
     ack_reload: Constant<Bits<16>>,
     retry_mask: Constant<Bits<16>>,
     ack_mask: Constant<Bits<16>>,
+    /// The reloads are not zero (an interval of one cycle reloads zero).
+    retry_reload_running: Constant<Bit>,
+    ack_reload_running: Constant<Bit>,
     /// The counter each source of the counter bank counts.
     source_counter: Vec<Constant<Bits<COUNTER_BITS>>>,
     // Named values (rust-hdl writes integer literals 32 bits wide, so narrower ones are here).
     timer_expired: Constant<Bits<16>>,
     timer_step: Constant<Bits<16>>,
+    /// The bits of a timer above its lowest: a timer counting down from them is not zero after
+    /// the edge.
+    timer_above_one: Constant<Bits<16>>,
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
     empty_node: Constant<Bits<16>>,
@@ -338,10 +348,12 @@ impl Ni {
             send_destination: vec_of(send_slots),
             send_length: vec_of(send_slots),
             send_timer: vec_of(send_slots),
+            send_timer_running: vec_of(send_slots),
             send_transmitted: vec_of(send_slots),
             receive_active: vec_of(receive_slots),
             receive_uid: vec_of(receive_slots),
             receive_timer: vec_of(receive_slots),
+            receive_timer_running: vec_of(receive_slots),
             uid_counter: Default::default(),
             late_forget_valid: Default::default(),
             late_forget_counter: Default::default(),
@@ -418,9 +430,12 @@ impl Ni {
             ack_reload: c(cfg.ack_interval as u64 - 1),
             retry_mask: c(timer_mask(cfg.retry_interval)),
             ack_mask: c(timer_mask(cfg.ack_interval)),
+            retry_reload_running: Constant::new(cfg.retry_interval > 1),
+            ack_reload_running: Constant::new(cfg.ack_interval > 1),
             source_counter,
             timer_expired: c(0),
             timer_step: c(1),
+            timer_above_one: c(0xFFFE),
             slot_none: c(0),
             slot_lowest: c(1),
             empty_node: c(0),
@@ -458,6 +473,9 @@ impl Logic for Ni {
             self.send_length[s].d.next = self.send_length[s].q.val();
             self.send_transmitted[s].d.next = self.send_transmitted[s].q.val();
             self.send_timer[s].d.next = self.send_timer[s].q.val();
+            self.send_timer_running[s].clock.next = self.clock.val();
+            self.send_timer_running[s].d.next =
+                (self.send_timer[s].q.val() & self.timer_above_one.val()).any();
             if self.send_timer[s].q.val().any() {
                 self.send_timer[s].d.next =
                     (self.send_timer[s].q.val() - self.timer_step.val()) & self.retry_mask.val();
@@ -470,6 +488,9 @@ impl Logic for Ni {
             self.receive_active[r].d.next = self.receive_active[r].q.val();
             self.receive_uid[r].d.next = self.receive_uid[r].q.val();
             self.receive_timer[r].d.next = self.receive_timer[r].q.val();
+            self.receive_timer_running[r].clock.next = self.clock.val();
+            self.receive_timer_running[r].d.next =
+                (self.receive_timer[r].q.val() & self.timer_above_one.val()).any();
             if self.receive_timer[r].q.val().any() {
                 self.receive_timer[r].d.next =
                     (self.receive_timer[r].q.val() - self.timer_step.val()) & self.ack_mask.val();
@@ -538,7 +559,7 @@ impl Logic for Ni {
                 self.send_forget.next = self.send_forget.val() | self.probe.val();
             }
             if (self.send_state[s].q.val() == SendState::Waiting)
-                & !self.send_timer[s].q.val().any()
+                & !self.send_timer_running[s].q.val()
             {
                 self.send_due.next = self.send_due.val() | self.probe.val();
             }
@@ -558,7 +579,7 @@ impl Logic for Ni {
             if !self.receive_active[r].q.val() {
                 self.receive_free.next = self.receive_free.val() | self.probe.val();
             }
-            if self.receive_active[r].q.val() & !self.receive_timer[r].q.val().any() {
+            if self.receive_active[r].q.val() & !self.receive_timer_running[r].q.val() {
                 self.receive_due.next = self.receive_due.val() | self.probe.val();
             }
             // A held uid is never taken into a second slot, so at most one slot matches.
@@ -670,6 +691,7 @@ impl Logic for Ni {
                     }
                     self.send_length[s].d.next = self.requests.bytes.val();
                     self.send_timer[s].d.next = self.timer_expired.val();
+                    self.send_timer_running[s].d.next = false;
                     self.send_transmitted[s].d.next = false;
                 }
                 self.probe.next = self.probe.val() << 1;
@@ -748,6 +770,7 @@ impl Logic for Ni {
                             self.receive_active[r].d.next = true;
                             self.receive_uid[r].d.next = self.arriving_uid.val();
                             self.receive_timer[r].d.next = self.timer_expired.val();
+                            self.receive_timer_running[r].d.next = false;
                         }
                     }
                     // Its words are in the bank written so far, which is delivered now; the
@@ -836,6 +859,7 @@ impl Logic for Ni {
                 for r in 0..self._receive_slots {
                     if self.due_receive_slot.one_hot.val().get_bit(r) {
                         self.receive_timer[r].d.next = self.ack_reload.val();
+                        self.receive_timer_running[r].d.next = self.ack_reload_running.val();
                         self.pick_uid.next = self.receive_uid[r].q.val();
                         self.pick_destination.next = self.receive_uid[r].q.val().get_bits::<16>(16);
                     }
@@ -845,6 +869,7 @@ impl Logic for Ni {
                 for s in 0..self._send_slots {
                     if self.due_send_slot.one_hot.val().get_bit(s) {
                         self.send_timer[s].d.next = self.retry_reload.val();
+                        self.send_timer_running[s].d.next = self.retry_reload_running.val();
                         if self.send_transmitted[s].q.val() {
                             self.count_retransmit.next = true;
                         }

@@ -62,7 +62,7 @@ pub struct RequestReader {
     latched_bytes: DFF<Bits<6>>,
     /// The index of the request's final beat, `max(1, ceil(bytes / 4)) - 1`, latched at its
     /// first beat.
-    latched_final: DFF<Bits<3>>,
+    latched_final: DFF<Bits<6>>,
     /// The index of the final beat of a request of `length` bytes (at most 32).
     final_beat: Signal<Local, Bits<6>>,
     /// The beat taken now is the request's final one by its length.
@@ -129,7 +129,8 @@ impl Logic for RequestReader {
         if self.length.val() >= self.first_final_bytes.val() {
             self.final_beat.next = (self.length.val() - self.first_final_bytes.val()) >> 2;
         }
-        self.ends_here.next = self.latched_beat.q.val() == self.latched_final.q.val();
+        self.ends_here.next =
+            bit_cast::<6, 3>(self.latched_beat.q.val()) == self.latched_final.q.val();
         if self.first.val() {
             self.ends_here.next = self.length.val() <= self.one_beat_bytes.val();
         }
@@ -157,7 +158,7 @@ impl Logic for RequestReader {
                         self.latched_beat.d.next = self.beat.val() + true;
                         self.latched_bytes.d.next = self.bytes.val();
                         if self.first.val() {
-                            self.latched_final.d.next = self.final_beat.val().get_bits::<3>(0);
+                            self.latched_final.d.next = self.final_beat.val();
                         }
                     }
                 }
