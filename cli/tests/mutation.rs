@@ -168,15 +168,15 @@ fn ni_send_source_check_inverted_is_caught() {
 }
 
 /// The per-source ordering check of a new RTS inverted in the RMPP receive path (its verdict
-/// block compares the header's `msgNum` word with `expected + 1`): in-order messages are dropped
-/// and out-of-order ones taken.
+/// block compares the header's `msgNum` word with its register of `expected + 1`): in-order
+/// messages are dropped and out-of-order ones taken.
 #[test]
 fn rmpp_rx_order_check_inverted_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        "if (word != expected_next) begin",
-        "if (word == expected_next) begin",
+        "if (word != expected_next$q) begin",
+        "if (word == expected_next$q) begin",
         "mutant-rmpp-order",
     );
 }

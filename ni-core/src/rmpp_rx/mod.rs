@@ -132,7 +132,9 @@ pub enum DropReason {
 /// latches the header; `verdict` takes and latches the verdict and writes the payload; `slots`
 /// holds the per-slot state (§11.4: [`SlotState`], `src` in 8 bits as `srcNID < nodes <= 256`,
 /// `limit` in 13 bits as `limit <= max_msg <= 4096`, `next_seq` in 11 bits as a RECEIVING slot
-/// has `next_seq * mtu < limit`, the clean-up timer in 21) with its scans and per-slot updates;
+/// has `next_seq * mtu < limit`, the clean-up deadline in 21 against one free-running counter;
+/// each masked to the bits the configuration needs, see [`slots::RmppSlots`]) with its scans
+/// and per-slot updates;
 /// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
 /// 16 grants of 65535); `reply` sends the replies (a
 /// [`idemnet_rtl::worm_transmitter::WormTransmitter`]); `upcalls` and `deliveries` are the
@@ -439,14 +441,19 @@ impl Logic for RmppRx {
         self.upcalls.push.next = self.act.action.val() == Action::New;
         self.upcalls.push_slot.next = self.act.action_slot.val();
         self.upcalls.pop.next = self.up_v.val() & self.up_ready.val();
-        self.slots.up_valid.next = self.up_v.val();
-        self.slots.up_slot.next = self.up_s.val();
+        // The table looks up the FIFO's first slot whether or not the answer register is full,
+        // so the path from the answer register to `an_acc` does not pass the lookup; the ports
+        // are zeroed below while `up_valid` is low.
+        self.slots.up_valid.next = self.upcalls.not_empty.val();
+        self.slots.up_slot.next = self.upcalls.first.val();
         self.len_mm.next = self.slots.up_len.val().get_bits::<13>(0);
         if self.slots.up_len.val() >= self.max_msg_len.val() {
             self.len_mm.next = self.max_msg_limit.val();
         }
         self.acc.next = self.up_accept.val().get_bits::<13>(0);
-        if self.up_accept.val() >= bit_cast::<32, 13>(self.len_mm.val()) {
+        if (self.up_accept.val() >> 13).any()
+            | (self.up_accept.val().get_bits::<13>(0) >= self.len_mm.val())
+        {
             self.acc.next = self.len_mm.val();
         }
         if self.up_v.val() & self.up_ready.val() {
@@ -510,10 +517,16 @@ impl Logic for RmppRx {
         self.rd_data.next = self.read.rd_data.val();
         self.up_valid.next = self.up_v.val();
         self.up_slot.next = self.up_s.val();
-        self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
-        self.up_msg_id.next = self.slots.up_msg_id.val();
-        self.up_msg_num.next = self.slots.up_msg_num.val();
-        self.up_len.next = self.slots.up_len.val();
+        self.up_src.next = self.empty_node.val();
+        self.up_msg_id.next = 0.into();
+        self.up_msg_num.next = 0.into();
+        self.up_len.next = 0.into();
+        if self.up_v.val() {
+            self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
+            self.up_msg_id.next = self.slots.up_msg_id.val();
+            self.up_msg_num.next = self.slots.up_msg_num.val();
+            self.up_len.next = self.slots.up_len.val();
+        }
         self.dlv_valid.next = self.dl_v.val();
         self.dlv_slot.next = self.dl_s.val();
         self.dlv_src.next = bit_cast::<16, 8>(self.slots.dlv_src.val());

@@ -32,8 +32,30 @@ use super::{Action, SlotState};
 /// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED |
 /// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
+/// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
+/// `next_seq` 11, `grant` and `cts_n` 16, the deadline 21 bits); every value loaded into them
+/// is masked to the bits the configuration's largest value needs (`nodes - 1`, `max_msg`,
+/// `max_msg / mtu`, `max_data_pkts`, `gch_timeout + 1`), so the bits above are constant zero
+/// and synthesis removes them and the logic that reads them (with system16's configuration: 4,
+/// 11, 6, 5 and 14 bits).
+///
+/// The clean-up timer of §11.5 is one free-running counter (`now`, modulo `2^W` with
+/// `2^W > gch_timeout + 1`) and a deadline per slot: the pick of an ENDED or DROPPED slot at
+/// edge `p` sets `deadline = now + gch_timeout + 1`, and the slot frees itself at the edge at
+/// which `now == deadline`, unless it has `reply_due` or is the edge's action's target. That is
+/// §11.5's countdown (loaded with `gch_timeout` at `p`, 0 before edge `p + gch_timeout + 1`)
+/// because the countdown never pauses without being loaded again: a slot becomes ENDED or
+/// DROPPED only with `reply_due` (so it is picked, and loaded, before it counts), and an action
+/// on an ENDED or DROPPED slot either frees it or sets `reply_due` (replies again). A compare
+/// per slot instead of a decrementer, a zero test and a load multiplexer.
+///
 /// Timing: every output is combinational from the inputs and the slot registers, which change
-/// only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes).
+/// only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes). The compare of
+/// the key with each slot's (`src`, `msg_id`) is registered (`s_key_hit`), so `matched` and the
+/// `match_*` outputs are the compare of the cycle before ANDed with `busy` now: the key is latched
+/// at header words 1 and 2 and a slot's `src` and `msg_id` change only at a packet's action (at
+/// a CRC flit, never inside a header), so at word 6 (the verdict) that is the compare of the
+/// state before the edge, and the 40-bit compares leave the verdict's path.
 #[derive(LogicBlock)]
 pub struct RmppSlots {
     pub clock: Signal<In, Clock>,
@@ -100,7 +122,9 @@ pub struct RmppSlots {
     s_grant: Vec<DFF<Bits<16>>>,
     s_cts_n: Vec<DFF<Bits<16>>>,
     s_due: Vec<DFF<Bit>>,
-    s_timer: Vec<DFF<Bits<21>>>,
+    s_deadline: Vec<DFF<Bits<21>>>,
+    now: DFF<Bits<21>>,
+    s_key_hit: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<16>>,
     due_slots: Signal<Local, Bits<16>>,
     hit: Signal<Local, Bit>,
@@ -117,10 +141,15 @@ pub struct RmppSlots {
     grant_step: Constant<Bits<16>>,
     sequence_step: Constant<Bits<11>>,
     sequence_first: Constant<Bits<11>>,
-    timer_step: Constant<Bits<21>>,
-    gch_timeout: Constant<Bits<21>>,
+    time_step: Constant<Bits<21>>,
+    timeout_end: Constant<Bits<21>>,
     mtu_len: Constant<Bits<32>>,
     mtu_limit: Constant<Bits<13>>,
+    node_mask: Constant<Bits<8>>,
+    limit_mask: Constant<Bits<13>>,
+    sequence_mask: Constant<Bits<11>>,
+    grant_mask: Constant<Bits<16>>,
+    time_mask: Constant<Bits<21>>,
     _n: usize,
 }
 
@@ -130,6 +159,12 @@ fn vec_of<T: Default>(n: usize) -> Vec<T> {
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
+}
+
+/// The low bits that hold every value `0..=largest`: a field's register bits above them are
+/// constant zero once its inputs are masked by this, and synthesis removes them.
+fn holding<const N: usize>(largest: u64) -> Constant<Bits<N>> {
+    c((1u64 << (u64::BITS - largest.leading_zeros())) - 1)
 }
 
 impl RmppSlots {
@@ -201,7 +236,9 @@ impl RmppSlots {
             s_grant: vec_of(n),
             s_cts_n: vec_of(n),
             s_due: vec_of(n),
-            s_timer: vec_of(n),
+            s_deadline: vec_of(n),
+            now: Default::default(),
+            s_key_hit: vec_of(n),
             probe: Default::default(),
             due_slots: Default::default(),
             hit: Default::default(),
@@ -218,10 +255,15 @@ impl RmppSlots {
             grant_step: c(1),
             sequence_step: c(1),
             sequence_first: c(1),
-            timer_step: c(1),
-            gch_timeout: c(cfg.gch_timeout as u64),
+            time_step: c(1),
+            timeout_end: c(cfg.gch_timeout as u64 + 1),
             mtu_len: c(cfg.mtu as u64),
             mtu_limit: c(cfg.mtu as u64),
+            node_mask: holding(cfg.nodes as u64 - 1),
+            limit_mask: holding(cfg.max_msg as u64),
+            sequence_mask: holding((cfg.max_msg / cfg.mtu) as u64),
+            grant_mask: holding(cfg.max_data_pkts as u64),
+            time_mask: holding(cfg.gch_timeout as u64 + 1),
             _n: n,
         }
     }
@@ -230,6 +272,8 @@ impl RmppSlots {
 impl Logic for RmppSlots {
     #[hdl_gen]
     fn update(&mut self) {
+        self.now.clock.next = self.clock.val();
+        self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
         for k in 0..self._n {
             self.s_state[k].clock.next = self.clock.val();
             self.s_src[k].clock.next = self.clock.val();
@@ -241,7 +285,11 @@ impl Logic for RmppSlots {
             self.s_grant[k].clock.next = self.clock.val();
             self.s_cts_n[k].clock.next = self.clock.val();
             self.s_due[k].clock.next = self.clock.val();
-            self.s_timer[k].clock.next = self.clock.val();
+            self.s_deadline[k].clock.next = self.clock.val();
+            self.s_key_hit[k].clock.next = self.clock.val();
+            self.s_key_hit[k].d.next = (self.s_src[k].q.val()
+                == (self.key_node.val() & self.node_mask.val()))
+                & (self.s_msg_id[k].q.val() == self.key_msg_id.val());
             self.s_state[k].d.next = self.s_state[k].q.val();
             self.s_src[k].d.next = self.s_src[k].q.val();
             self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
@@ -251,7 +299,7 @@ impl Logic for RmppSlots {
             self.s_next_seq[k].d.next = self.s_next_seq[k].q.val();
             self.s_grant[k].d.next = self.s_grant[k].q.val();
             self.s_cts_n[k].d.next = self.s_cts_n[k].q.val();
-            self.s_timer[k].d.next = self.s_timer[k].q.val();
+            self.s_deadline[k].d.next = self.s_deadline[k].q.val();
         }
 
         // ---- Scans over the state before the edge: the busy slot holding the key, the lowest
@@ -271,9 +319,7 @@ impl Logic for RmppSlots {
         self.probe.next = self.slot_lowest.val();
         for k in 0..self._n {
             if self.s_state[k].q.val() != SlotState::Free {
-                if (self.s_src[k].q.val() == self.key_node.val())
-                    & (self.s_msg_id[k].q.val() == self.key_msg_id.val())
-                {
+                if self.s_key_hit[k].q.val() {
                     self.matched.next = true;
                     self.match_slot.next = self.match_slot.val() | self.slot_number[k].val();
                     self.match_upcall.next =
@@ -317,47 +363,47 @@ impl Logic for RmppSlots {
                 | (self.s_state[k].q.val() == SlotState::Dropped))
                 & !self.s_due[k].q.val()
                 & !self.hit.val()
+                & (self.s_deadline[k].q.val() == self.now.q.val())
             {
-                if self.s_timer[k].q.val().any() {
-                    self.s_timer[k].d.next = self.s_timer[k].q.val() - self.timer_step.val();
-                } else {
-                    self.s_state[k].d.next = SlotState::Free;
-                    self.s_limit[k].d.next = self.empty_limit.val();
-                }
+                self.s_state[k].d.next = SlotState::Free;
+                self.s_limit[k].d.next = self.empty_limit.val();
             }
             if self.picked.val()
                 & self.due_slots.val().get_bit(k)
                 & (self.s_state[k].q.val() != SlotState::Receiving)
             {
-                self.s_timer[k].d.next = self.gch_timeout.val();
+                self.s_deadline[k].d.next =
+                    (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
             }
             if self.hit.val() {
                 if (self.action.val() == Action::New) | (self.action.val() == Action::AbortNew) {
-                    self.s_src[k].d.next = self.key_node.val();
+                    self.s_src[k].d.next = self.key_node.val() & self.node_mask.val();
                     self.s_msg_id[k].d.next = self.key_msg_id.val();
                     self.s_msg_num[k].d.next = self.msg_num.val();
                     self.s_len[k].d.next = self.len.val();
                     if self.action.val() == Action::New {
                         self.s_state[k].d.next = SlotState::Upcall;
-                        self.s_limit[k].d.next = self.new_limit.val();
+                        self.s_limit[k].d.next = self.new_limit.val() & self.limit_mask.val();
                     } else {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_next.next = true;
                     }
                 } else if self.action.val() == Action::InSequence {
                     if !self.restart.val() {
-                        self.s_next_seq[k].d.next = self.seq_low.val() + self.sequence_step.val();
+                        self.s_next_seq[k].d.next = (self.seq_low.val() + self.sequence_step.val())
+                            & self.sequence_mask.val();
                     }
                     if self.finish.val() {
                         self.s_state[k].d.next = SlotState::Complete;
                         self.s_grant[k].d.next = self.empty_grant.val();
                         self.due_next.next = false;
                     } else if self.new_cts.val() {
-                        self.s_grant[k].d.next = self.allowance.val();
-                        self.s_cts_n[k].d.next = self.allowance.val();
+                        self.s_grant[k].d.next = self.allowance.val() & self.grant_mask.val();
+                        self.s_cts_n[k].d.next = self.allowance.val() & self.grant_mask.val();
                         self.due_next.next = true;
                     } else if self.s_grant[k].q.val().any() {
-                        self.s_grant[k].d.next = self.s_grant[k].q.val() - self.grant_step.val();
+                        self.s_grant[k].d.next = (self.s_grant[k].q.val() - self.grant_step.val())
+                            & self.grant_mask.val();
                     }
                 } else if self.action.val() == Action::Again {
                     self.due_next.next = true;
@@ -370,15 +416,15 @@ impl Logic for RmppSlots {
                     self.s_grant[k].d.next = self.empty_grant.val();
                     self.due_next.next = true;
                 } else if self.action.val() == Action::Answer {
-                    self.s_limit[k].d.next = self.answer_limit.val();
+                    self.s_limit[k].d.next = self.answer_limit.val() & self.limit_mask.val();
                     if self.answer_zero.val() {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_next.next = true;
                     } else if self.answer_cts.val() {
                         self.s_state[k].d.next = SlotState::Receiving;
                         self.s_next_seq[k].d.next = self.sequence_first.val();
-                        self.s_grant[k].d.next = self.allowance.val();
-                        self.s_cts_n[k].d.next = self.allowance.val();
+                        self.s_grant[k].d.next = self.allowance.val() & self.grant_mask.val();
+                        self.s_cts_n[k].d.next = self.allowance.val() & self.grant_mask.val();
                         self.due_next.next = true;
                     } else {
                         self.s_state[k].d.next = SlotState::Complete;

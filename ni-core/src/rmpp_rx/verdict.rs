@@ -31,7 +31,12 @@ use super::{Action, DropReason};
 /// Timing: the verdict registers load at the edge of `decide`; the write pointer (`waddr`) and
 /// the bytes still to write (`remaining`) load then and step at each payload word. A payload
 /// word is written when bytes are still to be written, with the bytes at or past the limit
-/// zeroed (§11.5).
+/// zeroed (§11.5). `expected + 1` is registered (`expected_next`) each cycle: the RAM is read at
+/// the `srcNID` latched at word 1, so from word 4 on the register holds `expected[srcNID] + 1`
+/// (the RAM is written only at a packet's action, never inside a header), and at word 6 the
+/// order check is one compare of `word` with a register, not the RAM's output through an adder.
+/// The byte arithmetic against `limit` (at most 4096) is 14 bits wide, with the upper bits of
+/// `seq * mtu` and `(seq + 1) * mtu` reduced to one "at or past 16 KB" bit each.
 #[derive(LogicBlock)]
 pub struct RmppVerdict {
     pub clock: Signal<In, Clock>,
@@ -76,9 +81,13 @@ pub struct RmppVerdict {
     rx_cts: DFF<Bit>,
     rx_waddr: DFF<Bits<14>>,
     rx_rem: DFF<Bits<6>>,
-    expected_next: Signal<Local, Bits<32>>,
-    limit_wide: Signal<Local, Bits<40>>,
-    limit_after_seq: Signal<Local, Bits<40>>,
+    expected_next: DFF<Bits<32>>,
+    limit_wide: Signal<Local, Bits<14>>,
+    seq_low: Signal<Local, Bits<14>>,
+    seq_end_low: Signal<Local, Bits<14>>,
+    seq_far: Signal<Local, Bit>,
+    seq_end_far: Signal<Local, Bit>,
+    limit_after_seq: Signal<Local, Bits<14>>,
     fin: Signal<Local, Bit>,
     rem_in: Signal<Local, Bits<6>>,
     seq_offset: Signal<Local, Bits<14>>,
@@ -95,7 +104,7 @@ pub struct RmppVerdict {
     word_bytes: Constant<Bits<6>>,
     no_bytes: Constant<Bits<6>>,
     packet_bytes_max: Constant<Bits<6>>,
-    packet_bytes_wide: Constant<Bits<40>>,
+    packet_bytes_wide: Constant<Bits<14>>,
     whole_word: Constant<Bits<32>>,
 }
 
@@ -153,6 +162,10 @@ impl RmppVerdict {
             rx_rem: Default::default(),
             expected_next: Default::default(),
             limit_wide: Default::default(),
+            seq_low: Default::default(),
+            seq_end_low: Default::default(),
+            seq_far: Default::default(),
+            seq_end_far: Default::default(),
             limit_after_seq: Default::default(),
             fin: Default::default(),
             rem_in: Default::default(),
@@ -179,7 +192,19 @@ impl RmppVerdict {
 impl Logic for RmppVerdict {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rx_v, rx_why, rx_tgt, rx_restart, rx_fin, rx_cts, rx_waddr, rx_rem);
+        dff_setup!(
+            self,
+            clock,
+            rx_v,
+            rx_why,
+            rx_tgt,
+            rx_restart,
+            rx_fin,
+            rx_cts,
+            rx_waddr,
+            rx_rem,
+            expected_next
+        );
         self.action.next = self.rx_v.q.val();
         self.reason.next = self.rx_why.q.val();
         self.target.next = self.rx_tgt.q.val();
@@ -188,12 +213,16 @@ impl Logic for RmppVerdict {
         self.new_cts.next = self.rx_cts.q.val();
 
         // ---- What the verdict reads of the matching slot, and where the payload goes.
-        self.expected_next.next = self.expected.val() + 1;
-        self.limit_wide.next = bit_cast::<40, 13>(self.match_limit.val());
-        self.fin.next = self.seq_end_bytes.val() >= self.limit_wide.val();
-        self.limit_after_seq.next = self.limit_wide.val() - self.seq_bytes.val();
+        self.expected_next.d.next = self.expected.val() + 1;
+        self.limit_wide.next = bit_cast::<14, 13>(self.match_limit.val());
+        self.seq_low.next = self.seq_bytes.val().get_bits::<14>(0);
+        self.seq_end_low.next = self.seq_end_bytes.val().get_bits::<14>(0);
+        self.seq_far.next = (self.seq_bytes.val() >> 14).any();
+        self.seq_end_far.next = (self.seq_end_bytes.val() >> 14).any();
+        self.fin.next = self.seq_end_far.val() | (self.seq_end_low.val() >= self.limit_wide.val());
+        self.limit_after_seq.next = self.limit_wide.val() - self.seq_low.val();
         self.rem_in.next = self.no_bytes.val();
-        if self.seq_bytes.val() < self.limit_wide.val() {
+        if !self.seq_far.val() & (self.seq_low.val() < self.limit_wide.val()) {
             if self.limit_after_seq.val() > self.packet_bytes_wide.val() {
                 self.rem_in.next = self.packet_bytes_max.val();
             } else {
@@ -228,7 +257,7 @@ impl Logic for RmppVerdict {
                 self.rx_why.d.next = DropReason::NotSource;
             } else if self.is_rts.val() | self.is_null.val() {
                 if !self.matched.val() {
-                    if self.word.val() != self.expected_next.val() {
+                    if self.word.val() != self.expected_next.q.val() {
                         self.rx_why.d.next = DropReason::Order;
                     } else if !self.free.val() {
                         self.rx_why.d.next = DropReason::TableFull;
