@@ -27,11 +27,14 @@ pub enum LutMapping {
     Abc9,
     /// ECP5: `abc9` with LUT4s only (`synth_ecp5 -nowidelut`).
     Abc9NoWideLut,
-    /// ECP5: multiplexer trees first, by `muxcover -mux8 -mux4`, each 4:1 as two LUT4 (one
-    /// 2:1 multiplexer each, of its own inputs) into a PFUMX and each 8:1 as two of those into an
-    /// L6MUX21 (`fpga/src/ecp5_mux_map.v`); then the rest by `abc9` with LUT4s only. yosys's
-    /// wide LUTs give both LUT4s of a PFUMX the same four inputs, so they build an 8:1
-    /// multiplexer of 6 LUT4 where the PFU needs 4.
+    /// ECP5: multiplexer trees first, by `muxcover -mux8 -mux4 -nodecode`, each 4:1 as two
+    /// LUT4 (one 2:1 multiplexer each, of its own inputs) into a PFUMX and each 8:1 as two of
+    /// those into an L6MUX21 (`fpga/src/ecp5_mux_map.v`); then the rest by `abc9` with LUT4s
+    /// only. yosys's wide LUTs give both LUT4s of a PFUMX the same four inputs, so they build
+    /// an 8:1 multiplexer of 6 LUT4 where the PFU needs 4. `-nodecode` covers only whole trees
+    /// (one select per level, as the switch's crossbar): without it muxcover also takes the
+    /// priority chains of if/else logic, with decoders for their selects, which cost the NI a
+    /// quarter of its Fmax (63.0 to 47.9 MHz).
     MuxcoverAbc9NoWideLut,
     /// ECP5: the multiplexer trees as in [`LutMapping::MuxcoverAbc9NoWideLut`], the rest by
     /// `abc9` with wide LUTs.
@@ -137,12 +140,12 @@ impl Board {
             )),
             (Board::Ecp5_85k, LutMapping::MuxcoverAbc9NoWideLut) => Some(ecp5_split(
                 "-nowidelut ",
-                &format!("muxcover -mux8 -mux4; techmap -map {ECP5_MUX_MAP}"),
+                &format!("muxcover -mux8 -mux4 -nodecode; techmap -map {ECP5_MUX_MAP}"),
                 "map_luts",
             )),
             (Board::Ecp5_85k, LutMapping::MuxcoverAbc9) => Some(ecp5_split(
                 "",
-                &format!("muxcover -mux8 -mux4; techmap -map {ECP5_MUX_MAP}"),
+                &format!("muxcover -mux8 -mux4 -nodecode; techmap -map {ECP5_MUX_MAP}"),
                 "map_luts",
             )),
         }
@@ -240,7 +243,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             ecp5,
-            "synth_ecp5 -nowidelut -top board -run :map_luts; muxcover -mux8 -mux4; \
+            "synth_ecp5 -nowidelut -top board -run :map_luts; muxcover -mux8 -mux4 -nodecode; \
              techmap -map ecp5_mux_map.v; \
              synth_ecp5 -nowidelut -top board -json board.json -run map_luts:"
         );

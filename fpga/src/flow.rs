@@ -1,7 +1,8 @@
 //! Synthesis, place and route, bitstream packing and the report, for one board and design.
 //!
 //! Files, all in `build/fpga/<board>/<design>/`: `top.v` (the design and its board top),
-//! the constraint file, `yosys.log`, `stat.json`, `board.json` (the netlist), `nextpnr.log`,
+//! the constraint file, `ecp5_mux_map.v` (the techmap of the ECP5's multiplexer mappings),
+//! `yosys.log`, `stat.json`, `board.json` (the netlist), `nextpnr.log`,
 //! `nextpnr-report.json`, the bitstream (`board.bin` for the iCE40, `board.bit` for the ECP5),
 //! `icetime.txt` (iCE40) and `idemnet-report.json` (the [`Report`]).
 

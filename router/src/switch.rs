@@ -285,7 +285,13 @@ impl Logic for Switch {
             }
         }
 
-        // ---- Stage 2: the crossbar and the counters, from stage 1's registers.
+        // ---- Stage 2: the crossbar and the counters, from stage 1's registers. The leaves
+        // of the multiplexer tree are the same for every output.
+        for nn in self._n_in..(self._n_in + 1) {
+            for i in 0..self._n_in {
+                self.tree[i + nn - 1].next = self.flit_stage[i].q.val();
+            }
+        }
         for o in 0..self._n_in {
             // Routes are one-hot and no two name the same output: `owner` is the binary index
             // of the one input routed to the output, `owned` whether there is one.
@@ -301,9 +307,6 @@ impl Logic for Switch {
             // between nodes `2j + 1` and `2j + 2`, the inputs are the leaves `n_in - 1 + i`,
             // node 0 is the root).
             for nn in self._n_in..(self._n_in + 1) {
-                for i in 0..self._n_in {
-                    self.tree[i + nn - 1].next = self.flit_stage[i].q.val();
-                }
                 for jj in 1..self._n_in {
                     self.tree[nn - 1 - jj].next = self.tree[(nn - 1 - jj) * 2 + 1].val();
                     if (self.owner[o].val() & self.node_select[nn - 1 - jj].val()).any() {
