@@ -1,6 +1,5 @@
 //! Replay traces of the NI (format: docs/replay.md), one per rule of docs/protocol.md §8 that a
-//! trace can express, plus the project's example traces in `testbench/traces` and, when it sits
-//! beside the repository, the outside conformance folder. Every trace runs on both engines, the
+//! trace can express, plus the project's example traces in `testbench/traces`. Every trace runs on both engines, the
 //! golden model and the Verilated RTL, and their outputs must be identical line for line. CRC
 //! errors and truncated worms cannot be written in a trace (every trace packet is a whole,
 //! correct worm); the model's unit tests and the co-simulation cover them.

@@ -1,6 +1,5 @@
 //! Replay traces of the RMPP receive path (format: docs/replay.md), one or more per rule of
-//! docs/protocol.md §11.5, plus the project's example traces in `testbench/traces` and, when it
-//! sits beside the repository, the outside conformance folder. Every trace runs on the golden
+//! docs/protocol.md §11.5, plus the project's example traces in `testbench/traces`. Every trace runs on the golden
 //! model and on the Verilated RTL, and their outputs must be identical line for line. A trace
 //! cannot make a damaged worm or a `srcNID` other than the route's source; the model's unit
 //! tests and the co-simulation cover those.

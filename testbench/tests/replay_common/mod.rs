@@ -1,5 +1,5 @@
 //! What the replay tests of both blocks share: running a trace on both engines, the project's
-//! example traces and their expected output, and the optional outside conformance folder.
+//! example traces and their expected output.
 
 #![allow(dead_code)]
 
@@ -180,31 +180,6 @@ pub fn examples_match_expected(prefix: &str, run: impl Fn(&str, &str) -> Vec<u8>
             expected,
             "{name}: the replay's output is not {}",
             expected_path.display()
-        );
-    }
-}
-
-/// The outside conformance folder, when it sits beside the repository (it is optional: a clone
-/// of the repository alone does not have it).
-pub fn outside_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
-    dir.is_dir().then_some(dir)
-}
-
-/// Every outside trace of one block (`prefix`) runs on both engines with the same output;
-/// without the folder there is nothing to check.
-pub fn outside_traces_run(prefix: &str, run: impl Fn(&str, &str) -> Vec<u8>) {
-    let Some(dir) = outside_dir() else {
-        eprintln!("no outside conformance folder beside the repository: nothing to check");
-        return;
-    };
-    for path in traces(&dir, prefix) {
-        let text = std::fs::read_to_string(&path).expect("readable");
-        let output = lines(&run(&text, &path.display().to_string()));
-        assert!(
-            output.last().is_some_and(|l| l.get("summary").is_some()),
-            "{}: no summary",
-            path.display()
         );
     }
 }
