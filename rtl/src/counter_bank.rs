@@ -139,7 +139,7 @@ impl<const COUNTERS: usize, const SOURCES: usize, const REASON_BITS: usize, cons
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulation::{rising_edge, settle, Verilated};
+    use crate::testing::{rising_edge, settle, Verilated};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

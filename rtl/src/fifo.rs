@@ -383,7 +383,7 @@ impl<T: Synth, const ADDRESS_BITS: usize, const COUNT_BITS: usize> Logic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulation::{rising_edge, settle, Verilated};
+    use crate::testing::{rising_edge, settle, Verilated};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -101,7 +101,7 @@ impl<const WIDTH: usize, const INDEX_BITS: usize> Logic for FirstSet<WIDTH, INDE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulation::settle;
+    use crate::testing::settle;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -170,8 +170,8 @@ impl Logic for RequestReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulation::{rising_edge, settle, Verilated};
     use crate::testing::Random;
+    use crate::testing::{rising_edge, settle, Verilated};
     use idemnet_model::stream::{Requests, Taken};
 
     /// What the cell says of a beat taken: (first, beat, bytes, accepted, refused, complete).

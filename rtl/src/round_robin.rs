@@ -132,7 +132,7 @@ impl<const REQUESTERS: usize, const INDEX_BITS: usize> Logic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulation::{rising_edge, settle, Verilated};
+    use crate::testing::{rising_edge, settle, Verilated};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
