@@ -77,6 +77,34 @@ impl fmt::Display for LutMapping {
 pub const ECP5_MUX_MAP: &str = "ecp5_mux_map.v";
 pub const ECP5_MUX_MAP_TEXT: &str = include_str!("ecp5_mux_map.v");
 
+/// Which yosys synthesizes for the ECP5 (the iCE40's is always Debian's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synthesizer {
+    /// PyPI's YoWASP yosys 0.70 (WebAssembly), in the project's `.venv-fpga`: the newer mapper
+    /// (the NI: 4,915 LUT4 against Debian's 5,433 with `abc`).
+    YoWasp,
+    /// Debian 12's native yosys 0.23 (`synth_ecp5 -abc9` for the `abc9` mappings, which 0.70
+    /// runs by default). For designs YoWASP cannot take: its `abc9` (the XAIGER writer)
+    /// recurses deeper than WebAssembly's call stack on system16 ("wasm trap: call stack
+    /// exhausted" after 13 minutes).
+    Debian,
+}
+
+impl Synthesizer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Synthesizer::YoWasp => "yowasp",
+            Synthesizer::Debian => "debian",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Synthesizer> {
+        [Synthesizer::YoWasp, Synthesizer::Debian]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
 /// A device's capacity, for the share of it a design takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Capacity {
@@ -111,7 +139,12 @@ impl Board {
     /// `None` if the board does not support it. The ECP5's mappings other than YoWASP's
     /// default run `synth_ecp5` in two parts around their own LUT mapping (its labels
     /// `map_luts` and `map_cells`).
-    pub fn synth_script(self, mapping: LutMapping) -> Option<String> {
+    pub fn synth_script(self, mapping: LutMapping, synthesizer: Synthesizer) -> Option<String> {
+        // Debian's 0.23 maps with `abc` unless told `-abc9`; YoWASP's 0.70 has only `abc9`.
+        let abc9 = match synthesizer {
+            Synthesizer::Debian => "-abc9 ",
+            Synthesizer::YoWasp => "",
+        };
         // `synth_ecp5` up to its LUT mapping, `step`, then `synth_ecp5` again from `resume`.
         let ecp5_split = |options: &str, step: &str, resume: &str| {
             format!(
@@ -128,23 +161,23 @@ impl Board {
             }
             (Board::Ice40Hx8k, _) => None,
             (Board::Ecp5_85k, LutMapping::Abc9) => {
-                Some("synth_ecp5 -top board -json board.json".into())
+                Some(format!("synth_ecp5 {abc9}-top board -json board.json"))
             }
-            (Board::Ecp5_85k, LutMapping::Abc9NoWideLut) => {
-                Some("synth_ecp5 -nowidelut -top board -json board.json".into())
-            }
+            (Board::Ecp5_85k, LutMapping::Abc9NoWideLut) => Some(format!(
+                "synth_ecp5 {abc9}-nowidelut -top board -json board.json"
+            )),
             (Board::Ecp5_85k, LutMapping::Abc) => Some(ecp5_split(
                 "",
                 "techmap -map +/lattice/latches_map.v; abc -dress -lut 4:7; clean",
                 "map_cells",
             )),
             (Board::Ecp5_85k, LutMapping::MuxcoverAbc9NoWideLut) => Some(ecp5_split(
-                "-nowidelut ",
+                &format!("{abc9}-nowidelut "),
                 &format!("muxcover -mux8 -mux4 -nodecode; techmap -map {ECP5_MUX_MAP}"),
                 "map_luts",
             )),
             (Board::Ecp5_85k, LutMapping::MuxcoverAbc9) => Some(ecp5_split(
-                "",
+                abc9,
                 &format!("muxcover -mux8 -mux4 -nodecode; techmap -map {ECP5_MUX_MAP}"),
                 "map_luts",
             )),
@@ -226,20 +259,22 @@ mod tests {
         for board in Board::ALL {
             assert!(board.lut_mappings().contains(&board.lut_mapping()));
             for mapping in LutMapping::ALL {
-                let script = board.synth_script(mapping);
-                assert_eq!(
-                    script.is_some(),
-                    board.lut_mappings().contains(&mapping),
-                    "{board} {mapping}"
-                );
-                if let Some(script) = script {
-                    assert!(script.contains("-top board"), "{script}");
-                    assert!(script.contains("-json board.json"), "{script}");
+                for synthesizer in [Synthesizer::YoWasp, Synthesizer::Debian] {
+                    let script = board.synth_script(mapping, synthesizer);
+                    assert_eq!(
+                        script.is_some(),
+                        board.lut_mappings().contains(&mapping),
+                        "{board} {mapping}"
+                    );
+                    if let Some(script) = script {
+                        assert!(script.contains("-top board"), "{script}");
+                        assert!(script.contains("-json board.json"), "{script}");
+                    }
                 }
             }
         }
         let ecp5 = Board::Ecp5_85k
-            .synth_script(LutMapping::MuxcoverAbc9NoWideLut)
+            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::YoWasp)
             .unwrap();
         assert_eq!(
             ecp5,
@@ -247,10 +282,31 @@ mod tests {
              techmap -map ecp5_mux_map.v; \
              synth_ecp5 -nowidelut -top board -json board.json -run map_luts:"
         );
+        // Debian's yosys is told to use abc9 in both halves; its plain abc mapping is not.
+        let debian = Board::Ecp5_85k
+            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::Debian)
+            .unwrap();
         assert_eq!(
-            Board::Ice40Hx8k.synth_script(LutMapping::MuxcoverAbc9),
+            debian.matches("synth_ecp5 -abc9 -nowidelut").count(),
+            2,
+            "{debian}"
+        );
+        let abc = Board::Ecp5_85k
+            .synth_script(LutMapping::Abc, Synthesizer::Debian)
+            .unwrap();
+        assert!(!abc.contains("abc9"), "{abc}");
+        assert_eq!(
+            Board::Ice40Hx8k.synth_script(LutMapping::MuxcoverAbc9, Synthesizer::Debian),
             None
         );
+    }
+
+    #[test]
+    fn synthesizer_names_round_trip() {
+        for s in [Synthesizer::YoWasp, Synthesizer::Debian] {
+            assert_eq!(Synthesizer::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Synthesizer::from_name("vivado"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use idemnet_model::ports::PortSpec;
 use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_testbench::Config;
 
-use crate::board::Board;
+use crate::board::{Board, Synthesizer};
 use crate::harness;
 
 /// The node the `node` design builds: as the `ni` and `rmpp-rx` designs, node 5 of 16.
@@ -55,6 +55,15 @@ impl Design {
     /// Whether the design is built for `board` (the 16-node system needs the ECP5's size).
     pub fn fits(self, board: Board) -> bool {
         !(self == Design::System16 && board == Board::Ice40Hx8k)
+    }
+
+    /// The yosys that synthesizes the design for the ECP5: YoWASP's, except for system16, which
+    /// its `abc9` cannot take ([`Synthesizer::Debian`]).
+    pub fn synthesizer(self) -> Synthesizer {
+        match self {
+            Design::System16 => Synthesizer::Debian,
+            _ => Synthesizer::YoWasp,
+        }
     }
 
     /// The named configuration of a block design.

@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::board::{Board, LutMapping, ECP5_MUX_MAP, ECP5_MUX_MAP_TEXT};
+use crate::board::{Board, LutMapping, Synthesizer, ECP5_MUX_MAP, ECP5_MUX_MAP_TEXT};
 use crate::design::Design;
 
 /// How far a flow goes.
@@ -119,10 +119,37 @@ fn on_path(name: &str) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
 }
 
+/// The yosys of a flow on the ECP5 for `design`: `$IDEMNET_ECP5_YOSYS` (a
+/// [`Synthesizer::name`], to measure the other), else the design's choice,
+/// [`Design::synthesizer`]. (The iCE40's yosys is always Debian's.)
+pub fn synthesizer(board: Board, design: Design) -> Result<Synthesizer> {
+    if board == Board::Ice40Hx8k {
+        return Ok(Synthesizer::Debian);
+    }
+    match std::env::var("IDEMNET_ECP5_YOSYS") {
+        Ok(name) => Synthesizer::from_name(&name)
+            .ok_or_else(|| anyhow!("IDEMNET_ECP5_YOSYS={name}: yowasp or debian")),
+        Err(_) => Ok(design.synthesizer()),
+    }
+}
+
+/// The yosys program of `synthesizer` on `board`.
+fn yosys(board: Board, synthesizer: Synthesizer) -> Result<PathBuf> {
+    match synthesizer {
+        Synthesizer::Debian if on_path("yosys") => Ok(PathBuf::from("yosys")),
+        Synthesizer::Debian => bail!(
+            "yosys not found on PATH: Debian's yosys synthesizes this design; \
+             run `bash scripts/setup.sh`"
+        ),
+        Synthesizer::YoWasp => tool(board, "yosys"),
+    }
+}
+
 /// The program of a tool on `board`. The iCE40 tools are Debian's. For the ECP5, a native
 /// `nextpnr-ecp5` or `ecppack` on `PATH` is used when there is one (it runs natively, not as
 /// WebAssembly); yosys is YoWASP's even when Debian's is present, because Debian 12's yosys 0.23
-/// maps the ECP5 designs to more LUTs (the NI: 5,433 LUT4 against YoWASP 0.70's 4,915).
+/// maps the ECP5 designs to more LUTs (the NI: 5,433 LUT4 against YoWASP 0.70's 4,915), unless
+/// the design asks for Debian's ([`yosys`]).
 fn tool(board: Board, name: &str) -> Result<PathBuf> {
     match board {
         Board::Ice40Hx8k => Ok(PathBuf::from(name)),
@@ -144,8 +171,11 @@ fn tool(board: Board, name: &str) -> Result<PathBuf> {
 /// The first line a tool prints for `version_flag`, as the report names the tool (for example
 /// `Yosys 0.23 (git sha1 7ce5011c24b)`); the program's path when it prints none.
 fn tool_version(board: Board, name: &str, version_flag: &str) -> Result<String> {
-    let prog = tool(board, name)?;
-    let line = Command::new(&prog)
+    program_version(&tool(board, name)?, version_flag)
+}
+
+fn program_version(prog: &Path, version_flag: &str) -> Result<String> {
+    let line = Command::new(prog)
         .arg(version_flag)
         .output()
         .ok()
@@ -168,8 +198,11 @@ fn tool_version(board: Board, name: &str, version_flag: &str) -> Result<String> 
 }
 
 fn run(board: Board, name: &str, dir: &Path, args: &[&str]) -> Result<String> {
-    let prog = tool(board, name)?;
-    let out = Command::new(&prog)
+    run_program(&tool(board, name)?, dir, args)
+}
+
+fn run_program(prog: &Path, dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new(prog)
         .current_dir(dir)
         .args(args)
         .output()
@@ -319,8 +352,9 @@ pub fn run_flow(
     let (cname, ctext) = board.constraints();
     fs::write(dir.join(cname), ctext).with_context(|| format!("writing {cname}"))?;
     let mapping = lut_mapping(board)?;
+    let synthesizer = synthesizer(board, design)?;
     let synth = board
-        .synth_script(mapping)
+        .synth_script(mapping, synthesizer)
         .ok_or_else(|| anyhow!("{board} has no LUT mapping {mapping}"))?;
     if matches!(
         mapping,
@@ -329,13 +363,13 @@ pub fn run_flow(
         fs::write(dir.join(ECP5_MUX_MAP), ECP5_MUX_MAP_TEXT)
             .with_context(|| format!("writing {ECP5_MUX_MAP}"))?;
     }
-    let tools = vec![tool_version(board, "yosys", "-V")?];
+    let yosys = yosys(board, synthesizer)?;
+    let tools = vec![program_version(&yosys, "-V")?];
     let label = format!("idemnet fpga: {board} / {design}");
     eprintln!("{label}: synthesis, LUT mapping {mapping} ({synth}) ...");
     let t0 = Instant::now();
-    run(
-        board,
-        "yosys",
+    run_program(
+        &yosys,
         &dir,
         &[
             "-q",

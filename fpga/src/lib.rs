@@ -14,4 +14,4 @@ pub mod harness;
 
 pub use board::Board;
 pub use design::Design;
-pub use flow::{lut_mapping, run_flow, table, Report, Stage};
+pub use flow::{lut_mapping, run_flow, synthesizer, table, Report, Stage};
