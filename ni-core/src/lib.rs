@@ -17,6 +17,7 @@ pub mod ni;
 pub mod node;
 pub mod rmpp_rx;
 pub mod selftest;
+mod standalone;
 pub mod system;
 
 pub use idemnet_spec::ni::NiConfig;

@@ -6,9 +6,11 @@ use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
-use idemnet_rtl::worm_transmitter::WormTransmitter;
 use idemnet_spec::ni::{NiConfig, COUNTERS, PAYLOAD_WORDS};
 use rust_hdl::prelude::*;
+
+use crate::host_ports::with_host_ports;
+use crate::standalone::with_transmitter;
 
 /// The NI's port table and its host port names (§8.2), from the contract's one copy.
 pub use idemnet_spec::ni::{HOST_INPUTS, HOST_OUTPUTS, PORTS};
@@ -46,38 +48,44 @@ pub enum SendState {
     ForgetPending,
 }
 
-/// One NI (docs/protocol.md §8).
+/// The core of an NI (docs/protocol.md §8): all of it but the transmitter, a worm source
+/// ([`crate::standalone`]) of the NI's own transmitter in [`Ni`] or of the node's one transmitter
+/// (§13.2).
 ///
-/// Ports (Verilog names), in port order (`idemnet_spec::ni::PORTS`):
+/// Ports (Verilog names):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
-/// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+/// | `worm_start` | in | 1 | the transmitter starts this NI's worm at this edge: the first due packet in priority is picked |
+/// | `worm_header_valid`, `worm_payload_valid`, `worm_index` | in | 1, 1, 4 | the transmitter asks for header / payload word `worm_index` |
+/// | `worm_fetch_index` | in | 4 | the payload word asked for in the next cycle (read from block RAM a cycle ahead) |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
-/// | `net_out` | out | 35 | flits into the fabric |
-/// | `tx_req` | out | 1 | idle with a worm due (combinational from registers, §13.2) |
+/// | `worm_due` | out | 1 | a worm is due (combinational from registers) |
+/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, then header word 0 (type, length), header word 1 (the uid), the payload words; zero when none is asked for |
+/// | `worm_payload_words` | out | 4 | the payload words of the worm being sent (from its latched length) |
 /// | `req_ready` | out | 1 | a send slot is free: beats are taken (0 before the first edge) |
 /// | `dlv_valid`, `dlv_data`, `dlv_last` | out | 1, 32, 1 | the delivery stream (§8.4) |
 /// | `dlv_src`, `dlv_uid`, `dlv_len` | out | 16, 32, 6 | the datagram delivered, held through its beats |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
 /// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
 ///
-/// Timing: every output is a register but `tx_req` (from registers only) and `dlv_data`, the
-/// receive memory's read register gated by the `dlv_len` register (zero for a zero-length
-/// datagram and between datagrams). A request beat is taken in cycle `t` when `req_valid` and
-/// `req_ready` (`O_(t-1)`); a delivery beat when `dlv_valid` (`O_(t-1)`) and `dlv_ready`, and
-/// the next beat is in `O_t`. The flit on `net_in` in cycle `t` is consumed at edge `t`; a SEND
-/// whose CRC flit arrives in cycle `t` is delivered at edge `t` (its first beat in `O_t`). A
-/// worm picked in cycle `t` has its head in `net_out` of `O_t` and its other flits in the
-/// following cycles, with no gap.
+/// Timing: every output is a register but `worm_due` (from registers only), `worm_word`
+/// (combinational from the `worm_*` inputs, the registers and the send memory's read register)
+/// and `dlv_data`, the receive memory's read register gated by the `dlv_len` register (zero for
+/// a zero-length datagram and between datagrams). A request beat is taken in cycle `t` when
+/// `req_valid` and `req_ready` (`O_(t-1)`); a delivery beat when `dlv_valid` (`O_(t-1)`) and
+/// `dlv_ready`, and the next beat is in `O_t`. The flit on `net_in` in cycle `t` is consumed at
+/// edge `t`; a SEND whose CRC flit arrives in cycle `t` is delivered at edge `t` (its first beat
+/// in `O_t`). A worm started in cycle `t` is the packet picked at edge `t`; its fields are
+/// latched then, so the words it is asked for later are its own.
 ///
 /// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
 /// header word, the uid and the payload words by index and ends each worm with its verdict, and
-/// `transmitter` ([`WormTransmitter`], §8.5) asks for the route, the header, the uid and the
+/// the transmitter (§8.5) asks for the route, the header, the uid and the
 /// payload words by index; `requests` ([`RequestReader`]) reads the request stream. Payloads
 /// live in two block RAMs ([`Memory::block`]): the send slots' words (8 a slot), written beat by
 /// beat as a request streams in and read by the transmitter at its `fetch_index`, a cycle
@@ -96,18 +104,23 @@ pub enum SendState {
 /// kept (`arriving_match`) is the one of the state before the verdict's edge, and the 32-bit
 /// compares are off the path from the CRC flit to the slots.
 #[derive(LogicBlock)]
-pub struct Ni {
+pub struct NiCore {
     pub clock: Signal<In, Clock>,
     pub net_in: Signal<In, Flit>,
-    pub tx_gnt: Signal<In, Bit>,
+    pub worm_start: Signal<In, Bit>,
+    pub worm_header_valid: Signal<In, Bit>,
+    pub worm_payload_valid: Signal<In, Bit>,
+    pub worm_index: Signal<In, Bits<4>>,
+    pub worm_fetch_index: Signal<In, Bits<4>>,
     pub req_valid: Signal<In, Bit>,
     pub req_data: Signal<In, Bits<32>>,
     pub req_last: Signal<In, Bit>,
     pub req_dst: Signal<In, Bits<16>>,
     pub req_len: Signal<In, Bits<6>>,
     pub dlv_ready: Signal<In, Bit>,
-    pub net_out: Signal<Out, Flit>,
-    pub tx_req: Signal<Out, Bit>,
+    pub worm_due: Signal<Out, Bit>,
+    pub worm_word: Signal<Out, Bits<32>>,
+    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub req_ready: Signal<Out, Bit>,
     pub dlv_valid: Signal<Out, Bit>,
     pub dlv_data: Signal<Out, Bits<32>>,
@@ -130,7 +143,6 @@ pub struct Ni {
     pub cnt_host_error: Signal<Out, Bits<16>>,
     // The cells.
     receiver: WormReceiver,
-    transmitter: WormTransmitter,
     send_payloads: Memory<Bits<32>, SEND_ADDRESS_BITS>,
     receive_payloads: Memory<Bits<32>, RECEIVE_ADDRESS_BITS>,
     free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
@@ -289,8 +301,8 @@ fn timer_mask(interval: u16) -> u64 {
     (1u64 << (64 - reload.leading_zeros())) - 1
 }
 
-impl Ni {
-    /// An NI with the parameters of `cfg` (validated by the caller: see [`crate::ni`]).
+impl NiCore {
+    /// The core of an NI with the parameters of `cfg` (validated by the caller: see [`crate::ni`]).
     pub fn new(cfg: &NiConfig) -> Self {
         let (send_slots, receive_slots) = (cfg.send_slots, cfg.recv_slots);
         assert!(send_slots <= SLOTS && receive_slots <= SLOTS);
@@ -303,15 +315,20 @@ impl Ni {
         Self {
             clock: Default::default(),
             net_in: Default::default(),
-            tx_gnt: Default::default(),
+            worm_start: Default::default(),
+            worm_header_valid: Default::default(),
+            worm_payload_valid: Default::default(),
+            worm_index: Default::default(),
+            worm_fetch_index: Default::default(),
             req_valid: Default::default(),
             req_data: Default::default(),
             req_last: Default::default(),
             req_dst: Default::default(),
             req_len: Default::default(),
             dlv_ready: Default::default(),
-            net_out: Default::default(),
-            tx_req: Default::default(),
+            worm_due: Default::default(),
+            worm_word: Default::default(),
+            worm_payload_words: Default::default(),
             req_ready: Default::default(),
             dlv_valid: Default::default(),
             dlv_data: Default::default(),
@@ -333,7 +350,6 @@ impl Ni {
             cnt_retransmit: Default::default(),
             cnt_host_error: Default::default(),
             receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
-            transmitter: WormTransmitter::new(HEADER_WORDS),
             send_payloads: Memory::block(SLOTS * PAYLOAD_WORDS),
             receive_payloads: Memory::block(2 * PAYLOAD_WORDS),
             free_send_slot: FirstSet::new(),
@@ -456,7 +472,7 @@ impl Ni {
     }
 }
 
-impl Logic for Ni {
+impl Logic for NiCore {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- Registers hold by default; timers count down; pulses fall.
@@ -525,7 +541,6 @@ impl Logic for Ni {
             outgoing_slot
         );
         self.receiver.clock.next = self.clock.val();
-        self.transmitter.clock.next = self.clock.val();
         self.send_payloads.clock.next = self.clock.val();
         self.receive_payloads.clock.next = self.clock.val();
         self.requests.clock.next = self.clock.val();
@@ -821,19 +836,18 @@ impl Logic for Ni {
         }
 
         // ---- Transmitter (§8.5): when it starts a worm, the first due packet in priority.
-        self.transmitter.grant.next = self.tx_gnt.val();
-        self.transmitter.due.next = self.late_forget_valid.q.val()
+        self.worm_due.next = self.late_forget_valid.q.val()
             | self.forget_send_slot.any.val()
             | self.due_receive_slot.any.val()
             | self.due_send_slot.any.val();
-        self.transmitter.payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
+        self.worm_payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
         self.send_freed.next = self.slot_none.val();
         self.pick_kind.next = self.kind_send.val();
         self.pick_destination.next = self.empty_node.val();
         self.pick_uid.next = 0.into();
         self.pick_counter.next = self.empty_node.val();
         self.pick_length.next = self.empty_len.val();
-        if self.transmitter.start.val() {
+        if self.worm_start.val() {
             if self.late_forget_valid.q.val() {
                 self.pick_kind.next = self.kind_forget.val();
                 self.late_forget_valid.d.next = false;
@@ -887,7 +901,7 @@ impl Logic for Ni {
             self.outgoing_uid.d.next = self.pick_uid.val();
             self.outgoing_slot.d.next = self.due_send_slot.index.val();
         }
-        self.fetch_word.next = self.transmitter.fetch_index.val().get_bits::<3>(0);
+        self.fetch_word.next = self.worm_fetch_index.val().get_bits::<3>(0);
         // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
         // its slot is busy until its FORGET, so the words cannot change meanwhile.
         self.send_payloads.read_address.next =
@@ -896,22 +910,22 @@ impl Logic for Ni {
         // The word the transmitter asks for: the route, header word 0 (type, length), header
         // word 1 (the uid), payload word `index` (the memory's read register).
         self.outgoing_word.next = 0.into();
-        if self.transmitter.start.val() {
+        if self.worm_start.val() {
             self.outgoing_word.next =
                 self.node_upper.val() | bit_cast::<32, 16>(self.pick_destination.val());
         }
-        if self.transmitter.header_valid.val() {
-            if !self.transmitter.index.val().any() {
+        if self.worm_header_valid.val() {
+            if !self.worm_index.val().any() {
                 self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
                     | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24);
             } else {
                 self.outgoing_word.next = self.outgoing_uid.q.val();
             }
         }
-        if self.transmitter.payload_valid.val() {
+        if self.worm_payload_valid.val() {
             self.outgoing_word.next = self.send_payloads.read_data.val();
         }
-        self.transmitter.word.next = self.outgoing_word.val();
+        self.worm_word.next = self.outgoing_word.val();
 
         // ---- req_ready after the edge: free before and not committed now, or freed now.
         self.request_ready.d.next =
@@ -936,8 +950,6 @@ impl Logic for Ni {
         }
 
         // ---- Outputs.
-        self.net_out.next = self.transmitter.flit.val();
-        self.tx_req.next = self.transmitter.request.val();
         self.req_ready.next = self.request_ready.q.val();
         self.dlv_valid.next = self.delivery_valid.q.val();
         self.dlv_data.next = 0.into();
@@ -963,6 +975,60 @@ impl Logic for Ni {
         self.cnt_host_error.next = self.counters.count[10].val();
     }
 }
+
+/// Declares [`Ni`] with the NI's host ports of [`with_host_ports`]'s list.
+macro_rules! ni_with_transmitter {
+    (
+        ni: {
+            inputs: { $($_input_node:ident = $input:ident: $input_type:ty),* $(,)? },
+            outputs: { $($_output_node:ident = $output:ident: $output_type:ty),* $(,)? } $(,)?
+        },
+        $($_others:tt)*
+    ) => {
+        with_transmitter! {
+            /// One NI (docs/protocol.md §8): an [`NiCore`] with a
+            /// [`idemnet_rtl::worm_transmitter::WormTransmitter`] of its own
+            /// ([`crate::standalone`]).
+            ///
+            /// Ports (Verilog names), in port order (`idemnet_spec::ni::PORTS`):
+            ///
+            /// | port | dir | width | |
+            /// |------|-----|-------|-|
+            /// | `clock` | in | 1 | |
+            /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+            /// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+            /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
+            /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
+            /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
+            /// | `net_out` | out | 35 | flits into the fabric |
+            /// | `tx_req` | out | 1 | idle with a worm due (combinational from registers, §13.2) |
+            /// | `req_ready` | out | 1 | a send slot is free: beats are taken (0 before the first edge) |
+            /// | `dlv_valid`, `dlv_data`, `dlv_last` | out | 1, 32, 1 | the delivery stream (§8.4) |
+            /// | `dlv_src`, `dlv_uid`, `dlv_len` | out | 16, 32, 6 | the datagram delivered, held through its beats |
+            /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
+            /// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
+            ///
+            /// Timing: the core's, and every output is a register but `tx_req` (from registers
+            /// only) and `dlv_data` (the core's). A worm picked in cycle `t` (the transmitter
+            /// idle, a worm due, `tx_gnt`) has its head in `net_out` of `O_t` and its other
+            /// flits in the following cycles, with no gap.
+            Ni = NiCore::new(cfg: &NiConfig),
+            header_words: HEADER_WORDS,
+            early: { net_in: Flit },
+            inputs: { $($input: $input_type),* },
+            outputs: { $($output: $output_type),* },
+            asks: {
+                worm_start = start,
+                worm_header_valid = header_valid,
+                worm_payload_valid = payload_valid,
+                worm_index = index,
+                worm_fetch_index = fetch_index,
+            },
+        }
+    };
+}
+
+with_host_ports!(ni_with_transmitter);
 
 #[cfg(test)]
 mod tests {

@@ -5,15 +5,17 @@
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
+use idemnet_rtl::round_robin::RoundRobin;
 use idemnet_rtl::worm_transmitter::WormTransmitter;
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use crate::host_ports::with_host_ports;
-use crate::ni::Ni;
+use crate::ni::NiCore;
 use crate::rmpp_rx::header::HeaderWords;
-use crate::rmpp_rx::RmppRx;
+use crate::rmpp_rx::RmppRxCore;
+use crate::standalone::with_transmitter;
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
@@ -22,20 +24,26 @@ fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
 /// Header words of an RMPP packet after its route (§11.1).
 const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 
-/// The framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`).
+/// The core of the framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`): all of it
+/// but the transmitter, a worm source ([`crate::standalone`]) of the transmitter of its own in
+/// [`RmppTx`] or of the node's one transmitter (§13.2).
 ///
-/// Ports (Verilog names), in port order (`idemnet_spec::framer::PORTS`):
+/// Ports (Verilog names):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `tx_gnt` | in | 1 | the framer may start its worm this cycle (§13.2; tie high when alone) |
+/// | `worm_start` | in | 1 | the transmitter starts the held packet's worm at this edge |
+/// | `worm_header_valid`, `worm_payload_valid`, `worm_index` | in | 1, 1, 4 | the transmitter asks for header / payload word `worm_index` |
+/// | `worm_fetch_index` | in | 4 | the payload word asked for in the next cycle (read from `payloads` a cycle ahead) |
+/// | `worm_finish` | in | 1 | the worm's CRC goes out at this edge: the packet is no longer held |
 /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
 /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
 /// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
 /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
-/// | `net_out` | out | 35 | flits into the link; zero when idle |
-/// | `tx_req` | out | 1 | a packet is held and the transmitter is idle (combinational from registers) |
+/// | `worm_due` | out | 1 | a packet is held (a register) |
+/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, header word `worm_index`, payload word `worm_index` (the memory's read register); zero when none is asked for |
+/// | `worm_payload_words` | out | 4 | `ceil(bytes / 4)` of the held packet |
 /// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
 /// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
 ///
@@ -46,21 +54,23 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// while a packet is held, when nothing is written). A refused packet is counted at the
 /// beat that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
 /// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
-/// and 1 again from the edge that puts out its CRC flit (so it is high in the `O_t` whose
-/// `net_out` is the tail). In a cycle with `tx_gnt` and `tx_req` the head is registered at that
-/// edge (in `net_out` of `O_t`), then one flit per cycle without gaps: header words 0-6 (word 0 =
-/// `11` in 31:30, `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`,
-/// `seq`, `info`, `msgNum`), `ceil(bytes / 4)` payload words as given (not masked), read from
-/// `payloads` a cycle ahead at the transmitter's `fetch_index`, and the CRC-32/MPEG-2 of all the
-/// data words before it, as the NI's transmitter computes it.
+/// and 1 again from the edge that puts out its CRC flit (`worm_finish`). The words asked for:
+/// the route (`dst` = `tx_dst`, `src = node`), header words 0-6 (word 0 = `11` in 31:30, `type`
+/// in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`, `seq`, `info`,
+/// `msgNum`), and the payload words as given (not masked), read from `payloads` a cycle ahead
+/// at `worm_fetch_index`.
 ///
-/// Internals: `full` (a packet is held or in transmission), the latched fields `r_*` and a
-/// [`WormTransmitter`] (7 header words) that asks for the route, the header words (built by a
-/// [`HeaderWords`], as the receive path's replies are) and the payload words by index.
+/// Internals: `full` (a packet is held or in transmission), the latched fields `r_*`, the
+/// header words built by a [`HeaderWords`], as the receive path's replies are.
 #[derive(LogicBlock)]
-pub struct RmppTx {
+pub struct RmppTxCore {
     pub clock: Signal<In, Clock>,
-    pub tx_gnt: Signal<In, Bit>,
+    pub worm_start: Signal<In, Bit>,
+    pub worm_header_valid: Signal<In, Bit>,
+    pub worm_payload_valid: Signal<In, Bit>,
+    pub worm_index: Signal<In, Bits<4>>,
+    pub worm_fetch_index: Signal<In, Bits<4>>,
+    pub worm_finish: Signal<In, Bit>,
     pub tx_valid: Signal<In, Bit>,
     pub tx_data: Signal<In, Bits<32>>,
     pub tx_last: Signal<In, Bit>,
@@ -72,13 +82,13 @@ pub struct RmppTx {
     pub tx_info: Signal<In, Bits<32>>,
     pub tx_msg_num: Signal<In, Bits<32>>,
     pub tx_bytes: Signal<In, Bits<6>>,
-    pub net_out: Signal<Out, Flit>,
-    pub tx_req: Signal<Out, Bit>,
+    pub worm_due: Signal<Out, Bit>,
+    pub worm_word: Signal<Out, Bits<32>>,
+    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub tx_ready: Signal<Out, Bit>,
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     requests: RequestReader,
     payloads: Memory<Bits<32>, PACKET_ADDRESS_BITS>,
-    transmitter: WormTransmitter,
     header: HeaderWords,
     host_errors: DFF<Bits<16>>,
     full: DFF<Bit>,
@@ -92,7 +102,6 @@ pub struct RmppTx {
     r_bytes: DFF<Bits<6>>,
     o_ready: DFF<Bit>,
     // Combinational temporaries.
-    tx_word: Signal<Local, Bits<32>>,
     tx_words: Signal<Local, Bits<6>>,
     // Parameters and named values.
     node_upper: Constant<Bits<32>>,
@@ -103,12 +112,17 @@ pub struct RmppTx {
 /// Address bits of the framer's payload memory: 8 words of 32 bits (32 bytes, §13.1).
 const PACKET_ADDRESS_BITS: usize = 3;
 
-impl RmppTx {
-    /// A framer for node `node`.
+impl RmppTxCore {
+    /// The core of a framer for node `node`.
     pub fn new(node: u16) -> Self {
         Self {
             clock: Default::default(),
-            tx_gnt: Default::default(),
+            worm_start: Default::default(),
+            worm_header_valid: Default::default(),
+            worm_payload_valid: Default::default(),
+            worm_index: Default::default(),
+            worm_fetch_index: Default::default(),
+            worm_finish: Default::default(),
             tx_valid: Default::default(),
             tx_data: Default::default(),
             tx_last: Default::default(),
@@ -120,13 +134,13 @@ impl RmppTx {
             tx_info: Default::default(),
             tx_msg_num: Default::default(),
             tx_bytes: Default::default(),
-            net_out: Default::default(),
-            tx_req: Default::default(),
+            worm_due: Default::default(),
+            worm_word: Default::default(),
+            worm_payload_words: Default::default(),
             tx_ready: Default::default(),
             tx_cnt_host_error: Default::default(),
             requests: Default::default(),
             payloads: Memory::block(1 << PACKET_ADDRESS_BITS),
-            transmitter: WormTransmitter::new(RMPP_HEADER_WORDS),
             header: Default::default(),
             host_errors: Default::default(),
             full: Default::default(),
@@ -139,7 +153,6 @@ impl RmppTx {
             r_msg_num: Default::default(),
             r_bytes: Default::default(),
             o_ready: Default::default(),
-            tx_word: Default::default(),
             tx_words: Default::default(),
             node_upper: c((node as u64) << 16),
             node: c(node as u64),
@@ -148,7 +161,7 @@ impl RmppTx {
     }
 }
 
-impl Logic for RmppTx {
+impl Logic for RmppTxCore {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -169,7 +182,6 @@ impl Logic for RmppTx {
         self.o_ready.d.next = false;
         self.requests.clock.next = self.clock.val();
         self.payloads.clock.next = self.clock.val();
-        self.transmitter.clock.next = self.clock.val();
 
         // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests.
         self.requests.taken.next = self.tx_valid.val() & self.o_ready.q.val();
@@ -202,27 +214,25 @@ impl Logic for RmppTx {
                 self.o_ready.d.next = true;
             }
         }
-        if self.transmitter.finish.val() {
+        if self.worm_finish.val() {
             self.full.d.next = false;
             self.o_ready.d.next = true;
         }
 
-        // The worm: the held packet, when granted.
-        self.transmitter.due.next = self.full.q.val();
-        self.transmitter.grant.next = self.tx_gnt.val();
+        // The worm: the held packet, when the transmitter starts it.
+        self.worm_due.next = self.full.q.val();
         self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
-        self.transmitter.payload_words.next = self.tx_words.val().get_bits::<4>(0);
+        self.worm_payload_words.next = self.tx_words.val().get_bits::<4>(0);
         // A payload has at most 8 words, so the low 3 bits of the index are its address.
         self.payloads.read_address.next = self
-            .transmitter
-            .fetch_index
+            .worm_fetch_index
             .val()
             .get_bits::<PACKET_ADDRESS_BITS>(0);
-        self.tx_word.next = 0.into();
-        if self.transmitter.start.val() {
-            self.tx_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
+        self.worm_word.next = 0.into();
+        if self.worm_start.val() {
+            self.worm_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
         }
-        self.header.index.next = self.transmitter.index.val();
+        self.header.index.next = self.worm_index.val();
         self.header.packet_type.next = self.r_type.q.val();
         self.header.nid.next = self.node.val();
         self.header.msg_id.next = self.r_msg_id.q.val();
@@ -230,120 +240,238 @@ impl Logic for RmppTx {
         self.header.seq.next = self.r_seq.q.val();
         self.header.info.next = self.r_info.q.val();
         self.header.msg_num.next = self.r_msg_num.q.val();
-        if self.transmitter.header_valid.val() {
-            self.tx_word.next = self.header.word.val();
+        if self.worm_header_valid.val() {
+            self.worm_word.next = self.header.word.val();
         }
-        if self.transmitter.payload_valid.val() {
-            self.tx_word.next = self.payloads.read_data.val();
+        if self.worm_payload_valid.val() {
+            self.worm_word.next = self.payloads.read_data.val();
         }
-        self.transmitter.word.next = self.tx_word.val();
 
-        self.net_out.next = self.transmitter.flit.val();
-        self.tx_req.next = self.transmitter.request.val();
         self.tx_ready.next = self.o_ready.q.val();
         self.tx_cnt_host_error.next = self.host_errors.q.val();
     }
 }
 
-/// The source of a node's link whose turn it is in the transmit merge (§13.2), in its cyclic
-/// order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
-pub enum MergeSource {
-    /// `a`: the NI.
-    Ni,
-    /// `b`: the RMPP receive path's replies.
-    Receive,
-    /// `c`: the framer of the RMPP send side.
-    Framer,
+/// Declares [`RmppTx`] with the framer's host ports of [`with_host_ports`]'s list.
+macro_rules! rmpp_tx_with_transmitter {
+    (
+        ni: $_ni:tt,
+        rx: $_rx:tt,
+        tx: {
+            inputs: { $($_input_node:ident = $input:ident: $input_type:ty),* $(,)? },
+            outputs: { $($_output_node:ident = $output:ident: $output_type:ty),* $(,)? } $(,)?
+        } $(,)?
+    ) => {
+        with_transmitter! {
+            /// The framer of the RMPP send side (docs/protocol.md §13.1, `rmpp_tx`): an
+            /// [`RmppTxCore`] with a [`WormTransmitter`] of its own ([`crate::standalone`]).
+            ///
+            /// Ports (Verilog names), in port order (`idemnet_spec::framer::PORTS`):
+            ///
+            /// | port | dir | width | |
+            /// |------|-----|-------|-|
+            /// | `clock` | in | 1 | |
+            /// | `tx_gnt` | in | 1 | the framer may start its worm this cycle (§13.2; tie high when alone) |
+            /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
+            /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
+            /// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
+            /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
+            /// | `net_out` | out | 35 | flits into the link; zero when idle |
+            /// | `tx_req` | out | 1 | a packet is held and the transmitter is idle (combinational from registers) |
+            /// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
+            /// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
+            ///
+            /// Timing: the core's for the packet stream and `tx_ready`, which is high again in
+            /// the `O_t` whose `net_out` is the packet's CRC flit. In a cycle with `tx_gnt` and
+            /// `tx_req` the head is registered at that edge (in `net_out` of `O_t`), then one
+            /// flit per cycle without gaps: header words 0-6, `ceil(bytes / 4)` payload words
+            /// and the CRC-32/MPEG-2 of all the data words before it, as the NI's transmitter
+            /// computes it.
+            RmppTx = RmppTxCore::new(node: u16),
+            header_words: RMPP_HEADER_WORDS,
+            early: {},
+            inputs: { $($input: $input_type),* },
+            outputs: { $($output: $output_type),* },
+            asks: {
+                worm_start = start,
+                worm_header_valid = header_valid,
+                worm_payload_valid = payload_valid,
+                worm_index = index,
+                worm_fetch_index = fetch_index,
+                worm_finish = finish,
+            },
+        }
+    };
 }
 
-/// The transmit merge of a node (docs/protocol.md §13.2, `tx_merge`): three sources share one
-/// link.
+with_host_ports!(rmpp_tx_with_transmitter);
+
+/// The transmit merge of a node (docs/protocol.md §13.2, `tx_merge`): the node's one
+/// [`WormTransmitter`] (one CRC unit for the link), shared by three worm sources
+/// ([`crate::standalone`]): a, the NI; b, the RMPP receive path's replies; c, the framer.
 ///
 /// Ports (Verilog names):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `net_a`, `net_b`, `net_c` | in | 35 | the sources' flits: the NI, the RMPP receive path, the framer |
-/// | `req_a`, `req_b`, `req_c` | in | 1 | the sources' `tx_req` |
-/// | `net_out` | out | 35 | the OR of `net_a`, `net_b`, `net_c` (combinational) |
-/// | `gnt_a`, `gnt_b`, `gnt_c` | out | 1 | the sources' `tx_gnt` (combinational) |
+/// | `due_a`, `due_b`, `due_c` | in | 1 | the sources' `worm_due` (from their registers) |
+/// | `word_a`, `word_b`, `word_c` | in | 32 | the sources' answers, `worm_word` |
+/// | `payload_words_a`, `payload_words_b`, `payload_words_c` | in | 4 | the sources' `worm_payload_words` |
+/// | `start_a`, `start_b`, `start_c` | out | 1 | the source's worm starts at this edge (combinational) |
+/// | `finish_c` | out | 1 | the framer's worm's CRC goes out at this edge (the NI and the replies need no `finish`) |
+/// | `header_valid`, `payload_valid`, `index`, `fetch_index` | out | 1, 1, 4, 4 | the transmitter's: the word asked for of the source being served, shown to all three |
+/// | `net_out` | out | 35 | the transmitter's flit (a register; zero when idle) |
 ///
-/// Timing: in cycle `t` the link is free when the OR-ed flit is invalid or a tail. Then the
-/// grant goes to the first requester at or after `turn` in the cyclic order a, b, c, and at edge
-/// `t` `turn` becomes the source after the granted one; otherwise (busy, or no request) there is
-/// no grant and `turn` holds. `turn` is a ([`MergeSource::Ni`]) at power-on. The outputs are combinational: the
-/// sources' `net_out` are registers and their `tx_req` come from registers only.
-#[derive(LogicBlock, Default)]
+/// Timing: as §13.2 has it for three transmitters, OR-ed: the link is free in cycle `t` when
+/// the transmitter is idle, which is exactly when its flit (after edge `t-1`) is invalid or a
+/// tail. Then the source granted is the first with `due` at or after `turn` in the cyclic order
+/// a, b, c, its `start` is high and its head goes out at edge `t`, and `turn` becomes the
+/// source after it; otherwise there is no start and `turn` holds (a at power-on). The arbiter
+/// is a [`RoundRobin`] (its `turn` is the requester after `last`), `ready` the transmitter idle
+/// with a worm due and `lock` otherwise, so that its `grant_index` names the source whose worm
+/// is in flight from head to tail: the transmitter's `word`, header length (the NI's 2 or the
+/// RMPP's 7, §8.1, §11.1) and `payload_words` are that source's, through a multiplexer. The
+/// strobes that act on a source (`start_*`, `finish_c`) are its alone; the ones that only ask
+/// for a word are shared, the source not served answers them into the multiplexer's unused
+/// inputs. `start_*` are combinational from `due_*` and registers; `word_*` and
+/// `payload_words_*` reach only the transmitter's registers, so a source answers in the cycle
+/// it is asked.
+#[derive(LogicBlock)]
 pub struct TxMerge {
     pub clock: Signal<In, Clock>,
-    pub net_a: Signal<In, Flit>,
-    pub net_b: Signal<In, Flit>,
-    pub net_c: Signal<In, Flit>,
-    pub req_a: Signal<In, Bit>,
-    pub req_b: Signal<In, Bit>,
-    pub req_c: Signal<In, Bit>,
+    pub due_a: Signal<In, Bit>,
+    pub due_b: Signal<In, Bit>,
+    pub due_c: Signal<In, Bit>,
+    pub word_a: Signal<In, Bits<32>>,
+    pub word_b: Signal<In, Bits<32>>,
+    pub word_c: Signal<In, Bits<32>>,
+    pub payload_words_a: Signal<In, Bits<4>>,
+    pub payload_words_b: Signal<In, Bits<4>>,
+    pub payload_words_c: Signal<In, Bits<4>>,
+    pub start_a: Signal<Out, Bit>,
+    pub start_b: Signal<Out, Bit>,
+    pub start_c: Signal<Out, Bit>,
+    pub finish_c: Signal<Out, Bit>,
+    pub header_valid: Signal<Out, Bit>,
+    pub payload_valid: Signal<Out, Bit>,
+    pub index: Signal<Out, Bits<4>>,
+    pub fetch_index: Signal<Out, Bits<4>>,
     pub net_out: Signal<Out, Flit>,
-    pub gnt_a: Signal<Out, Bit>,
-    pub gnt_b: Signal<Out, Bit>,
-    pub gnt_c: Signal<Out, Bit>,
-    turn: DFF<MergeSource>,
-    merged: Signal<Local, Flit>,
-    free: Signal<Local, Bit>,
+    arbiter: RoundRobin<MERGE_SOURCES, MERGE_SOURCE_BITS>,
+    transmitter: WormTransmitter,
+    requests: Signal<Local, Bits<MERGE_SOURCES>>,
+    ni_request: Constant<Bits<MERGE_SOURCES>>,
+    receive_request: Constant<Bits<MERGE_SOURCES>>,
+    framer_request: Constant<Bits<MERGE_SOURCES>>,
+    no_request: Constant<Bits<MERGE_SOURCES>>,
+    receive_source: Constant<Bits<MERGE_SOURCE_BITS>>,
+    framer_source: Constant<Bits<MERGE_SOURCE_BITS>>,
+    ni_header_words: Constant<Bits<4>>,
+    rmpp_header_words: Constant<Bits<4>>,
+}
+
+/// The sources of a node's link (§13.2), and the bits of a source's number.
+const MERGE_SOURCES: usize = 3;
+const MERGE_SOURCE_BITS: usize = 2;
+
+/// A source's number in the merge's cyclic order (§13.2), the arbiter's requester number.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum MergeSource {
+    Ni,
+    Receive,
+    Framer,
+}
+
+impl MergeSource {
+    fn number(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Default for TxMerge {
+    fn default() -> Self {
+        let request = |source: MergeSource| c(1 << source.number());
+        Self {
+            clock: Default::default(),
+            due_a: Default::default(),
+            due_b: Default::default(),
+            due_c: Default::default(),
+            word_a: Default::default(),
+            word_b: Default::default(),
+            word_c: Default::default(),
+            payload_words_a: Default::default(),
+            payload_words_b: Default::default(),
+            payload_words_c: Default::default(),
+            start_a: Default::default(),
+            start_b: Default::default(),
+            start_c: Default::default(),
+            finish_c: Default::default(),
+            header_valid: Default::default(),
+            payload_valid: Default::default(),
+            index: Default::default(),
+            fetch_index: Default::default(),
+            net_out: Default::default(),
+            arbiter: RoundRobin::new(),
+            transmitter: Default::default(),
+            requests: Default::default(),
+            ni_request: request(MergeSource::Ni),
+            receive_request: request(MergeSource::Receive),
+            framer_request: request(MergeSource::Framer),
+            no_request: c(0),
+            receive_source: c(MergeSource::Receive.number()),
+            framer_source: c(MergeSource::Framer.number()),
+            ni_header_words: c(crate::ni::HEADER_WORDS as u64),
+            rmpp_header_words: c(RMPP_HEADER_WORDS as u64),
+        }
+    }
 }
 
 impl Logic for TxMerge {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, turn);
-        self.merged.next = self.net_a.val() | self.net_b.val() | self.net_c.val();
-        self.free.next = !self.merged.val().get_bit(34) | self.merged.val().get_bit(32);
-        self.gnt_a.next = false;
-        self.gnt_b.next = false;
-        self.gnt_c.next = false;
-        if self.free.val() {
-            match self.turn.q.val() {
-                MergeSource::Ni => {
-                    if self.req_a.val() {
-                        self.gnt_a.next = true;
-                        self.turn.d.next = MergeSource::Receive;
-                    } else if self.req_b.val() {
-                        self.gnt_b.next = true;
-                        self.turn.d.next = MergeSource::Framer;
-                    } else if self.req_c.val() {
-                        self.gnt_c.next = true;
-                        self.turn.d.next = MergeSource::Ni;
-                    }
-                }
-                MergeSource::Receive => {
-                    if self.req_b.val() {
-                        self.gnt_b.next = true;
-                        self.turn.d.next = MergeSource::Framer;
-                    } else if self.req_c.val() {
-                        self.gnt_c.next = true;
-                        self.turn.d.next = MergeSource::Ni;
-                    } else if self.req_a.val() {
-                        self.gnt_a.next = true;
-                        self.turn.d.next = MergeSource::Receive;
-                    }
-                }
-                _ => {
-                    // The framer (and the state's one unused code).
-                    if self.req_c.val() {
-                        self.gnt_c.next = true;
-                        self.turn.d.next = MergeSource::Ni;
-                    } else if self.req_a.val() {
-                        self.gnt_a.next = true;
-                        self.turn.d.next = MergeSource::Receive;
-                    } else if self.req_b.val() {
-                        self.gnt_b.next = true;
-                        self.turn.d.next = MergeSource::Framer;
-                    }
-                }
-            }
+        self.arbiter.clock.next = self.clock.val();
+        self.transmitter.clock.next = self.clock.val();
+        self.requests.next = self.no_request.val();
+        if self.due_a.val() {
+            self.requests.next = self.requests.val() | self.ni_request.val();
         }
-        self.net_out.next = self.merged.val();
+        if self.due_b.val() {
+            self.requests.next = self.requests.val() | self.receive_request.val();
+        }
+        if self.due_c.val() {
+            self.requests.next = self.requests.val() | self.framer_request.val();
+        }
+        self.arbiter.request.next = self.requests.val();
+        // The transmitter starts whenever it is idle with a worm due; the arbiter only says
+        // whose, and holds that choice while the worm is out.
+        self.transmitter.due.next = self.arbiter.requested.val();
+        self.transmitter.grant.next = true;
+        self.arbiter.ready.next = self.transmitter.request.val();
+        self.arbiter.lock.next = !self.transmitter.request.val();
+        self.start_a.next = self.arbiter.grant.val().get_bit(0);
+        self.start_b.next = self.arbiter.grant.val().get_bit(1);
+        self.start_c.next = self.arbiter.grant.val().get_bit(2);
+        self.transmitter.word.next = self.word_a.val();
+        self.transmitter.header_words.next = self.ni_header_words.val();
+        self.transmitter.payload_words.next = self.payload_words_a.val();
+        self.finish_c.next = false;
+        if self.arbiter.grant_index.val() == self.receive_source.val() {
+            self.transmitter.word.next = self.word_b.val();
+            self.transmitter.header_words.next = self.rmpp_header_words.val();
+            self.transmitter.payload_words.next = self.payload_words_b.val();
+        }
+        if self.arbiter.grant_index.val() == self.framer_source.val() {
+            self.transmitter.word.next = self.word_c.val();
+            self.transmitter.header_words.next = self.rmpp_header_words.val();
+            self.transmitter.payload_words.next = self.payload_words_c.val();
+            self.finish_c.next = self.transmitter.finish.val();
+        }
+        self.header_valid.next = self.transmitter.header_valid.val();
+        self.payload_valid.next = self.transmitter.payload_valid.val();
+        self.index.next = self.transmitter.index.val();
+        self.fetch_index.next = self.transmitter.fetch_index.val();
+        self.net_out.next = self.transmitter.flit.val();
     }
 }
 
@@ -439,8 +567,9 @@ macro_rules! node_with_host_ports {
             outputs: { $($tx_output:ident = $tx_output_port:ident: $tx_output_type:ty),* $(,)? } $(,)?
         } $(,)?
     ) => {
-        /// One node (docs/protocol.md §13): an idempotent [`Ni`] (§8), an [`RmppRx`] (§11), an
-        /// [`RmppTx`] (§13.1), a [`TxMerge`] (§13.2) and an [`RxDemux`] (§13.3).
+        /// One node (docs/protocol.md §13): the cores of an idempotent NI ([`NiCore`], §8), an RMPP
+        /// receive path ([`RmppRxCore`], §11) and a framer ([`RmppTxCore`], §13.1), which are the
+        /// worm sources of one transmitter in a [`TxMerge`] (§13.2), and an [`RxDemux`] (§13.3).
         ///
         /// Ports (Verilog names), in the order of `idemnet_spec::node::ports` (a test holds them to it),
         /// from the one list of [`crate::host_ports`]:
@@ -449,7 +578,7 @@ macro_rules! node_with_host_ports {
         /// |------|-----|-------|-|
         /// | `clock` | in | 1 | |
         /// | `net_in` | in | 35 | flits from the fabric, through the split to the NI or the RMPP receive path |
-        /// | `net_out` | out | 35 | flits into the fabric: the three transmitters, merged |
+        /// | `net_out` | out | 35 | flits into the fabric: the merge's one transmitter |
         /// | `req_valid`, `req_data`, `req_last`, `req_dst`, `req_len`, `dlv_ready` | in | 1, 32, 1, 16, 6, 1 | the NI's host inputs (§8.2) |
         /// | `req_ready`, `dlv_valid`, `dlv_data`, `dlv_last`, `dlv_src`, `dlv_uid`, `dlv_len`, `done_valid`, `done_uid` | out | 1, 1, 32, 1, 16, 32, 6, 1, 32 | the NI's host outputs |
         /// | `cnt_crc` ... `cnt_retransmit`, `cnt_host_error` | out | 16 each | the NI's counters |
@@ -464,8 +593,9 @@ macro_rules! node_with_host_ports {
         ///
         /// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
         /// (a worm reaches the NI or the RMPP receive path one cycle later than without it), and the
-        /// merge adds none (its grants and its OR are combinational from the blocks' registers). Every
-        /// output port of the node is a register output of one of the blocks or the OR of three.
+        /// merge adds none (its starts are combinational from the cores' registers, and a core
+        /// answers the word asked for in the same cycle). Every output port of the node is a
+        /// register output of one of the blocks.
         #[derive(LogicBlock)]
         pub struct Node {
             pub clock: Signal<In, Clock>,
@@ -478,9 +608,9 @@ macro_rules! node_with_host_ports {
             $(pub $tx_input: Signal<In, $tx_input_type>,)*
             $(pub $tx_output: Signal<Out, $tx_output_type>,)*
             pub demux: RxDemux,
-            pub ni: Ni,
-            pub rx: RmppRx,
-            pub tx: RmppTx,
+            pub ni: NiCore,
+            pub rx: RmppRxCore,
+            pub tx: RmppTxCore,
             pub merge: TxMerge,
         }
 
@@ -499,9 +629,9 @@ macro_rules! node_with_host_ports {
                     $($tx_input: Default::default(),)*
                     $($tx_output: Default::default(),)*
                     demux: Default::default(),
-                    ni: Ni::new(ni),
-                    rx: RmppRx::new(rmpp),
-                    tx: RmppTx::new(ni.node),
+                    ni: NiCore::new(ni),
+                    rx: RmppRxCore::new(rmpp),
+                    tx: RmppTxCore::new(ni.node),
                     merge: Default::default(),
                 }
             }
@@ -519,16 +649,30 @@ macro_rules! node_with_host_ports {
                 self.demux.net_in.next = self.net_in.val();
                 self.ni.net_in.next = self.demux.to_ni.val();
                 self.rx.net_in.next = self.demux.to_rmpp.val();
-                // Transmit side: a = NI, b = RMPP receive path, c = framer.
-                self.merge.net_a.next = self.ni.net_out.val();
-                self.merge.req_a.next = self.ni.tx_req.val();
-                self.ni.tx_gnt.next = self.merge.gnt_a.val();
-                self.merge.net_b.next = self.rx.net_out.val();
-                self.merge.req_b.next = self.rx.tx_req.val();
-                self.rx.tx_gnt.next = self.merge.gnt_b.val();
-                self.merge.net_c.next = self.tx.net_out.val();
-                self.merge.req_c.next = self.tx.tx_req.val();
-                self.tx.tx_gnt.next = self.merge.gnt_c.val();
+                // Transmit side: a = NI, b = RMPP receive path, c = framer, one transmitter.
+                self.merge.due_a.next = self.ni.worm_due.val();
+                self.merge.word_a.next = self.ni.worm_word.val();
+                self.merge.payload_words_a.next = self.ni.worm_payload_words.val();
+                self.ni.worm_start.next = self.merge.start_a.val();
+                self.ni.worm_header_valid.next = self.merge.header_valid.val();
+                self.ni.worm_payload_valid.next = self.merge.payload_valid.val();
+                self.ni.worm_index.next = self.merge.index.val();
+                self.ni.worm_fetch_index.next = self.merge.fetch_index.val();
+                self.merge.due_b.next = self.rx.worm_due.val();
+                self.merge.word_b.next = self.rx.worm_word.val();
+                self.merge.payload_words_b.next = self.rx.worm_payload_words.val();
+                self.rx.worm_start.next = self.merge.start_b.val();
+                self.rx.worm_header_valid.next = self.merge.header_valid.val();
+                self.rx.worm_index.next = self.merge.index.val();
+                self.merge.due_c.next = self.tx.worm_due.val();
+                self.merge.word_c.next = self.tx.worm_word.val();
+                self.merge.payload_words_c.next = self.tx.worm_payload_words.val();
+                self.tx.worm_start.next = self.merge.start_c.val();
+                self.tx.worm_header_valid.next = self.merge.header_valid.val();
+                self.tx.worm_payload_valid.next = self.merge.payload_valid.val();
+                self.tx.worm_index.next = self.merge.index.val();
+                self.tx.worm_fetch_index.next = self.merge.fetch_index.val();
+                self.tx.worm_finish.next = self.merge.finish_c.val();
                 self.net_out.next = self.merge.net_out.val();
                 // Host ports.
                 $(self.ni.$ni_input_port.next = self.$ni_input.val();)*
@@ -688,67 +832,130 @@ mod tests {
         }
     }
 
-    fn merge_cycle(uut: &mut TxMerge, f: [u64; 3], r: [bool; 3]) -> [bool; 3] {
-        uut.clock.next = false.into();
-        uut.net_a.next = flit::to_bits(f[0]);
-        uut.net_b.next = flit::to_bits(f[1]);
-        uut.net_c.next = flit::to_bits(f[2]);
-        uut.req_a.next = r[0];
-        uut.req_b.next = r[1];
-        uut.req_c.next = r[2];
-        assert!(simulate(uut, 1000));
-        assert_eq!(uut.net_out.val().to_u64(), f[0] | f[1] | f[2]);
-        let g = [uut.gnt_a.val(), uut.gnt_b.val(), uut.gnt_c.val()];
-        uut.clock.next = true.into();
-        assert!(simulate(uut, 1000));
-        g
+    /// A worm as a source of the merge holds it: route, header and payload words.
+    #[derive(Clone, Debug)]
+    struct Worm {
+        words: Vec<u32>,
+        header_words: usize,
     }
 
+    impl Worm {
+        /// Its flits on the wire (§8.1): head, header, payload, CRC in the tail.
+        fn flits(&self) -> Vec<u64> {
+            let crc = idemnet_spec::crc::crc32(&self.words);
+            let mut f: Vec<u64> = self
+                .words
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| flit::make(i == 0, false, w))
+                .collect();
+            f.push(flit::make(false, true, crc));
+            f
+        }
+    }
+
+    /// The merge against §13.2's three transmitters on one link: sources with worms queued at
+    /// random (the NI's of 2 header words, the replies of 7 without payload, the framer's of 7),
+    /// each answering the word asked for from the worm it latched at its start. The reference
+    /// grants the first due source at or after `turn` whenever the link is free (idle, or a
+    /// tail on it) and puts the worm out back to back; the flits, the starts and the framer's
+    /// finish must be the reference's in every cycle.
     #[test]
-    fn merge_grants_round_robin_when_the_link_is_free() {
+    fn merge_serves_the_sources_as_three_transmitters_on_one_link() {
         let mut uut = TxMerge::default();
         uut.connect_all();
         check_all(&uut).unwrap();
-        let body = flit::make(false, false, 7);
-        let tail = flit::make(false, true, 7);
-        // turn 0: all ask -> a; then b; then c; then a.
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [true; 3]),
-            [true, false, false]
-        );
-        // Busy (a body flit): no grant, turn unchanged.
-        assert_eq!(merge_cycle(&mut uut, [body, 0, 0], [true; 3]), [false; 3]);
-        assert_eq!(
-            merge_cycle(&mut uut, [tail, 0, 0], [true; 3]),
-            [false, true, false]
-        );
-        assert_eq!(
-            merge_cycle(&mut uut, [0, tail, 0], [true, false, true]),
-            [false, false, true]
-        );
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [false, true, false]),
-            [false, true, false]
-        );
-        // turn is 2 now: c, else a, else b.
-        assert_eq!(merge_cycle(&mut uut, [0; 3], [false; 3]), [false; 3]);
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [true, true, false]),
-            [true, false, false]
-        );
-        // turn 1: b, else c, else a.
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [true, false, false]),
-            [true, false, false]
-        );
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [false, false, true]),
-            [false, false, true]
-        );
-        assert_eq!(
-            merge_cycle(&mut uut, [0; 3], [true, true, true]),
-            [true, false, false]
-        );
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let header_words = [2usize, 7, 7];
+        let most_payload = [8u64, 0, 8];
+        let mut queues: [Vec<Worm>; 3] = Default::default();
+        let mut latched: [Option<Worm>; 3] = Default::default();
+        let mut to_go: std::collections::VecDeque<u64> = Default::default();
+        let (mut turn, mut serving) = (0usize, 0usize);
+        let mut started = [0usize; 3];
+        for cycle in 0..20_000 {
+            uut.clock.next = false.into();
+            uut.due_a.next = !queues[0].is_empty();
+            uut.due_b.next = !queues[1].is_empty();
+            uut.due_c.next = !queues[2].is_empty();
+            assert!(simulate(&mut uut, 1000));
+            let pick = if to_go.is_empty() {
+                (0..3)
+                    .map(|k| (turn + k) % 3)
+                    .find(|&j| !queues[j].is_empty())
+            } else {
+                None
+            };
+            let starts = [uut.start_a.val(), uut.start_b.val(), uut.start_c.val()];
+            assert_eq!(starts, [0, 1, 2].map(|j| pick == Some(j)), "cycle {cycle}");
+            let index = uut.index.val().to_u64() as usize;
+            let (header_valid, payload_valid) = (uut.header_valid.val(), uut.payload_valid.val());
+            let mut answers = [0u64; 3];
+            let mut payloads = [0u64; 3];
+            for j in 0..3 {
+                let worm = if starts[j] {
+                    queues[j].first()
+                } else {
+                    latched[j].as_ref()
+                };
+                if let Some(w) = worm {
+                    let position = if starts[j] {
+                        Some(0)
+                    } else if header_valid {
+                        Some(1 + index)
+                    } else if payload_valid {
+                        Some(1 + w.header_words + index)
+                    } else {
+                        None
+                    };
+                    answers[j] = position.and_then(|p| w.words.get(p)).copied().unwrap_or(0) as u64;
+                }
+                payloads[j] = latched[j]
+                    .as_ref()
+                    .map_or(0, |w| w.words.len() - 1 - w.header_words)
+                    as u64;
+            }
+            uut.word_a.next = Bits::from(answers[0]);
+            uut.word_b.next = Bits::from(answers[1]);
+            uut.word_c.next = Bits::from(answers[2]);
+            uut.payload_words_a.next = Bits::from(payloads[0]);
+            uut.payload_words_b.next = Bits::from(payloads[1]);
+            uut.payload_words_c.next = Bits::from(payloads[2]);
+            assert!(simulate(&mut uut, 1000));
+            if let Some(j) = pick {
+                let w = queues[j].remove(0);
+                to_go = w.flits().into();
+                latched[j] = Some(w);
+                turn = (j + 1) % 3;
+                serving = j;
+                started[j] += 1;
+            }
+            let want = to_go.pop_front().unwrap_or(0);
+            let framer_tail = serving == 2 && pick.is_none() && flit::is_tail(want);
+            assert_eq!(uut.finish_c.val(), framer_tail, "cycle {cycle}");
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 1000));
+            assert_eq!(uut.net_out.val().to_u64(), want, "cycle {cycle}");
+            for j in 0..3 {
+                if random() % 40 == 0 && queues[j].len() < 3 {
+                    let payload = random() % (most_payload[j] + 1);
+                    let words = (0..1 + header_words[j] as u64 + payload)
+                        .map(|_| random() as u32)
+                        .collect();
+                    queues[j].push(Worm {
+                        words,
+                        header_words: header_words[j],
+                    });
+                }
+            }
+        }
+        assert!(started.iter().all(|&n| n > 300), "{started:?}");
     }
 
     #[test]

@@ -28,8 +28,9 @@
 //! `lock` held forever starves the others; a worm holds it from its head to its tail.
 //!
 //! The node's transmit merge (`docs/protocol.md` §13.2, `ni-core` `TxMerge`) is this arbiter
-//! with three requesters, `ready` the link being free and `lock` low: its `turn` is the
-//! requester after `last`.
+//! with three requesters in front of one transmitter: `ready` the transmitter idle with a worm
+//! due (the link free), `lock` otherwise, so that `grant_index` names the source whose worm is
+//! out; §13.2's `turn` is the requester after `last`.
 //!
 //! Parameters: `REQUESTERS` (1 to 64); `INDEX_BITS` with `2^INDEX_BITS >= REQUESTERS`, for the
 //! pickers.

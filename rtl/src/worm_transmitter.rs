@@ -10,7 +10,6 @@ use rust_hdl::prelude::*;
 
 use crate::crc::Crc32Word;
 use crate::flit::Flit;
-use crate::worm_receiver::MAX_WORDS;
 
 /// Where the transmitter is in a worm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -35,6 +34,7 @@ pub enum TransmitState {
 /// | `due` | in | 1 | the parent has a worm to send |
 /// | `grant` | in | 1 | the link is the parent's this cycle (§13.2; tie high when alone) |
 /// | `word` | in | 32 | the parent's answer: the route when `start`, header word `index` when `header_valid`, payload word `index` when `payload_valid` |
+/// | `header_words` | in | 4 | read in every header cycle: the worm's header words (1..15), steady from `start` to its last header word |
 /// | `payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
 /// | `request` | out | 1 | idle with a worm due (§13.2's `tx_req`) |
 /// | `start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
@@ -44,10 +44,10 @@ pub enum TransmitState {
 /// | `finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
 /// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
 ///
-/// Parameter: `header_words` (1..=15). Timing: `flit` is a register; every other output is
-/// combinational from `due`, `grant` and the registers (`state`, `index`, `payload_count`),
-/// and `word` / `payload_words` reach only `flit` and the next state, so the parent may
-/// answer from them in the same cycle. The CRC is computed from registers only (the flit put
+/// Timing: `flit` is a register; every other output is combinational from `due`, `grant` and
+/// the registers (`state`, `index`, `payload_count`), and `word`, `header_words` and
+/// `payload_words` reach only `flit` and the next state, so the parent may answer from them in
+/// the same cycle (and one transmitter can serve parents of different headers, §13.2). The CRC is computed from registers only (the flit put
 /// out and the CRC of the words before it), a cycle after each word, so no path runs from
 /// `word` through it. A worm started in cycle `t` has its head in `flit` after
 /// edge `t`, then its header words, its payload words and its CRC after edges `t+1`, `t+2`, ...;
@@ -65,6 +65,7 @@ pub struct WormTransmitter {
     pub due: Signal<In, Bit>,
     pub grant: Signal<In, Bit>,
     pub word: Signal<In, Bits<32>>,
+    pub header_words: Signal<In, Bits<4>>,
     pub payload_words: Signal<In, Bits<4>>,
     pub request: Signal<Out, Bit>,
     pub start: Signal<Out, Bit>,
@@ -81,7 +82,6 @@ pub struct WormTransmitter {
     flit_out: DFF<Flit>,
     crc_unit: Crc32Word,
     next_index: Signal<Local, Bits<4>>,
-    header_words: Constant<Bits<4>>,
     first_index: Constant<Bits<4>>,
     index_step: Constant<Bits<4>>,
     crc_initial: Constant<Bits<32>>,
@@ -91,19 +91,15 @@ pub struct WormTransmitter {
     tail_flag: Constant<Flit>,
 }
 
-impl WormTransmitter {
-    /// A transmitter of worms with `header_words` header words.
-    pub fn new(header_words: usize) -> Self {
-        assert!(
-            (1..=MAX_WORDS).contains(&header_words),
-            "a worm has 1..={MAX_WORDS} header words, not {header_words}"
-        );
+impl Default for WormTransmitter {
+    fn default() -> Self {
         let flag = |bit: usize| Constant::new(Bits::from(1u64 << bit));
         Self {
             clock: Default::default(),
             due: Default::default(),
             grant: Default::default(),
             word: Default::default(),
+            header_words: Default::default(),
             payload_words: Default::default(),
             request: Default::default(),
             start: Default::default(),
@@ -120,7 +116,6 @@ impl WormTransmitter {
             flit_out: Default::default(),
             crc_unit: Default::default(),
             next_index: Default::default(),
-            header_words: Constant::new(Bits::from(header_words as u64)),
             first_index: Constant::new(Bits::default()),
             index_step: Constant::new(Bits::from(1)),
             crc_initial: Constant::new(Bits::from(0xFFFF_FFFFu64)),
@@ -260,10 +255,12 @@ mod tests {
     }
 
     /// Worms queued at random times and granted at random, against a reference that puts each
-    /// granted worm's flits out back to back; the parent answers the cell's index from the worm
-    /// it latched at `start` (payload words as `read` says).
-    fn run(header_words: usize, seed: u64, cycles: usize, read: PayloadRead) -> usize {
-        let mut uut = WormTransmitter::new(header_words);
+    /// granted worm's flits out back to back; the parent answers the cell's index and its
+    /// header length from the worm it latched at `start` (payload words as `read` says). Each
+    /// worm has one of the lengths `header_words`, as when one transmitter serves several
+    /// parents (§13.2).
+    fn run(header_words: &[usize], seed: u64, cycles: usize, read: PayloadRead) -> usize {
+        let mut uut = WormTransmitter::default();
         uut.connect_all();
         check_all(&uut).unwrap();
         let mut r = Random::new(seed);
@@ -296,6 +293,8 @@ mod tests {
             });
             uut.payload_words.next =
                 Bits::from(in_flight.as_ref().map_or(0, |w| w.payload.len()) as u64);
+            uut.header_words.next =
+                Bits::from(in_flight.as_ref().map_or(0, |w| w.header.len()) as u64);
             assert!(simulate(&mut uut, 1000));
 
             let idle = to_go.is_empty();
@@ -334,18 +333,20 @@ mod tests {
                 "cycle {cycle}: flit after the edge"
             );
             if r.chance(12) {
-                queue.push_back(Worm::random(&mut r, header_words));
+                let length = header_words[r.below(header_words.len() as u64) as usize];
+                queue.push_back(Worm::random(&mut r, length));
             }
         }
         sent
     }
 
-    /// The NI's header (2 words), the RMPP header (7) and a one-word header.
+    /// The NI's header (2 words), the RMPP header (7), a one-word header, and the NI's and the
+    /// RMPP's worms mixed, as a node's one transmitter sends them.
     #[test]
     fn puts_out_random_worms_as_the_reference_does() {
-        for (header_words, seed) in [(2, 1), (7, 2), (1, 3)] {
+        for (header_words, seed) in [(&[2][..], 1), (&[7], 2), (&[1], 3), (&[2, 7], 7)] {
             let sent = run(header_words, seed, 6000, PayloadRead::Direct);
-            assert!(sent > 300, "{header_words}: {sent} worms");
+            assert!(sent > 300, "{header_words:?}: {sent} worms");
         }
     }
 
@@ -353,9 +354,9 @@ mod tests {
     /// ahead, as from block RAM: the same worms.
     #[test]
     fn a_registered_payload_read_at_fetch_index_keeps_the_worms_whole() {
-        for (header_words, seed) in [(2, 4), (7, 5), (1, 6)] {
+        for (header_words, seed) in [(&[2][..], 4), (&[7], 5), (&[1], 6), (&[2, 7], 8)] {
             let sent = run(header_words, seed, 6000, PayloadRead::Registered);
-            assert!(sent > 300, "{header_words}: {sent} worms");
+            assert!(sent > 300, "{header_words:?}: {sent} worms");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The RMPP receive path of docs/protocol.md §11, as a rust-hdl block built of sub-blocks: the
 //! framing and header ([`receiver::RmppReceiver`]), the verdict ([`verdict::RmppVerdict`]), the
 //! slot table ([`slots::RmppSlots`]), the edge's action and Figure 8's credits
-//! ([`action::RmppAction`]), the reply transmitter ([`reply::ReplyTransmitter`]), the upcall and
+//! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall and
 //! delivery queues ([`queue::SlotQueue`]), the buffer read port ([`read_port::ReadPort`]) and the
 //! counters ([`counters::RmppCounters`]).
 
@@ -9,6 +9,9 @@ use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
+
+use crate::host_ports::with_host_ports;
+use crate::standalone::with_transmitter;
 
 pub mod action;
 pub mod counters;
@@ -25,7 +28,7 @@ use counters::RmppCounters;
 use queue::SlotQueue;
 use read_port::ReadPort;
 use receiver::RmppReceiver;
-use reply::ReplyTransmitter;
+use reply::ReplySource;
 use slots::RmppSlots;
 use verdict::RmppVerdict;
 
@@ -90,7 +93,9 @@ pub enum DropReason {
     Busy,
 }
 
-/// One RMPP receive path (docs/protocol.md §11).
+/// The core of an RMPP receive path (docs/protocol.md §11): all of it but the transmitter, a
+/// worm source ([`crate::standalone`]) of the transmitter of its own in [`RmppRx`] or of the
+/// node's one transmitter (§13.2).
 ///
 /// Ports (Verilog names, in this order after `clock`):
 ///
@@ -98,12 +103,14 @@ pub enum DropReason {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
-/// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+/// | `worm_start` | in | 1 | the transmitter starts a reply at this edge: the lowest slot with a reply due is picked |
+/// | `worm_header_valid`, `worm_index` | in | 1, 4 | the transmitter asks for header word `worm_index` |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
 /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
-/// | `net_out` | out | 35 | CTS, MSGEND, MSGDROP worms |
-/// | `tx_req` | out | 1 | idle with a reply due |
+/// | `worm_due` | out | 1 | a reply is due (CTS, MSGEND, MSGDROP) |
+/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, header word `worm_index` while `worm_header_valid` |
+/// | `worm_payload_words` | out | 4 | 0: replies carry no payload |
 /// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
 /// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
 /// | `rd_data` | out | 32 | the buffer word read |
@@ -117,16 +124,15 @@ pub enum DropReason {
 /// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
 /// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
 /// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
-/// `up_ready`; a delivery likewise. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
-/// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
+/// `up_ready`; a delivery likewise. A reply started in cycle `t` (`worm_start`) is picked at
+/// edge `t` and asked for its words 0-6 in the cycles after it. `rd_data` in `O_t` is the word addressed in
 /// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
 ///
-/// Every output is a register or a function of registers only (no path from an input port to an
-/// output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
+/// Every output but `worm_word` (combinational from `worm_*` and registers) is a register or a
+/// function of registers only (no path from an input port to an output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
 /// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
 /// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
-/// registered output under a registered byte mask; `tx_req` is the reply transmitter idle with a
-/// reply due.
+/// registered output under a registered byte mask; `worm_due` is the slot table's scan.
 ///
 /// Internals: `receive` frames the worm (a [`idemnet_rtl::worm_receiver::WormReceiver`]) and
 /// latches the header; `verdict` takes and latches the verdict and writes the payload; `slots`
@@ -136,8 +142,8 @@ pub enum DropReason {
 /// each masked to the bits the configuration needs, see [`slots::RmppSlots`]) with its scans
 /// and per-slot updates;
 /// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
-/// 16 grants of 65535); `reply` sends the replies (a
-/// [`idemnet_rtl::worm_transmitter::WormTransmitter`]); `upcalls` and `deliveries` are the
+/// 16 grants of 65535); `reply` latches the reply started and answers its
+/// words; `upcalls` and `deliveries` are the
 /// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
 /// register (`an_*`: the slot, the accepted bytes `min(up_accept, len, max_msg)` and whether
 /// `up_accept` was 0, taken when the upcall is taken) and the delivered register (`dl_*`), and
@@ -158,17 +164,20 @@ pub enum DropReason {
 ///   frees it again and counts nothing (only *replies again* turns into `unknown`).
 /// * `up_*` and `dlv_*` are zero while their `valid` is low; `snd_*` are zero outside the pulse.
 #[derive(LogicBlock)]
-pub struct RmppRx {
+pub struct RmppRxCore {
     pub clock: Signal<In, Clock>,
     pub net_in: Signal<In, Flit>,
-    pub tx_gnt: Signal<In, Bit>,
+    pub worm_start: Signal<In, Bit>,
+    pub worm_header_valid: Signal<In, Bit>,
+    pub worm_index: Signal<In, Bits<4>>,
     pub up_ready: Signal<In, Bit>,
     pub up_accept: Signal<In, Bits<32>>,
     pub dlv_ready: Signal<In, Bit>,
     pub rd_slot: Signal<In, Bits<4>>,
     pub rd_word: Signal<In, Bits<10>>,
-    pub net_out: Signal<Out, Flit>,
-    pub tx_req: Signal<Out, Bit>,
+    pub worm_due: Signal<Out, Bit>,
+    pub worm_word: Signal<Out, Bits<32>>,
+    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub up_valid: Signal<Out, Bit>,
     pub up_slot: Signal<Out, Bits<4>>,
     pub up_src: Signal<Out, Bits<16>>,
@@ -208,7 +217,7 @@ pub struct RmppRx {
     verdict: RmppVerdict,
     slots: RmppSlots,
     act: RmppAction,
-    reply: ReplyTransmitter,
+    reply: ReplySource,
     upcalls: SlotQueue,
     deliveries: SlotQueue,
     counters: RmppCounters,
@@ -238,28 +247,32 @@ pub struct RmppRx {
     no_slot: Constant<Bits<4>>,
     empty_type: Constant<Bits<4>>,
     empty_node: Constant<Bits<16>>,
+    no_payload: Constant<Bits<4>>,
 }
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
 }
 
-impl RmppRx {
-    /// A receive path with the parameters of `cfg` (validated by the caller: see
+impl RmppRxCore {
+    /// The core of a receive path with the parameters of `cfg` (validated by the caller: see
     /// [`crate::rmpp_rx`]).
     pub fn new(cfg: &RmppConfig) -> Self {
         let n = cfg.rx_slots;
         Self {
             clock: Default::default(),
             net_in: Default::default(),
-            tx_gnt: Default::default(),
+            worm_start: Default::default(),
+            worm_header_valid: Default::default(),
+            worm_index: Default::default(),
             up_ready: Default::default(),
             up_accept: Default::default(),
             dlv_ready: Default::default(),
             rd_slot: Default::default(),
             rd_word: Default::default(),
-            net_out: Default::default(),
-            tx_req: Default::default(),
+            worm_due: Default::default(),
+            worm_word: Default::default(),
+            worm_payload_words: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             up_src: Default::default(),
@@ -298,7 +311,7 @@ impl RmppRx {
             verdict: RmppVerdict::new(cfg),
             slots: RmppSlots::new(cfg),
             act: RmppAction::new(cfg),
-            reply: ReplyTransmitter::new(cfg),
+            reply: ReplySource::new(cfg),
             upcalls: SlotQueue::new(n),
             deliveries: SlotQueue::new(n),
             counters: Default::default(),
@@ -325,11 +338,12 @@ impl RmppRx {
             no_slot: c(0),
             empty_type: c(0),
             empty_node: c(0),
+            no_payload: c(0),
         }
     }
 }
 
-impl Logic for RmppRx {
+impl Logic for RmppRxCore {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, an_valid, an_slot, an_acc, an_x0, dl_valid, dl_slot);
@@ -407,7 +421,7 @@ impl Logic for RmppRx {
             (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
         self.slots.action.next = self.act.action.val();
         self.slots.action_slot.next = self.act.action_slot.val();
-        self.slots.picked.next = self.reply.start.val();
+        self.slots.picked.next = self.worm_start.val();
         self.slots.msg_num.next = self.receive.msg_num.val();
         self.slots.len.next = self.receive.len.val();
         self.slots.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
@@ -420,9 +434,13 @@ impl Logic for RmppRx {
         self.slots.answer_zero.next = self.an_x0.q.val();
         self.slots.answer_cts.next = self.act.answer_cts.val();
 
-        // ---- The replies: the lowest slot with a reply due, when idle and granted.
-        self.reply.grant.next = self.tx_gnt.val();
-        self.reply.due.next = self.slots.due.val();
+        // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
+        self.worm_due.next = self.slots.due.val();
+        self.worm_payload_words.next = self.no_payload.val();
+        self.reply.start.next = self.worm_start.val();
+        self.reply.header_valid.next = self.worm_header_valid.val();
+        self.reply.index.next = self.worm_index.val();
+        self.worm_word.next = self.reply.word.val();
         self.reply.pick_src.next = self.slots.pick_src.val();
         self.reply.pick_msg_id.next = self.slots.pick_msg_id.val();
         self.reply.pick_msg_num.next = self.slots.pick_msg_num.val();
@@ -512,8 +530,6 @@ impl Logic for RmppRx {
         self.counters.count_restart.next = self.act.count_restart.val();
 
         // ---- Outputs.
-        self.net_out.next = self.reply.net_out.val();
-        self.tx_req.next = self.reply.request.val();
         self.rd_data.next = self.read.rd_data.val();
         self.up_valid.next = self.up_v.val();
         self.up_slot.next = self.up_s.val();
@@ -565,3 +581,71 @@ impl Logic for RmppRx {
         self.cnt_restart.next = self.counters.cnt_restart.val();
     }
 }
+
+/// Declares [`RmppRx`] with the receive path's host ports of [`with_host_ports`]'s list.
+macro_rules! rmpp_rx_with_transmitter {
+    (
+        ni: $_ni:tt,
+        rx: {
+            inputs: { $($_input_node:ident = $input:ident: $input_type:ty),* $(,)? },
+            outputs: { $($_output_node:ident = $output:ident: $output_type:ty),* $(,)? } $(,)?
+        },
+        $($_others:tt)*
+    ) => {
+        with_transmitter! {
+            /// One RMPP receive path (docs/protocol.md §11): an [`RmppRxCore`] with a
+            /// [`idemnet_rtl::worm_transmitter::WormTransmitter`] of its own ([`crate::standalone`]); the
+            /// timing below is the core's with the transmitter's.
+            ///
+            /// Ports (Verilog names, in this order after `clock`):
+            ///
+            /// | port | dir | width | |
+            /// |------|-----|-------|-|
+            /// | `clock` | in | 1 | |
+            /// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+            /// | `tx_gnt` | in | 1 | the transmitter may start a worm this cycle (§13.2; tie high when alone) |
+            /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
+            /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
+            /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
+            /// | `net_out` | out | 35 | CTS, MSGEND, MSGDROP worms |
+            /// | `tx_req` | out | 1 | idle with a reply due |
+            /// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
+            /// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
+            /// | `rd_data` | out | 32 | the buffer word read |
+            /// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
+            /// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |
+            ///
+            /// Timing (§11.5): the flit on `net_in` in cycle `t` is consumed at edge `t`. The header words
+            /// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
+            /// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
+            /// state before that edge, and latched; payload words are written into the buffer RAM as they
+            /// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
+            /// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
+            /// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
+            /// `up_ready`; a delivery likewise. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
+            /// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
+            /// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
+            ///
+            /// Every output is a register or a function of registers only (no path from an input port to an
+            /// output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
+            /// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
+            /// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
+            /// registered output under a registered byte mask; `tx_req` is the reply transmitter idle with a
+            /// reply due.
+            ///
+            /// Internals, and what this block does where §11 is silent: [`RmppRxCore`]'s.
+            RmppRx = RmppRxCore::new(cfg: &RmppConfig),
+            header_words: idemnet_spec::rmpp::HEADER_WORDS,
+            early: { net_in: Flit },
+            inputs: { $($input: $input_type),* },
+            outputs: { $($output: $output_type),* },
+            asks: {
+                worm_start = start,
+                worm_header_valid = header_valid,
+                worm_index = index,
+            },
+        }
+    };
+}
+
+with_host_ports!(rmpp_rx_with_transmitter);

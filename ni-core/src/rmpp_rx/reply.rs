@@ -1,37 +1,36 @@
-//! The reply transmitter of the RMPP receive path (docs/protocol.md §11.5): CTS, MSGEND and
-//! MSGDROP worms.
+//! The replies of the RMPP receive path (docs/protocol.md §11.5): CTS, MSGEND and MSGDROP
+//! worms, as a worm source of a transmitter ([`crate::standalone`]).
 
-use idemnet_rtl::flit::Flit;
-use idemnet_rtl::worm_transmitter::WormTransmitter;
-use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS};
+use idemnet_spec::rmpp::{RmppConfig, Type};
 use rust_hdl::prelude::*;
 
 use super::header::HeaderWords;
 
-/// Latches the reply of the slot the slot table picks and puts it out through a
-/// [`WormTransmitter`]: head (`src = node`, `dst` = the slot's `src`), words 0-6, CRC (9 flits).
+/// Latches the reply of the slot the slot table picks when a transmitter starts it and answers
+/// the words the transmitter asks for: the route (`src = node`, `dst` = the slot's `src`), then
+/// words 0-6 (no payload).
 ///
 /// Ports (Verilog names, as a child `reply$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `grant`, `due` | in | 1, 1 | the link is free for the receive path (§13.2); a reply is due |
+/// | `start` | in | 1 | the transmitter starts the reply at this edge: the picked slot's reply is latched |
+/// | `header_valid`, `index` | in | 1, 4 | the transmitter asks for header word `index` |
 /// | `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` | in | 8, 32, 32, 13, 11, 16 | the picked slot's fields |
 /// | `pick_receiving`, `pick_ended` | in | 1, 1 | its state: a RECEIVING slot sends a CTS, an ENDED one a MSGEND, a DROPPED one a MSGDROP |
-/// | `start` | out | 1 | the reply is picked at this edge (combinational) |
-/// | `request` | out | 1 | idle with a reply due (combinational, §13.2's `tx_req`) |
-/// | `net_out` | out | 35 | the flits (a register) |
+/// | `word` | out | 32 | the word asked for: the route at `start` (from the picked slot), header word `index` while `header_valid` (from the latched reply), else zero (combinational) |
 ///
-/// Timing: a reply picked in cycle `t` has its head in `net_out` after edge `t`, then words 0-6
-/// and the CRC. CTS carries `len = limit`, `seq = next_seq`, `info1 = cts_n`; MSGEND and MSGDROP
+/// Timing: the reply started in cycle `t` is latched at edge `t`; its words are asked for in
+/// the cycles after it. CTS carries `len = limit`, `seq = next_seq`, `info1 = cts_n`; MSGEND and MSGDROP
 /// carry `len = limit`, `seq = 0`, `info = 0`; all carry `srcNID` = the slot's `src`, its
 /// `msgID` and `msgNum`, version 1.
 #[derive(LogicBlock)]
-pub struct ReplyTransmitter {
+pub struct ReplySource {
     pub clock: Signal<In, Clock>,
-    pub grant: Signal<In, Bit>,
-    pub due: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub header_valid: Signal<In, Bit>,
+    pub index: Signal<In, Bits<4>>,
     pub pick_src: Signal<In, Bits<8>>,
     pub pick_msg_id: Signal<In, Bits<32>>,
     pub pick_msg_num: Signal<In, Bits<32>>,
@@ -40,10 +39,7 @@ pub struct ReplyTransmitter {
     pub pick_cts_n: Signal<In, Bits<16>>,
     pub pick_receiving: Signal<In, Bit>,
     pub pick_ended: Signal<In, Bit>,
-    pub start: Signal<Out, Bit>,
-    pub request: Signal<Out, Bit>,
-    pub net_out: Signal<Out, Flit>,
-    transmitter: WormTransmitter,
+    pub word: Signal<Out, Bits<32>>,
     header: HeaderWords,
     tx_type: DFF<Bits<4>>,
     tx_nid: DFF<Bits<8>>,
@@ -52,27 +48,26 @@ pub struct ReplyTransmitter {
     tx_seq: DFF<Bits<11>>,
     tx_info: DFF<Bits<16>>,
     tx_msg_num: DFF<Bits<32>>,
-    tx_word: Signal<Local, Bits<32>>,
     node_upper: Constant<Bits<32>>,
     type_cts: Constant<Bits<4>>,
     type_msg_end: Constant<Bits<4>>,
     type_msg_drop: Constant<Bits<4>>,
     no_seq: Constant<Bits<11>>,
     no_info: Constant<Bits<16>>,
-    no_payload: Constant<Bits<4>>,
 }
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
 }
 
-impl ReplyTransmitter {
-    /// The reply transmitter of node `cfg.node`.
+impl ReplySource {
+    /// The replies of node `cfg.node`.
     pub fn new(cfg: &RmppConfig) -> Self {
         Self {
             clock: Default::default(),
-            grant: Default::default(),
-            due: Default::default(),
+            start: Default::default(),
+            header_valid: Default::default(),
+            index: Default::default(),
             pick_src: Default::default(),
             pick_msg_id: Default::default(),
             pick_msg_num: Default::default(),
@@ -81,10 +76,7 @@ impl ReplyTransmitter {
             pick_cts_n: Default::default(),
             pick_receiving: Default::default(),
             pick_ended: Default::default(),
-            start: Default::default(),
-            request: Default::default(),
-            net_out: Default::default(),
-            transmitter: WormTransmitter::new(HEADER_WORDS),
+            word: Default::default(),
             header: Default::default(),
             tx_type: Default::default(),
             tx_nid: Default::default(),
@@ -93,30 +85,21 @@ impl ReplyTransmitter {
             tx_seq: Default::default(),
             tx_info: Default::default(),
             tx_msg_num: Default::default(),
-            tx_word: Default::default(),
             node_upper: c((cfg.node as u64) << 16),
             type_cts: c(Type::Cts.code() as u64),
             type_msg_end: c(Type::MsgEnd.code() as u64),
             type_msg_drop: c(Type::MsgDrop.code() as u64),
             no_seq: c(0),
             no_info: c(0),
-            no_payload: c(0),
         }
     }
 }
 
-impl Logic for ReplyTransmitter {
+impl Logic for ReplySource {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, tx_type, tx_nid, tx_msg_id, tx_len, tx_seq, tx_info, tx_msg_num);
-        self.transmitter.clock.next = self.clock.val();
-        self.transmitter.grant.next = self.grant.val();
-        self.transmitter.due.next = self.due.val();
-        self.transmitter.payload_words.next = self.no_payload.val();
-        self.start.next = self.transmitter.start.val();
-        self.request.next = self.transmitter.request.val();
-        self.net_out.next = self.transmitter.flit.val();
-        if self.transmitter.start.val() {
+        if self.start.val() {
             self.tx_nid.d.next = self.pick_src.val();
             self.tx_msg_id.d.next = self.pick_msg_id.val();
             self.tx_msg_num.d.next = self.pick_msg_num.val();
@@ -136,11 +119,11 @@ impl Logic for ReplyTransmitter {
             }
         }
         // The word asked for: the route, then header words 0-6.
-        self.tx_word.next = 0.into();
-        if self.transmitter.start.val() {
-            self.tx_word.next = self.node_upper.val() | bit_cast::<32, 8>(self.pick_src.val());
+        self.word.next = 0.into();
+        if self.start.val() {
+            self.word.next = self.node_upper.val() | bit_cast::<32, 8>(self.pick_src.val());
         }
-        self.header.index.next = self.transmitter.index.val();
+        self.header.index.next = self.index.val();
         self.header.packet_type.next = self.tx_type.q.val();
         self.header.nid.next = bit_cast::<16, 8>(self.tx_nid.q.val());
         self.header.msg_id.next = self.tx_msg_id.q.val();
@@ -148,9 +131,8 @@ impl Logic for ReplyTransmitter {
         self.header.seq.next = bit_cast::<32, 11>(self.tx_seq.q.val());
         self.header.info.next = bit_cast::<32, 16>(self.tx_info.q.val());
         self.header.msg_num.next = self.tx_msg_num.q.val();
-        if self.transmitter.header_valid.val() {
-            self.tx_word.next = self.header.word.val();
+        if self.header_valid.val() {
+            self.word.next = self.header.word.val();
         }
-        self.transmitter.word.next = self.tx_word.val();
     }
 }
