@@ -6,6 +6,8 @@
 //! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
 //!   it keeps its words in ([`fifo::Memory`]: transparent, as the FIFO's, or block RAM alone for
 //!   a user whose reads never meet its writes).
+//! * [`lut_ram`]: a small memory with one write port and asynchronous read ports, LUT RAM on the
+//!   ECP5 ([`lut_ram::LutRam`]).
 //! * [`counter_bank`]: wrapping event counters counted by reason from several sources
 //!   ([`counter_bank::CounterBank`]).
 //! * [`round_robin`]: a round-robin arbiter with a lock for multi-cycle transfers
@@ -36,6 +38,7 @@ pub mod fifo;
 pub mod first_set;
 pub mod flit;
 pub mod lfsr;
+pub mod lut_ram;
 pub mod ports;
 pub mod reg;
 pub mod request_reader;

@@ -9,6 +9,7 @@ use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40C
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, Memory, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::lut_ram::LutRam;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
 use rust_hdl::prelude::*;
@@ -153,4 +154,21 @@ fn block_memory() {
     // Two 256 x 16 block RAMs side by side, and nothing around them.
     assert_eq!((words.brams, words.flip_flops), (2, 0), "{words:?}");
     assert!(words.luts <= 2, "{words:?}");
+}
+
+#[test]
+fn lut_ram() {
+    let table = through_the_tools(
+        "LutRam<Bits<32>, 4> depth 5, 3 reads",
+        LutRam::<Bits<32>, 4>::new(5, 3),
+    );
+    let full = through_the_tools(
+        "LutRam<Bits<4>, 4> depth 16, 1 read",
+        LutRam::<Bits<4>, 4>::new(16, 1),
+    );
+    // No LUT RAM on iCE40: one set of flip-flops for the words, a multiplexer per read port.
+    assert_eq!((table.flip_flops, table.brams), (160, 0), "{table:?}");
+    assert!(table.luts <= 320, "{table:?}");
+    assert_eq!((full.flip_flops, full.brams), (64, 0), "{full:?}");
+    assert!(full.luts <= 80, "{full:?}");
 }

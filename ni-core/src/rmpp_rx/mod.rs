@@ -459,10 +459,7 @@ impl Logic for RmppRxCore {
         self.upcalls.push.next = self.act.action.val() == Action::New;
         self.upcalls.push_slot.next = self.act.action_slot.val();
         self.upcalls.pop.next = self.up_v.val() & self.up_ready.val();
-        // The table looks up the FIFO's first slot whether or not the answer register is full,
-        // so the path from the answer register to `an_acc` does not pass the lookup; the ports
-        // are zeroed below while `up_valid` is low.
-        self.slots.up_valid.next = self.upcalls.not_empty.val();
+        self.slots.up_valid.next = self.up_v.val();
         self.slots.up_slot.next = self.upcalls.first.val();
         self.len_mm.next = self.slots.up_len.val().get_bits::<13>(0);
         if self.slots.up_len.val() >= self.max_msg_len.val() {
@@ -533,16 +530,10 @@ impl Logic for RmppRxCore {
         self.rd_data.next = self.read.rd_data.val();
         self.up_valid.next = self.up_v.val();
         self.up_slot.next = self.up_s.val();
-        self.up_src.next = self.empty_node.val();
-        self.up_msg_id.next = 0.into();
-        self.up_msg_num.next = 0.into();
-        self.up_len.next = 0.into();
-        if self.up_v.val() {
-            self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
-            self.up_msg_id.next = self.slots.up_msg_id.val();
-            self.up_msg_num.next = self.slots.up_msg_num.val();
-            self.up_len.next = self.slots.up_len.val();
-        }
+        self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
+        self.up_msg_id.next = self.slots.up_msg_id.val();
+        self.up_msg_num.next = self.slots.up_msg_num.val();
+        self.up_len.next = self.slots.up_len.val();
         self.dlv_valid.next = self.dl_v.val();
         self.dlv_slot.next = self.dl_s.val();
         self.dlv_src.next = bit_cast::<16, 8>(self.slots.dlv_src.val());

@@ -1,6 +1,7 @@
 //! The message slots of the RMPP receive path (docs/protocol.md §11.4) and what each edge does
 //! to them (§11.5).
 
+use idemnet_rtl::lut_ram::LutRam;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
@@ -29,7 +30,7 @@ use super::{Action, SlotState};
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
 /// | `target_grant`, `answer_grant` | out | 16, 16 | the `grant` of `target` and of `answer_slot` (the slots an action that returns grants acts on) |
-/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED |
+/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num` not defined while no reply is due) |
 /// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
@@ -49,8 +50,17 @@ use super::{Action, SlotState};
 /// on an ENDED or DROPPED slot either frees it or sets `reply_due` (replies again). A compare
 /// per slot instead of a decrementer, a zero test and a load multiplexer.
 ///
-/// Timing: every output is combinational from the inputs and the slot registers, which change
-/// only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes). The compare of
+/// Storage: `src`, `msg_id`, `msg_num` and `len` are written only by *new* and *abort new*, one
+/// slot at an edge, and read by slot number, so they are kept in [`LutRam`]s (one write port,
+/// asynchronous reads; LUT RAM on the ECP5, one copy per read port): read by the pick (at the
+/// lowest due slot's number), the upcall and the delivery. These two read word `rx_slots`, which
+/// is never written and so zero, while not valid, and show zero without a gate per bit. `src` and
+/// `msg_id` are kept in flip-flops as well, for the key compare, which needs every slot at once;
+/// the fields that several actions or the timer write (`state`, `limit`, `next_seq`, `grant`,
+/// `cts_n`, `reply_due`, the deadline) are flip-flops.
+///
+/// Timing: every output is combinational from the inputs, the slot registers and the memories,
+/// which change only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes). The compare of
 /// the key with each slot's (`src`, `msg_id`) is registered (`s_key_hit`), so `matched` and the
 /// `match_*` outputs are the compare of the cycle before ANDed with `busy` now: the key is latched
 /// at header words 1 and 2 and a slot's `src` and `msg_id` change only at a packet's action (at
@@ -115,8 +125,10 @@ pub struct RmppSlots {
     s_state: Vec<DFF<SlotState>>,
     s_src: Vec<DFF<Bits<8>>>,
     s_msg_id: Vec<DFF<Bits<32>>>,
-    s_msg_num: Vec<DFF<Bits<32>>>,
-    s_len: Vec<DFF<Bits<32>>>,
+    m_src: LutRam<Bits<8>, 5>,
+    m_msg_id: LutRam<Bits<32>, 5>,
+    m_msg_num: LutRam<Bits<32>, 5>,
+    m_len: LutRam<Bits<32>, 5>,
     s_limit: Vec<DFF<Bits<13>>>,
     s_next_seq: Vec<DFF<Bits<11>>>,
     s_grant: Vec<DFF<Bits<16>>>,
@@ -130,11 +142,14 @@ pub struct RmppSlots {
     hit: Signal<Local, Bit>,
     due_next: Signal<Local, Bit>,
     new_limit: Signal<Local, Bits<13>>,
+    pick_slot: Signal<Local, Bits<4>>,
+    up_address: Signal<Local, Bits<5>>,
+    dlv_address: Signal<Local, Bits<5>>,
     slot_number: Vec<Constant<Bits<4>>>,
     slot_lowest: Constant<Bits<16>>,
     slot_none: Constant<Bits<16>>,
     no_slot: Constant<Bits<4>>,
-    empty_node: Constant<Bits<8>>,
+    no_word: Constant<Bits<5>>,
     empty_limit: Constant<Bits<13>>,
     empty_seq: Constant<Bits<11>>,
     empty_grant: Constant<Bits<16>>,
@@ -153,12 +168,20 @@ pub struct RmppSlots {
     _n: usize,
 }
 
+/// Read ports of the `src`, `msgID` and `msgNum` memories: the pick, the upcall, the delivery.
+const WORD_READS: usize = 3;
+
 fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
 }
 
 fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::from(x))
+}
+
+/// How many low bits hold every value `0..=largest` (at least one).
+fn bits_holding(largest: u64) -> usize {
+    ((u64::BITS - largest.leading_zeros()) as usize).max(1)
 }
 
 /// The low bits that hold every value `0..=largest`: a field's register bits above them are
@@ -229,8 +252,10 @@ impl RmppSlots {
             s_state: vec_of(n),
             s_src: vec_of(n),
             s_msg_id: vec_of(n),
-            s_msg_num: vec_of(n),
-            s_len: vec_of(n),
+            m_src: LutRam::narrow(n + 1, WORD_READS, bits_holding(cfg.nodes as u64 - 1)),
+            m_msg_id: LutRam::new(n + 1, WORD_READS),
+            m_msg_num: LutRam::new(n + 1, WORD_READS),
+            m_len: LutRam::new(n + 1, 1),
             s_limit: vec_of(n),
             s_next_seq: vec_of(n),
             s_grant: vec_of(n),
@@ -244,11 +269,14 @@ impl RmppSlots {
             hit: Default::default(),
             due_next: Default::default(),
             new_limit: Default::default(),
+            pick_slot: Default::default(),
+            up_address: Default::default(),
+            dlv_address: Default::default(),
             slot_number: (0..n).map(|k| c(k as u64)).collect(),
             slot_lowest: c(1),
             slot_none: c(0),
             no_slot: c(0),
-            empty_node: c(0),
+            no_word: c(n as u64),
             empty_limit: c(0),
             empty_seq: c(0),
             empty_grant: c(0),
@@ -273,13 +301,15 @@ impl Logic for RmppSlots {
     #[hdl_gen]
     fn update(&mut self) {
         self.now.clock.next = self.clock.val();
+        self.m_src.clock.next = self.clock.val();
+        self.m_msg_id.clock.next = self.clock.val();
+        self.m_msg_num.clock.next = self.clock.val();
+        self.m_len.clock.next = self.clock.val();
         self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
         for k in 0..self._n {
             self.s_state[k].clock.next = self.clock.val();
             self.s_src[k].clock.next = self.clock.val();
             self.s_msg_id[k].clock.next = self.clock.val();
-            self.s_msg_num[k].clock.next = self.clock.val();
-            self.s_len[k].clock.next = self.clock.val();
             self.s_limit[k].clock.next = self.clock.val();
             self.s_next_seq[k].clock.next = self.clock.val();
             self.s_grant[k].clock.next = self.clock.val();
@@ -293,8 +323,6 @@ impl Logic for RmppSlots {
             self.s_state[k].d.next = self.s_state[k].q.val();
             self.s_src[k].d.next = self.s_src[k].q.val();
             self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
-            self.s_msg_num[k].d.next = self.s_msg_num[k].q.val();
-            self.s_len[k].d.next = self.s_len[k].q.val();
             self.s_limit[k].d.next = self.s_limit[k].q.val();
             self.s_next_seq[k].d.next = self.s_next_seq[k].q.val();
             self.s_grant[k].d.next = self.s_grant[k].q.val();
@@ -379,8 +407,6 @@ impl Logic for RmppSlots {
                 if (self.action.val() == Action::New) | (self.action.val() == Action::AbortNew) {
                     self.s_src[k].d.next = self.key_node.val() & self.node_mask.val();
                     self.s_msg_id[k].d.next = self.key_msg_id.val();
-                    self.s_msg_num[k].d.next = self.msg_num.val();
-                    self.s_len[k].d.next = self.len.val();
                     if self.action.val() == Action::New {
                         self.s_state[k].d.next = SlotState::Upcall;
                         self.s_limit[k].d.next = self.new_limit.val() & self.limit_mask.val();
@@ -438,24 +464,67 @@ impl Logic for RmppSlots {
             self.s_due[k].d.next = self.due_next.val();
         }
 
+        // ---- The fields a new message brings, written once into the slot it takes.
+        self.m_src.write_enable.next =
+            (self.action.val() == Action::New) | (self.action.val() == Action::AbortNew);
+        self.m_src.write_address.next = bit_cast::<5, 4>(self.action_slot.val());
+        self.m_src.write_data.next = self.key_node.val() & self.node_mask.val();
+        self.m_msg_id.write_enable.next = self.m_src.write_enable.val();
+        self.m_msg_id.write_address.next = self.m_src.write_address.val();
+        self.m_msg_id.write_data.next = self.key_msg_id.val();
+        self.m_msg_num.write_enable.next = self.m_src.write_enable.val();
+        self.m_msg_num.write_address.next = self.m_src.write_address.val();
+        self.m_msg_num.write_data.next = self.msg_num.val();
+        self.m_len.write_enable.next = self.m_src.write_enable.val();
+        self.m_len.write_address.next = self.m_src.write_address.val();
+        self.m_len.write_data.next = self.len.val();
+
+        // ---- ... read by slot number: the pick's (whatever it is when no reply is due), and
+        // the upcall's and the delivery's, which read word `n`, never written, so zero, when
+        // not valid.
+        self.pick_slot.next = self.no_slot.val();
+        for k in 0..self._n {
+            if self.due_slots.val().get_bit(k) {
+                self.pick_slot.next = self.pick_slot.val() | self.slot_number[k].val();
+            }
+        }
+        self.up_address.next = self.no_word.val();
+        if self.up_valid.val() {
+            self.up_address.next = bit_cast::<5, 4>(self.up_slot.val());
+        }
+        self.dlv_address.next = self.no_word.val();
+        if self.dlv_valid.val() {
+            self.dlv_address.next = bit_cast::<5, 4>(self.dlv_slot.val());
+        }
+        self.m_src.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_msg_id.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_msg_num.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_src.read_address[1].next = self.up_address.val();
+        self.m_msg_id.read_address[1].next = self.up_address.val();
+        self.m_msg_num.read_address[1].next = self.up_address.val();
+        self.m_len.read_address[0].next = self.up_address.val();
+        self.m_src.read_address[2].next = self.dlv_address.val();
+        self.m_msg_id.read_address[2].next = self.dlv_address.val();
+        self.m_msg_num.read_address[2].next = self.dlv_address.val();
+        self.pick_src.next = self.m_src.read_data[0].val();
+        self.pick_msg_id.next = self.m_msg_id.read_data[0].val();
+        self.pick_msg_num.next = self.m_msg_num.read_data[0].val();
+        self.up_src.next = self.m_src.read_data[1].val();
+        self.up_msg_id.next = self.m_msg_id.read_data[1].val();
+        self.up_msg_num.next = self.m_msg_num.read_data[1].val();
+        self.up_len.next = self.m_len.read_data[0].val();
+        self.dlv_src.next = self.m_src.read_data[2].val();
+        self.dlv_msg_id.next = self.m_msg_id.read_data[2].val();
+        self.dlv_msg_num.next = self.m_msg_num.read_data[2].val();
+
         // ---- Fields of selected slots (one-hot or by number, OR-ed).
         self.target_grant.next = self.empty_grant.val();
         self.answer_grant.next = self.empty_grant.val();
-        self.pick_src.next = self.empty_node.val();
-        self.pick_msg_id.next = 0.into();
-        self.pick_msg_num.next = 0.into();
         self.pick_limit.next = self.empty_limit.val();
         self.pick_next_seq.next = self.empty_seq.val();
         self.pick_cts_n.next = self.empty_grant.val();
         self.pick_receiving.next = false;
         self.pick_ended.next = false;
-        self.up_src.next = self.empty_node.val();
-        self.up_msg_id.next = 0.into();
-        self.up_msg_num.next = 0.into();
-        self.up_len.next = 0.into();
-        self.dlv_src.next = self.empty_node.val();
-        self.dlv_msg_id.next = 0.into();
-        self.dlv_msg_num.next = 0.into();
         self.dlv_limit.next = self.empty_limit.val();
         self.read_limit.next = self.empty_limit.val();
         for k in 0..self._n {
@@ -466,9 +535,6 @@ impl Logic for RmppSlots {
                 self.answer_grant.next = self.answer_grant.val() | self.s_grant[k].q.val();
             }
             if self.due_slots.val().get_bit(k) {
-                self.pick_src.next = self.pick_src.val() | self.s_src[k].q.val();
-                self.pick_msg_id.next = self.pick_msg_id.val() | self.s_msg_id[k].q.val();
-                self.pick_msg_num.next = self.pick_msg_num.val() | self.s_msg_num[k].q.val();
                 self.pick_limit.next = self.pick_limit.val() | self.s_limit[k].q.val();
                 self.pick_next_seq.next = self.pick_next_seq.val() | self.s_next_seq[k].q.val();
                 self.pick_cts_n.next = self.pick_cts_n.val() | self.s_cts_n[k].q.val();
@@ -477,16 +543,7 @@ impl Logic for RmppSlots {
                 self.pick_ended.next =
                     self.pick_ended.val() | (self.s_state[k].q.val() == SlotState::Ended);
             }
-            if self.up_valid.val() & (self.up_slot.val() == self.slot_number[k].val()) {
-                self.up_src.next = self.up_src.val() | self.s_src[k].q.val();
-                self.up_msg_id.next = self.up_msg_id.val() | self.s_msg_id[k].q.val();
-                self.up_msg_num.next = self.up_msg_num.val() | self.s_msg_num[k].q.val();
-                self.up_len.next = self.up_len.val() | self.s_len[k].q.val();
-            }
             if self.dlv_valid.val() & (self.dlv_slot.val() == self.slot_number[k].val()) {
-                self.dlv_src.next = self.dlv_src.val() | self.s_src[k].q.val();
-                self.dlv_msg_id.next = self.dlv_msg_id.val() | self.s_msg_id[k].q.val();
-                self.dlv_msg_num.next = self.dlv_msg_num.val() | self.s_msg_num[k].q.val();
                 self.dlv_limit.next = self.dlv_limit.val() | self.s_limit[k].q.val();
             }
             if self.read_slot.val() == self.slot_number[k].val() {
