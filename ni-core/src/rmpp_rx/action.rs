@@ -6,34 +6,37 @@ use rust_hdl::prelude::*;
 
 use super::{Action, DropReason};
 
-/// Chooses the edge's action (the packet whose CRC flit is consumed, else the answer register,
-/// else the delivered register), counts the packets the verdict drops, and keeps `outstanding`
-/// (Figure 8: the grants given and not yet used) with the allowance of a new CTS.
+/// Chooses the edge's action (the packet whose CRC flit was consumed at the edge before, else
+/// the answer register, else the delivered register), counts the packets the verdict drops, and
+/// keeps `outstanding` (Figure 8: the grants given and not yet used) with the allowance of a new
+/// CTS.
 ///
 /// Ports (Verilog names, as a child `act$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `arrived`, `crc_flit` | in | 1, 1 | a packet acts now (CRC good, to this node); a tail at the CRC position is consumed |
+/// | `arrived`, `crc_flit` | in | 1, 1 | a tail at the CRC position is consumed now; its CRC is good and it is addressed to this node |
 /// | `verdict`, `reason`, `target`, `restart`, `finish`, `new_cts` | in | 4, 3, 4, 1, 1, 1 | the latched verdict |
 /// | `target_busy` | in | 1 | the verdict's slot is still busy |
-/// | `answer_valid`, `answer_slot`, `answer_limit` | in | 1, 4, 13 | the answer register |
+/// | `answer_valid`, `answer_slot`, `answer_limit` | in | 1, 4, 13 | the answer register, ready to act |
 /// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
 /// | `target_grant`, `answer_grant` | in | 16, 16 | the `grant` of `target` and of `answer_slot` |
 /// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
-/// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side acts now |
+/// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
 /// | `answer_cts` | out | 1 | the answer accepts more than the first packet: RECEIVING, with a CTS |
 /// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason; a restart |
 ///
-/// Timing: all outputs are combinational from the inputs and `outstanding`, which changes at the
-/// edge of an in-sequence packet (one grant used, or all returned when it completes or asks for
-/// a new CTS), an abort (all returned) and an answer with a CTS. Only those three actions read a
-/// grant: the packet's on the verdict's slot, the answer's on the answer register's slot. A
-/// packet acts only in a cycle whose flit is a tail at the CRC position (`crc_flit`), and the
-/// answer only in another, so `crc_flit` picks the grant before the packet's CRC is compared:
-/// the CRC compare only gates the action, it does not feed the credit arithmetic.
+/// Timing: a packet acts at the edge after its CRC flit (§11.5): `crc_flit` and `arrived` are
+/// registered (`packet`, `packet_good`), so the action, the counter strobes and the credit
+/// arithmetic start from flip-flops and the CRC compare ends at one. `to_sender` alone is
+/// combinational from `arrived`: it touches no state, and `snd_valid` stays in `O_t` of the CRC
+/// flit. The other outputs are combinational from the inputs, those two registers and
+/// `outstanding`, which changes at the action of an in-sequence packet (one grant used, or all
+/// returned when it completes or asks for a new CTS), an abort (all returned) and an answer
+/// with a CTS. Only those three actions read a grant: the packet's on the verdict's slot, the
+/// answer's on the answer register's slot, chosen by `packet` alone.
 #[derive(LogicBlock)]
 pub struct RmppAction {
     pub clock: Signal<In, Clock>,
@@ -67,6 +70,8 @@ pub struct RmppAction {
     pub count_busy: Signal<Out, Bit>,
     pub count_restart: Signal<Out, Bit>,
     outstanding: DFF<Bits<20>>,
+    packet: DFF<Bit>,
+    packet_good: DFF<Bit>,
     credit: CtsAllowance,
     no_slot: Constant<Bits<4>>,
     mtu_limit: Constant<Bits<13>>,
@@ -113,6 +118,8 @@ impl RmppAction {
             count_busy: Default::default(),
             count_restart: Default::default(),
             outstanding: Default::default(),
+            packet: Default::default(),
+            packet_good: Default::default(),
             credit: CtsAllowance::new(cfg),
             no_slot: c(0),
             mtu_limit: c(cfg.mtu as u64),
@@ -124,10 +131,12 @@ impl RmppAction {
 impl Logic for RmppAction {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, outstanding);
+        dff_setup!(self, clock, outstanding, packet, packet_good);
+        self.packet.d.next = self.crc_flit.val();
+        self.packet_good.d.next = self.arrived.val();
+        self.to_sender.next = self.arrived.val() & (self.verdict.val() == Action::ToSender);
         self.action.next = Action::None;
         self.action_slot.next = self.no_slot.val();
-        self.to_sender.next = false;
         self.count_not_source.next = false;
         self.count_order.next = false;
         self.count_sequence.next = false;
@@ -136,7 +145,7 @@ impl Logic for RmppAction {
         self.count_duplicate.next = false;
         self.count_busy.next = false;
         self.count_restart.next = false;
-        if self.arrived.val() {
+        if self.packet_good.q.val() {
             if self.verdict.val() == Action::None {
                 match self.reason.val() {
                     DropReason::NotSource => self.count_not_source.next = true,
@@ -148,7 +157,7 @@ impl Logic for RmppAction {
                     _ => self.count_busy.next = true,
                 }
             } else if self.verdict.val() == Action::ToSender {
-                self.to_sender.next = true;
+                // Pulsed at its CRC flit.
             } else if (self.verdict.val() == Action::Again) & !self.target_busy.val() {
                 // Its slot was freed (clean-up timer) since the verdict.
                 self.count_unknown.next = true;
@@ -159,10 +168,10 @@ impl Logic for RmppAction {
                 self.count_restart.next =
                     (self.verdict.val() == Action::InSequence) & self.restart.val();
             }
-        } else if !self.crc_flit.val() & self.answer_valid.val() {
+        } else if !self.packet.q.val() & self.answer_valid.val() {
             self.action.next = Action::Answer;
             self.action_slot.next = self.answer_slot.val();
-        } else if !self.crc_flit.val() & self.delivered_valid.val() {
+        } else if !self.packet.q.val() & self.delivered_valid.val() {
             self.action.next = Action::Delivered;
             self.action_slot.next = self.delivered_slot.val();
         }
@@ -170,7 +179,7 @@ impl Logic for RmppAction {
         // Figure 8: a new CTS's allowance, after the slot's grant is returned.
         self.credit.outstanding.next = self.outstanding.q.val();
         self.credit.grant.next = self.answer_grant.val();
-        if self.crc_flit.val() {
+        if self.packet.q.val() {
             self.credit.grant.next = self.target_grant.val();
         }
         self.allowance.next = self.credit.allowance.val();

@@ -114,10 +114,12 @@ pub enum DropReason {
 /// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
 /// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
 /// state before that edge, and latched; payload words are written into the buffer RAM as they
-/// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
-/// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
-/// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
-/// `up_ready`; a delivery likewise. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
+/// arrive; the packet acts at the edge after its CRC flit (its CRC verdict is registered at the
+/// CRC flit; `snd_valid` alone is set there). At most one action per edge: the packet whose CRC
+/// flit (a tail in CRC position) was consumed at the edge before, else the answer register, else
+/// the delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
+/// `up_ready`, and the answer register acts at edge `t + 2` at the earliest; a delivery is taken
+/// likewise, and the delivered register acts at `t + 1` at the earliest. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
 /// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
 /// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
 ///
@@ -139,23 +141,24 @@ pub enum DropReason {
 /// 16 grants of 65535); `reply` sends the replies (a
 /// [`idemnet_rtl::worm_transmitter::WormTransmitter`]); `upcalls` and `deliveries` are the
 /// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
-/// register (`an_*`: the slot, the accepted bytes `min(up_accept, len, max_msg)` and whether
-/// `up_accept` was 0, taken when the upcall is taken) and the delivered register (`dl_*`), and
+/// register (`an_*`: the slot, `up_accept` cut to 13 bits, `min(len, max_msg)` and whether
+/// `up_accept` was 0, taken when the upcall is taken; the accepted bytes, the minimum of the two,
+/// one edge later, when `an_ready` rises) and the delivered register (`dl_*`), and
 /// wires the sub-blocks. The RAMs are [`Memory::block`]s of the configuration's size
 /// (`rx_slots * max_msg / 4` and `nodes` words): no read meets a write of the same word at
 /// one edge that matters (§11.6 reads the word before the edge; `expected` is written at a
-/// packet's CRC flit and read at the next packet's `srcNID`).
+/// packet's action, the edge after its CRC flit, and read at the next packet's `srcNID`).
 ///
 /// Where §11 is silent, this block does the following:
 ///
-/// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit is
-///   consumed": the answer and delivered registers wait for the next edge.
+/// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit was
+///   consumed": the answer and delivered registers wait at the edge after it.
 /// * MSGEND and MSGDROP carry `seq = 0` and `info = 0`; an *abort new* slot keeps the free
 ///   slot's `limit = 0`, so its MSGDROP has `len = 0`.
 /// * Becoming COMPLETE (in sequence) and being freed (GCH) clear `reply_due`, so only
 ///   RECEIVING, ENDED and DROPPED slots are ever picked by the transmitter.
-/// * A GCH whose slot was freed by the clean-up timer between its verdict and its CRC flit
-///   frees it again and counts nothing (only *replies again* turns into `unknown`).
+/// * A GCH whose slot was freed by the clean-up timer between its verdict and its action frees
+///   it again and counts nothing (only *replies again* turns into `unknown`).
 /// * `up_*` and `dlv_*` are zero while their `valid` is low; `snd_*` are zero outside the pulse.
 #[derive(LogicBlock)]
 pub struct RmppRx {
@@ -218,7 +221,10 @@ pub struct RmppRx {
     buf_ram: Memory<Bits<32>, BUF_ADDR_BITS>,
     // The answer and delivered registers, the snd_valid pulse.
     an_valid: DFF<Bit>,
+    an_ready: DFF<Bit>,
     an_slot: DFF<Bits<4>>,
+    an_x: DFF<Bits<13>>,
+    an_len: DFF<Bits<13>>,
     an_acc: DFF<Bits<13>>,
     an_x0: DFF<Bit>,
     dl_valid: DFF<Bit>,
@@ -231,10 +237,11 @@ pub struct RmppRx {
     dl_v: Signal<Local, Bit>,
     dl_s: Signal<Local, Bits<4>>,
     len_mm: Signal<Local, Bits<13>>,
-    acc: Signal<Local, Bits<13>>,
+    accept_low: Signal<Local, Bits<13>>,
     // Parameters and named values.
     max_msg_len: Constant<Bits<32>>,
     max_msg_limit: Constant<Bits<13>>,
+    accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
     empty_type: Constant<Bits<4>>,
     empty_node: Constant<Bits<16>>,
@@ -307,7 +314,10 @@ impl RmppRx {
             exp_ram: Memory::block(cfg.nodes.max(2)),
             buf_ram: Memory::block((n * cfg.slot_words()).max(2)),
             an_valid: Default::default(),
+            an_ready: Default::default(),
             an_slot: Default::default(),
+            an_x: Default::default(),
+            an_len: Default::default(),
             an_acc: Default::default(),
             an_x0: Default::default(),
             dl_valid: Default::default(),
@@ -319,9 +329,10 @@ impl RmppRx {
             dl_v: Default::default(),
             dl_s: Default::default(),
             len_mm: Default::default(),
-            acc: Default::default(),
+            accept_low: Default::default(),
             max_msg_len: c(cfg.max_msg as u64),
             max_msg_limit: c(cfg.max_msg as u64),
+            accept_most: c(0x1FFF),
             no_slot: c(0),
             empty_type: c(0),
             empty_node: c(0),
@@ -332,7 +343,10 @@ impl RmppRx {
 impl Logic for RmppRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, an_valid, an_slot, an_acc, an_x0, dl_valid, dl_slot);
+        dff_setup!(
+            self, clock, an_valid, an_ready, an_slot, an_x, an_len, an_acc, an_x0, dl_valid,
+            dl_slot
+        );
         self.o_snd_valid.clock.next = self.clock.val();
         self.exp_ram.clock.next = self.clock.val();
         self.buf_ram.clock.next = self.clock.val();
@@ -395,7 +409,7 @@ impl Logic for RmppRx {
         self.act.finish.next = self.verdict.finish.val();
         self.act.new_cts.next = self.verdict.new_cts.val();
         self.act.target_busy.next = self.slots.target_busy.val();
-        self.act.answer_valid.next = self.an_valid.q.val();
+        self.act.answer_valid.next = self.an_ready.q.val();
         self.act.answer_slot.next = self.an_slot.q.val();
         self.act.answer_limit.next = self.an_acc.q.val();
         self.act.delivered_valid.next = self.dl_valid.q.val();
@@ -432,7 +446,10 @@ impl Logic for RmppRx {
         self.reply.pick_receiving.next = self.slots.pick_receiving.val();
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 
-        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg).
+        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg),
+        // taken in two steps (the answer acts at the second edge after the take at the earliest,
+        // §11.5), so that neither the lookup of the FIFO's first slot nor the accepted bytes
+        // lie on one path with the other or with the action.
         self.up_v.next = self.upcalls.not_empty.val() & !self.an_valid.q.val();
         self.up_s.next = self.no_slot.val();
         if self.up_v.val() {
@@ -442,7 +459,7 @@ impl Logic for RmppRx {
         self.upcalls.push_slot.next = self.act.action_slot.val();
         self.upcalls.pop.next = self.up_v.val() & self.up_ready.val();
         // The table looks up the FIFO's first slot whether or not the answer register is full,
-        // so the path from the answer register to `an_acc` does not pass the lookup; the ports
+        // so the path from the answer register to `an_len` does not pass the lookup; the ports
         // are zeroed below while `up_valid` is low.
         self.slots.up_valid.next = self.upcalls.not_empty.val();
         self.slots.up_slot.next = self.upcalls.first.val();
@@ -450,20 +467,25 @@ impl Logic for RmppRx {
         if self.slots.up_len.val() >= self.max_msg_len.val() {
             self.len_mm.next = self.max_msg_limit.val();
         }
-        self.acc.next = self.up_accept.val().get_bits::<13>(0);
-        if (self.up_accept.val() >> 13).any()
-            | (self.up_accept.val().get_bits::<13>(0) >= self.len_mm.val())
-        {
-            self.acc.next = self.len_mm.val();
+        // `up_accept` beyond 13 bits accepts more than any `len_mm` (at most 4096).
+        self.accept_low.next = self.up_accept.val().get_bits::<13>(0);
+        if (self.up_accept.val() >> 13).any() {
+            self.accept_low.next = self.accept_most.val();
+        }
+        self.an_acc.d.next = self.an_x.q.val();
+        if self.an_x.q.val() >= self.an_len.q.val() {
+            self.an_acc.d.next = self.an_len.q.val();
         }
         if self.up_v.val() & self.up_ready.val() {
             self.an_valid.d.next = true;
             self.an_slot.d.next = self.up_s.val();
-            self.an_acc.d.next = self.acc.val();
+            self.an_x.d.next = self.accept_low.val();
+            self.an_len.d.next = self.len_mm.val();
             self.an_x0.d.next = !self.up_accept.val().any();
         } else if self.act.action.val() == Action::Answer {
             self.an_valid.d.next = false;
         }
+        self.an_ready.d.next = self.an_valid.q.val() & (self.act.action.val() != Action::Answer);
 
         // ---- Delivery FIFO and the delivered register.
         self.dl_v.next = self.deliveries.not_empty.val() & !self.dl_valid.q.val();
