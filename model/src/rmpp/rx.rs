@@ -621,8 +621,10 @@ impl ModelBlock for RmppRx {
         }
 
         // One action per edge: the packet whose CRC flit passed at the edge before, else the
-        // answer, else the delivery taken. The flit of this edge is received first, so that a
-        // payload word is written by the limits before the edge.
+        // answer, else the delivery taken. The packet owns its CRC flit's edge too: neither
+        // register acts there. The flit of this edge is received first, so that a payload word
+        // is written by the limits before the edge, and so that `crc_flit` says whether this
+        // edge consumes a CRC flit.
         let packet_edge = std::mem::take(&mut self.crc_flit);
         let packet = self.pending.take();
         self.snd = None;
@@ -630,7 +632,7 @@ impl ModelBlock for RmppRx {
         self.receive(i[inp::NET_IN]);
         let target = match packet {
             Some((v, h)) => self.act(v, &h),
-            None if packet_edge => None,
+            None if packet_edge || self.crc_flit => None,
             None => {
                 if let Some((a, x)) = answer_before {
                     self.answer = None;

@@ -117,11 +117,12 @@ pub enum DropReason {
 /// arrive; the packet acts at the edge after its CRC flit (its CRC verdict is registered at the
 /// CRC flit; `snd_valid` alone is set there). At most one action per edge: the packet whose CRC
 /// flit (a tail in CRC position) was consumed at the edge before, else the answer register, else
-/// the delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
-/// `up_ready`, and the answer register acts at edge `t + 2` at the earliest; a delivery is taken
-/// likewise, and the delivered register acts at `t + 1` at the earliest. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
-/// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
-/// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
+/// the delivered register; neither register acts at a CRC flit's edge either (the packet owns
+/// both edges). An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and `up_ready`,
+/// and the answer register acts at edge `t + 2` at the earliest; a delivery is taken likewise,
+/// and the delivered register acts at `t + 1` at the earliest. A worm picked in cycle `t` (idle,
+/// `tx_gnt`) has its head in `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t`
+/// is the word addressed in `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
 ///
 /// Every output is a register or a function of registers only (no path from an input port to an
 /// output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
@@ -143,7 +144,8 @@ pub enum DropReason {
 /// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
 /// register (`an_*`: the slot, `up_accept` cut to 13 bits, `min(len, max_msg)` and whether
 /// `up_accept` was 0, taken when the upcall is taken; the accepted bytes, the minimum of the two,
-/// one edge later, when `an_ready` rises) and the delivered register (`dl_*`), and
+/// and whether they exceed `mtu` (`an_cts`: a CTS follows), one edge later, when `an_ready`
+/// rises) and the delivered register (`dl_*`), and
 /// wires the sub-blocks. The RAMs are [`Memory::block`]s of the configuration's size
 /// (`rx_slots * max_msg / 4` and `nodes` words): no read meets a write of the same word at
 /// one edge that matters (§11.6 reads the word before the edge; `expected` is written at a
@@ -151,8 +153,8 @@ pub enum DropReason {
 ///
 /// Where §11 is silent, this block does the following:
 ///
-/// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit was
-///   consumed": the answer and delivered registers wait at the edge after it.
+/// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit is
+///   consumed": the answer and delivered registers wait at its edge and at the edge after it.
 /// * MSGEND and MSGDROP carry `seq = 0` and `info = 0`; an *abort new* slot keeps the free
 ///   slot's `limit = 0`, so its MSGDROP has `len = 0`.
 /// * Becoming COMPLETE (in sequence) and being freed (GCH) clear `reply_due`, so only
@@ -227,6 +229,7 @@ pub struct RmppRx {
     an_len: DFF<Bits<13>>,
     an_acc: DFF<Bits<13>>,
     an_x0: DFF<Bit>,
+    an_cts: DFF<Bit>,
     dl_valid: DFF<Bit>,
     dl_slot: DFF<Bits<4>>,
     o_snd_valid: DFF<Bit>,
@@ -241,6 +244,7 @@ pub struct RmppRx {
     // Parameters and named values.
     max_msg_len: Constant<Bits<32>>,
     max_msg_limit: Constant<Bits<13>>,
+    mtu_limit: Constant<Bits<13>>,
     accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
     empty_type: Constant<Bits<4>>,
@@ -320,6 +324,7 @@ impl RmppRx {
             an_len: Default::default(),
             an_acc: Default::default(),
             an_x0: Default::default(),
+            an_cts: Default::default(),
             dl_valid: Default::default(),
             dl_slot: Default::default(),
             o_snd_valid: Default::default(),
@@ -332,6 +337,7 @@ impl RmppRx {
             accept_low: Default::default(),
             max_msg_len: c(cfg.max_msg as u64),
             max_msg_limit: c(cfg.max_msg as u64),
+            mtu_limit: c(cfg.mtu as u64),
             accept_most: c(0x1FFF),
             no_slot: c(0),
             empty_type: c(0),
@@ -344,8 +350,8 @@ impl Logic for RmppRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, an_valid, an_ready, an_slot, an_x, an_len, an_acc, an_x0, dl_valid,
-            dl_slot
+            self, clock, an_valid, an_ready, an_slot, an_x, an_len, an_acc, an_x0, an_cts,
+            dl_valid, dl_slot
         );
         self.o_snd_valid.clock.next = self.clock.val();
         self.exp_ram.clock.next = self.clock.val();
@@ -411,11 +417,10 @@ impl Logic for RmppRx {
         self.act.target_busy.next = self.slots.target_busy.val();
         self.act.answer_valid.next = self.an_ready.q.val();
         self.act.answer_slot.next = self.an_slot.q.val();
-        self.act.answer_limit.next = self.an_acc.q.val();
+        self.act.answer_cts.next = self.an_cts.q.val();
         self.act.delivered_valid.next = self.dl_valid.q.val();
         self.act.delivered_slot.next = self.dl_slot.q.val();
         self.act.target_grant.next = self.slots.target_grant.val();
-        self.act.answer_grant.next = self.slots.answer_grant.val();
         self.o_snd_valid.d.next = self.act.to_sender.val();
         self.exp_ram.write_enable.next =
             (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
@@ -429,10 +434,9 @@ impl Logic for RmppRx {
         self.slots.finish.next = self.verdict.finish.val();
         self.slots.new_cts.next = self.verdict.new_cts.val();
         self.slots.allowance.next = self.act.allowance.val();
-        self.slots.answer_slot.next = self.an_slot.q.val();
         self.slots.answer_limit.next = self.an_acc.q.val();
         self.slots.answer_zero.next = self.an_x0.q.val();
-        self.slots.answer_cts.next = self.act.answer_cts.val();
+        self.slots.answer_cts.next = self.an_cts.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when idle and granted.
         self.reply.grant.next = self.tx_gnt.val();
@@ -472,6 +476,11 @@ impl Logic for RmppRx {
         if (self.up_accept.val() >> 13).any() {
             self.accept_low.next = self.accept_most.val();
         }
+        // `min(x, len) > mtu` is `x > mtu` and `len > mtu`: two compares beside the minimum's,
+        // so that whether the answer sends a CTS is a flip-flop at its action, not a compare of
+        // `an_acc` in the action's cycle.
+        self.an_cts.d.next = (self.an_x.q.val() > self.mtu_limit.val())
+            & (self.an_len.q.val() > self.mtu_limit.val());
         self.an_acc.d.next = self.an_x.q.val();
         if self.an_x.q.val() >= self.an_len.q.val() {
             self.an_acc.d.next = self.an_len.q.val();
@@ -497,7 +506,7 @@ impl Logic for RmppRx {
             & self.verdict.finish.val())
             | ((self.act.action.val() == Action::Answer)
                 & !self.an_x0.q.val()
-                & !self.act.answer_cts.val());
+                & !self.an_cts.q.val());
         self.deliveries.push_slot.next = self.act.action_slot.val();
         self.deliveries.pop.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
