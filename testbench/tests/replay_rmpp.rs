@@ -114,18 +114,18 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
     assert_eq!(drops(&l), s(&["table_full", "unknown_message"]));
     let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
     assert_eq!(ids, vec![7, 9, 8]);
-    assert_eq!(cycle(kind(&l, "deliver")[2]), 1_000_000_000_114);
+    assert_eq!(cycle(kind(&l, "deliver")[2]), 1_000_000_000_116);
 }
 
 #[test]
 fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
-    // The clean-up timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 26
-    // runs out so that RTS_LAST 2 finds the one slot taken when presented at 3020 and free at
-    // 3021: gaps that end around then, in a message's middle, and a trace without `end`.
+    // The clean-up timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 28
+    // runs out so that RTS_LAST 2 finds the one slot taken when presented at 3022 and free at
+    // 3023: gaps that end around then, in a message's middle, and a trace without `end`.
     let cfg = json!({ "rx_slots": 1, "gch_timeout": 3000, "max_rcv_buf": 20, "reserved": 16,
                       "max_data_pkts": 8 });
     let mut texts = vec![];
-    for second in [2000, 3019, 3020, 3021, 3022, 5000] {
+    for second in [2000, 3021, 3022, 3023, 3024, 5000] {
         let ev = [
             (10, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
             (second, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
@@ -148,8 +148,8 @@ fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
         .unwrap();
         drops(&lines(&out)).contains(&"table_full".to_string())
     };
-    assert!(table_full(&texts[2]), "the slot is still taken at 3020");
-    assert!(!table_full(&texts[3]), "the timer has run out by 3021");
+    assert!(table_full(&texts[2]), "the slot is still taken at 3022");
+    assert!(!table_full(&texts[3]), "the timer has run out by 3023");
     let without_end = json!({ "config": cfg }).to_string()
         + "\n"
         + &json!({ "cycle": 10, "packet": pkt("RTS_LAST", 1, 1, 1, 4, 0) }).to_string();

@@ -112,6 +112,8 @@ pub struct RmppRx {
     up_fifo: VecDeque<usize>,
     dlv_fifo: VecDeque<usize>,
     answer: Option<(usize, u32)>,
+    /// The answer register was full before the edge before: it may act (§11.5).
+    answer_ready: bool,
     delivered: Option<usize>,
     buf: Vec<u32>,
     rx: RxRegs,
@@ -124,8 +126,11 @@ pub struct RmppRx {
     counters: [u16; 13],
     /// The slot whose reply an action owed at this edge.
     due_set: Option<usize>,
-    /// A CRC flit was consumed at this edge.
+    /// A CRC flit was consumed at this edge: the next edge is its packet's (§11.5, Actions).
     crc_flit: bool,
+    /// The verdict and header of the packet whose CRC flit was consumed at this edge, CRC good
+    /// and addressed here: it acts at the next edge.
+    pending: Option<(Verdict, [u32; HEADER_WORDS])>,
 }
 
 /// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
@@ -151,6 +156,7 @@ impl RmppRx {
             up_fifo: VecDeque::new(),
             dlv_fifo: VecDeque::new(),
             answer: None,
+            answer_ready: false,
             delivered: None,
             buf: vec![0; cfg.rx_slots * cfg.slot_words()],
             rx: RxRegs {
@@ -171,6 +177,7 @@ impl RmppRx {
             counters: [0; 13],
             due_set: None,
             crc_flit: false,
+            pending: None,
         })
     }
 
@@ -328,11 +335,11 @@ impl RmppRx {
         }
     }
 
-    /// The receive FSM for one flit (§8.3 with a seven-word header); returns the verdict of a
-    /// worm whose CRC flit passed.
-    fn receive(&mut self, f: u64) -> Option<Verdict> {
+    /// The receive FSM for one flit (§8.3 with a seven-word header); a worm whose CRC flit
+    /// passed is left in `pending` to act at the next edge, or pulses `snd_valid` now.
+    fn receive(&mut self, f: u64) {
         if f & VALID == 0 {
-            return None;
+            return;
         }
         let head = f & HEAD != 0;
         let tail = f & TAIL != 0;
@@ -351,7 +358,7 @@ impl RmppRx {
             if tail {
                 self.count(cnt::TRUNCATED);
             }
-            return None;
+            return;
         }
         match self.rx.state {
             Rx::Idle => {
@@ -406,19 +413,34 @@ impl RmppRx {
                     self.count(cnt::MALFORMED);
                 } else {
                     self.rx.state = Rx::Idle;
-                    // A CRC flit takes the edge's action, whether the packet acts or not.
+                    // A CRC flit takes the next edge's action, whether the packet acts or not.
                     self.crc_flit = true;
                     if d != self.rx.crc {
                         self.count(cnt::CRC);
                     } else if self.rx.dst != self.cfg.node {
                         self.count(cnt::MISROUTED);
+                    } else if self.rx.verdict == Verdict::ToSender {
+                        self.pass_to_sender();
                     } else {
-                        return Some(self.rx.verdict);
+                        self.pending = Some((self.rx.verdict, self.rx.hdr));
                     }
                 }
             }
         }
-        None
+    }
+
+    /// A CTS, MSGEND or MSGDROP for the send side: `snd_valid` at its CRC flit's edge.
+    fn pass_to_sender(&mut self) {
+        let h = self.rx.hdr;
+        self.snd = Some(SndPulse {
+            ty: (h[0] >> 16) & 0xF,
+            peer: self.rx.src,
+            msg_id: h[2],
+            len: h[3],
+            seq: h[4],
+            info: h[5],
+            msg_num: h[6],
+        });
     }
 
     /// Figure 8 on slot `m`: its grant goes back to the pool and a fresh one is taken.
@@ -439,9 +461,9 @@ impl RmppRx {
         self.slots[m].grant = 0;
     }
 
-    /// A packet's action at the edge its CRC flit is consumed; returns the slot it targets.
-    fn act(&mut self, v: Verdict) -> Option<usize> {
-        let h = self.rx.hdr;
+    /// A packet's action at the edge after its CRC flit, with its header `h`; returns the slot
+    /// it targets.
+    fn act(&mut self, v: Verdict, h: &[u32; HEADER_WORDS]) -> Option<usize> {
         let (src, msg_id, len, seq, num) = (h[1] as u16, h[2], h[3], h[4], h[6]);
         let ty = Type::from_code((h[0] >> 16) & 0x3FFF);
         match v {
@@ -522,18 +544,8 @@ impl RmppRx {
                 }
                 Some(m)
             }
-            Verdict::ToSender => {
-                self.snd = Some(SndPulse {
-                    ty: (h[0] >> 16) & 0xF,
-                    peer: self.rx.src,
-                    msg_id,
-                    len,
-                    seq,
-                    info: h[5],
-                    msg_num: num,
-                });
-                None
-            }
+            // Pulsed at the CRC flit, never left pending.
+            Verdict::ToSender => None,
         }
     }
 
@@ -591,7 +603,9 @@ impl ModelBlock for RmppRx {
             _ => 0,
         };
         let before = self.slots.clone();
-        let answer_before = self.answer;
+        // An answer acts at the second edge after it is taken at the earliest.
+        let answer_before = self.answer.filter(|_| self.answer_ready);
+        self.answer_ready = self.answer.is_some();
         let delivered_before = self.delivered;
         let tx_idle = self.tx_next >= self.tx.len();
         let up_shown = self.up_fifo.front().is_some() && self.answer.is_none();
@@ -606,16 +620,23 @@ impl ModelBlock for RmppRx {
             self.delivered = Some(self.dlv_fifo.pop_front().expect("shown"));
         }
 
-        // One action per edge: the packet, else the answer, else the delivery taken.
+        // One action per edge: the packet whose CRC flit passed at the edge before, else the
+        // answer, else the delivery taken. The packet owns its CRC flit's edge too: neither
+        // register acts there. The flit of this edge is received first, so that a payload word
+        // is written by the limits before the edge, and so that `crc_flit` says whether this
+        // edge consumes a CRC flit.
+        let packet_edge = std::mem::take(&mut self.crc_flit);
+        let packet = self.pending.take();
         self.snd = None;
         self.due_set = None;
-        self.crc_flit = false;
-        let target = match self.receive(i[inp::NET_IN]) {
-            Some(v) => self.act(v),
-            None if self.crc_flit => None,
+        self.receive(i[inp::NET_IN]);
+        let target = match packet {
+            Some((v, h)) => self.act(v, &h),
+            None if packet_edge || self.crc_flit => None,
             None => {
                 if let Some((a, x)) = answer_before {
                     self.answer = None;
+                    self.answer_ready = false;
                     self.answer(a, x);
                     Some(a)
                 } else if let Some(d) = delivered_before {

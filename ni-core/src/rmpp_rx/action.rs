@@ -6,34 +6,43 @@ use rust_hdl::prelude::*;
 
 use super::{Action, DropReason};
 
-/// Chooses the edge's action (the packet whose CRC flit is consumed, else the answer register,
-/// else the delivered register), counts the packets the verdict drops, and keeps `outstanding`
-/// (Figure 8: the grants given and not yet used) with the allowance of a new CTS.
+/// Chooses the edge's action (the packet whose CRC flit was consumed at the edge before, else
+/// the answer register, else the delivered register, neither of them at a CRC flit's edge),
+/// counts the packets the verdict drops, and keeps `outstanding` (Figure 8: the grants given and
+/// not yet used) with the allowance of a new CTS.
 ///
 /// Ports (Verilog names, as a child `act$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `arrived`, `crc_flit` | in | 1, 1 | a packet acts now (CRC good, to this node); a tail at the CRC position is consumed |
+/// | `arrived`, `crc_flit` | in | 1, 1 | a tail at the CRC position is consumed now; its CRC is good and it is addressed to this node |
 /// | `verdict`, `reason`, `target`, `restart`, `finish`, `new_cts` | in | 4, 3, 4, 1, 1, 1 | the latched verdict |
 /// | `target_busy` | in | 1 | the verdict's slot is still busy |
-/// | `answer_valid`, `answer_slot`, `answer_limit` | in | 1, 4, 13 | the answer register |
+/// | `answer_valid`, `answer_slot`, `answer_cts` | in | 1, 4, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
 /// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
-/// | `target_grant`, `answer_grant` | in | 16, 16 | the `grant` of `target` and of `answer_slot` |
+/// | `target_grant` | in | 16 | the `grant` of `target` |
 /// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
-/// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side acts now |
+/// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
-/// | `answer_cts` | out | 1 | the answer accepts more than the first packet: RECEIVING, with a CTS |
 /// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason; a restart |
 ///
-/// Timing: all outputs are combinational from the inputs and `outstanding`, which changes at the
-/// edge of an in-sequence packet (one grant used, or all returned when it completes or asks for
-/// a new CTS), an abort (all returned) and an answer with a CTS. Only those three actions read a
-/// grant: the packet's on the verdict's slot, the answer's on the answer register's slot. A
-/// packet acts only in a cycle whose flit is a tail at the CRC position (`crc_flit`), and the
-/// answer only in another, so `crc_flit` picks the grant before the packet's CRC is compared:
-/// the CRC compare only gates the action, it does not feed the credit arithmetic.
+/// Timing: a packet acts at the edge after its CRC flit (§11.5): `crc_flit` and `arrived` are
+/// registered (`packet`, `packet_good`), so the action, the counter strobes and the credit
+/// arithmetic start from flip-flops and the CRC compare ends at one. `to_sender` alone is
+/// combinational from `arrived`: it touches no state, and `snd_valid` stays in `O_t` of the CRC
+/// flit. The other outputs are combinational from the inputs and the registers here.
+///
+/// Credits: `outstanding` changes at the action of an in-sequence packet (one grant used, or all
+/// returned when it completes or asks for a new CTS), an abort (all returned) and an answer with
+/// a CTS. Nothing acts at a CRC flit's edge (the packet before has acted at least 8 edges
+/// earlier), so `outstanding - grant[target]` is registered then (`packet_returned`, with
+/// `packet_granted`: that grant is not 0) and is exact at the packet's action edge. An answer's
+/// slot is in UPCALL, which holds no grant (grants are given only to RECEIVING slots and all
+/// returned when they leave it, and an UPCALL slot leaves it only by its answer), so the
+/// answer's `returned` is `outstanding` itself and no grant is looked up for it. The allowance
+/// then comes from `returned` through [`CtsAllowance`] in one subtraction and two compares side
+/// by side.
 #[derive(LogicBlock)]
 pub struct RmppAction {
     pub clock: Signal<In, Clock>,
@@ -48,16 +57,14 @@ pub struct RmppAction {
     pub target_busy: Signal<In, Bit>,
     pub answer_valid: Signal<In, Bit>,
     pub answer_slot: Signal<In, Bits<4>>,
-    pub answer_limit: Signal<In, Bits<13>>,
+    pub answer_cts: Signal<In, Bit>,
     pub delivered_valid: Signal<In, Bit>,
     pub delivered_slot: Signal<In, Bits<4>>,
     pub target_grant: Signal<In, Bits<16>>,
-    pub answer_grant: Signal<In, Bits<16>>,
     pub action: Signal<Out, Action>,
     pub action_slot: Signal<Out, Bits<4>>,
     pub to_sender: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
-    pub answer_cts: Signal<Out, Bit>,
     pub count_not_source: Signal<Out, Bit>,
     pub count_order: Signal<Out, Bit>,
     pub count_sequence: Signal<Out, Bit>,
@@ -67,9 +74,12 @@ pub struct RmppAction {
     pub count_busy: Signal<Out, Bit>,
     pub count_restart: Signal<Out, Bit>,
     outstanding: DFF<Bits<20>>,
+    packet: DFF<Bit>,
+    packet_good: DFF<Bit>,
+    packet_returned: DFF<Bits<20>>,
+    packet_granted: DFF<Bit>,
     credit: CtsAllowance,
     no_slot: Constant<Bits<4>>,
-    mtu_limit: Constant<Bits<13>>,
     outstanding_step: Constant<Bits<20>>,
 }
 
@@ -94,16 +104,14 @@ impl RmppAction {
             target_busy: Default::default(),
             answer_valid: Default::default(),
             answer_slot: Default::default(),
-            answer_limit: Default::default(),
+            answer_cts: Default::default(),
             delivered_valid: Default::default(),
             delivered_slot: Default::default(),
             target_grant: Default::default(),
-            answer_grant: Default::default(),
             action: Default::default(),
             action_slot: Default::default(),
             to_sender: Default::default(),
             allowance: Default::default(),
-            answer_cts: Default::default(),
             count_not_source: Default::default(),
             count_order: Default::default(),
             count_sequence: Default::default(),
@@ -113,9 +121,12 @@ impl RmppAction {
             count_busy: Default::default(),
             count_restart: Default::default(),
             outstanding: Default::default(),
+            packet: Default::default(),
+            packet_good: Default::default(),
+            packet_returned: Default::default(),
+            packet_granted: Default::default(),
             credit: CtsAllowance::new(cfg),
             no_slot: c(0),
-            mtu_limit: c(cfg.mtu as u64),
             outstanding_step: c(1),
         }
     }
@@ -124,10 +135,20 @@ impl RmppAction {
 impl Logic for RmppAction {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, outstanding);
+        dff_setup!(
+            self,
+            clock,
+            outstanding,
+            packet,
+            packet_good,
+            packet_returned,
+            packet_granted
+        );
+        self.packet.d.next = self.crc_flit.val();
+        self.packet_good.d.next = self.arrived.val();
+        self.to_sender.next = self.arrived.val() & (self.verdict.val() == Action::ToSender);
         self.action.next = Action::None;
         self.action_slot.next = self.no_slot.val();
-        self.to_sender.next = false;
         self.count_not_source.next = false;
         self.count_order.next = false;
         self.count_sequence.next = false;
@@ -136,7 +157,7 @@ impl Logic for RmppAction {
         self.count_duplicate.next = false;
         self.count_busy.next = false;
         self.count_restart.next = false;
-        if self.arrived.val() {
+        if self.packet_good.q.val() {
             if self.verdict.val() == Action::None {
                 match self.reason.val() {
                     DropReason::NotSource => self.count_not_source.next = true,
@@ -148,7 +169,7 @@ impl Logic for RmppAction {
                     _ => self.count_busy.next = true,
                 }
             } else if self.verdict.val() == Action::ToSender {
-                self.to_sender.next = true;
+                // Pulsed at its CRC flit.
             } else if (self.verdict.val() == Action::Again) & !self.target_busy.val() {
                 // Its slot was freed (clean-up timer) since the verdict.
                 self.count_unknown.next = true;
@@ -159,73 +180,92 @@ impl Logic for RmppAction {
                 self.count_restart.next =
                     (self.verdict.val() == Action::InSequence) & self.restart.val();
             }
-        } else if !self.crc_flit.val() & self.answer_valid.val() {
+        } else if !self.packet.q.val() & !self.crc_flit.val() & self.answer_valid.val() {
             self.action.next = Action::Answer;
             self.action_slot.next = self.answer_slot.val();
-        } else if !self.crc_flit.val() & self.delivered_valid.val() {
+        } else if !self.packet.q.val() & !self.crc_flit.val() & self.delivered_valid.val() {
             self.action.next = Action::Delivered;
             self.action_slot.next = self.delivered_slot.val();
         }
 
         // Figure 8: a new CTS's allowance, after the slot's grant is returned.
-        self.credit.outstanding.next = self.outstanding.q.val();
-        self.credit.grant.next = self.answer_grant.val();
-        if self.crc_flit.val() {
-            self.credit.grant.next = self.target_grant.val();
+        self.packet_returned.d.next =
+            self.outstanding.q.val() - bit_cast::<20, 16>(self.target_grant.val());
+        self.packet_granted.d.next = self.target_grant.val().any();
+        self.credit.returned.next = self.outstanding.q.val();
+        if self.packet.q.val() {
+            self.credit.returned.next = self.packet_returned.q.val();
         }
         self.allowance.next = self.credit.allowance.val();
-        self.answer_cts.next = self.answer_limit.val() > self.mtu_limit.val();
         if self.action.val() == Action::InSequence {
             if self.finish.val() {
-                self.outstanding.d.next = self.credit.returned.val();
+                self.outstanding.d.next = self.packet_returned.q.val();
             } else if self.new_cts.val() {
-                self.outstanding.d.next =
-                    self.credit.returned.val() + bit_cast::<20, 16>(self.credit.allowance.val());
-            } else if self.target_grant.val().any() {
+                self.outstanding.d.next = self.credit.total.val();
+            } else if self.packet_granted.q.val() {
                 self.outstanding.d.next = self.outstanding.q.val() - self.outstanding_step.val();
             }
         } else if self.action.val() == Action::Abort {
-            self.outstanding.d.next = self.credit.returned.val();
+            self.outstanding.d.next = self.packet_returned.q.val();
         } else if (self.action.val() == Action::Answer) & self.answer_cts.val() {
-            self.outstanding.d.next =
-                self.credit.returned.val() + bit_cast::<20, 16>(self.credit.allowance.val());
+            self.outstanding.d.next = self.credit.total.val();
         }
     }
 }
 
-/// Figure 8's allowance of a new CTS for one slot: `returned = outstanding - grant` (the slot's
-/// grants given back first), `allowance = clamp(max_rcv_buf - reserved - returned, 1,
-/// max_data_pkts)`, signed.
+/// Figure 8's allowance of a new CTS for one slot, from `returned = outstanding - grant` (the
+/// slot's grants given back first): `allowance = clamp(max_rcv_buf - reserved - returned, 1,
+/// max_data_pkts)`, signed, and `total = returned + allowance`, the new `outstanding`.
 ///
-/// Ports (Verilog names, as a child `<name>$<port>`): `outstanding` (in, 20), `grant` (in, 16),
-/// `returned` (out, 20), `allowance` (out, 16). Timing: purely combinational.
+/// Ports (Verilog names, as a child `<name>$<port>`): `returned` (in, 20), `allowance` (out,
+/// 16), `total` (out, 20). Timing: purely combinational; the two clamps are compares of
+/// `returned` with constants, side by side with the subtraction, and `total` is `returned + 1`,
+/// `returned + max_data_pkts` or `max_rcv_buf - reserved` itself, so no carry chain follows
+/// another.
 #[derive(LogicBlock)]
 pub struct CtsAllowance {
-    pub outstanding: Signal<In, Bits<20>>,
-    pub grant: Signal<In, Bits<16>>,
-    pub returned: Signal<Out, Bits<20>>,
+    pub returned: Signal<In, Bits<20>>,
     pub allowance: Signal<Out, Bits<16>>,
-    headroom: Signal<Local, Bits<24>>,
-    budget: Constant<Bits<24>>,
-    max_pkts_wide: Constant<Bits<24>>,
+    pub total: Signal<Out, Bits<20>>,
+    at_least_one: Signal<Local, Bit>,
+    at_most: Signal<Local, Bit>,
+    headroom: Signal<Local, Bits<16>>,
+    budget: Constant<Bits<20>>,
+    budget_low: Constant<Bits<16>>,
+    budget_positive: Constant<Bit>,
+    most_below: Constant<Bits<20>>,
+    most_reachable: Constant<Bit>,
+    max_pkts_wide: Constant<Bits<20>>,
     max_pkts: Constant<Bits<16>>,
     allowance_min: Constant<Bits<16>>,
+    allowance_min_wide: Constant<Bits<20>>,
 }
 
 impl CtsAllowance {
     /// The allowance with `cfg`'s `max_rcv_buf`, `reserved` and `max_data_pkts`.
     pub fn new(cfg: &RmppConfig) -> Self {
-        let budget = (cfg.max_rcv_buf as i64 - cfg.reserved as i64) & 0xFF_FFFF;
+        // `budget - returned <= 0` is `returned >= budget`; `budget - returned > max_data_pkts`
+        // is `returned < budget - max_data_pkts`. Where a bound is 0 or less, the flag beside it
+        // decides and the compare's constant is 1, not 0: a compare with 0 is constant, which
+        // Verilator refuses.
+        let budget = cfg.max_rcv_buf as i64 - cfg.reserved as i64;
+        let most_below = budget - cfg.max_data_pkts as i64;
         Self {
-            outstanding: Default::default(),
-            grant: Default::default(),
             returned: Default::default(),
             allowance: Default::default(),
+            total: Default::default(),
+            at_least_one: Default::default(),
+            at_most: Default::default(),
             headroom: Default::default(),
-            budget: c(budget as u64),
+            budget: c(budget.max(1) as u64),
+            budget_low: c(budget.max(1) as u64),
+            budget_positive: Constant::new(budget > 0),
+            most_below: c(most_below.max(1) as u64),
+            most_reachable: Constant::new(most_below > 0),
             max_pkts_wide: c(cfg.max_data_pkts as u64),
             max_pkts: c(cfg.max_data_pkts as u64),
             allowance_min: c(1),
+            allowance_min_wide: c(1),
         }
     }
 }
@@ -233,14 +273,21 @@ impl CtsAllowance {
 impl Logic for CtsAllowance {
     #[hdl_gen]
     fn update(&mut self) {
-        self.returned.next = self.outstanding.val() - bit_cast::<20, 16>(self.grant.val());
-        self.headroom.next = self.budget.val() - bit_cast::<24, 20>(self.returned.val());
-        if self.headroom.val().get_bit(23) | !self.headroom.val().any() {
+        self.at_least_one.next =
+            !self.budget_positive.val() | (self.returned.val() >= self.budget.val());
+        self.at_most.next =
+            self.most_reachable.val() & (self.returned.val() < self.most_below.val());
+        // Where it is the allowance, `budget - returned` is 1 to `max_data_pkts`: 16 bits of it.
+        self.headroom.next = self.budget_low.val() - self.returned.val().get_bits::<16>(0);
+        if self.at_least_one.val() {
             self.allowance.next = self.allowance_min.val();
-        } else if self.headroom.val() > self.max_pkts_wide.val() {
+            self.total.next = self.returned.val() + self.allowance_min_wide.val();
+        } else if self.at_most.val() {
             self.allowance.next = self.max_pkts.val();
+            self.total.next = self.returned.val() + self.max_pkts_wide.val();
         } else {
-            self.allowance.next = self.headroom.val().get_bits::<16>(0);
+            self.allowance.next = self.headroom.val();
+            self.total.next = self.budget.val();
         }
     }
 }

@@ -121,12 +121,16 @@ pub enum DropReason {
 /// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
 /// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
 /// state before that edge, and latched; payload words are written into the buffer RAM as they
-/// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
-/// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
-/// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
-/// `up_ready`; a delivery likewise. A reply started in cycle `t` (`worm_start`) is picked at
-/// edge `t` and asked for its words 0-6 in the cycles after it. `rd_data` in `O_t` is the word addressed in
-/// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
+/// arrive; the packet acts at the edge after its CRC flit (its CRC verdict is registered at the
+/// CRC flit; `snd_valid` alone is set there). At most one action per edge: the packet whose CRC
+/// flit (a tail in CRC position) was consumed at the edge before, else the answer register, else
+/// the delivered register; neither register acts at a CRC flit's edge either (the packet owns
+/// both edges). An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and `up_ready`,
+/// and the answer register acts at edge `t + 2` at the earliest; a delivery is taken likewise,
+/// and the delivered register acts at `t + 1` at the earliest. A reply started in cycle `t`
+/// (`worm_start`) is picked at edge `t` and asked for its words 0-6 in the cycles after it.
+/// `rd_data` in `O_t` is the word addressed in `I_t`, before edge `t`, masked by the slot's
+/// `limit` before edge `t`.
 ///
 /// Every output but `worm_word` (combinational from `worm_*` and registers) is a register or a
 /// function of registers only (no path from an input port to an output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
@@ -145,23 +149,25 @@ pub enum DropReason {
 /// 16 grants of 65535); `reply` latches the reply started and answers its
 /// words; `upcalls` and `deliveries` are the
 /// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
-/// register (`an_*`: the slot, the accepted bytes `min(up_accept, len, max_msg)` and whether
-/// `up_accept` was 0, taken when the upcall is taken) and the delivered register (`dl_*`), and
+/// register (`an_*`: the slot, `up_accept` cut to 13 bits, `min(len, max_msg)` and whether
+/// `up_accept` was 0, taken when the upcall is taken; the accepted bytes, the minimum of the two,
+/// and whether they exceed `mtu` (`an_cts`: a CTS follows), one edge later, when `an_ready`
+/// rises) and the delivered register (`dl_*`), and
 /// wires the sub-blocks. The RAMs are [`Memory::block`]s of the configuration's size
 /// (`rx_slots * max_msg / 4` and `nodes` words): no read meets a write of the same word at
 /// one edge that matters (§11.6 reads the word before the edge; `expected` is written at a
-/// packet's CRC flit and read at the next packet's `srcNID`).
+/// packet's action, the edge after its CRC flit, and read at the next packet's `srcNID`).
 ///
 /// Where §11 is silent, this block does the following:
 ///
 /// * Any tail consumed in the CRC position (good CRC or not) is "the packet whose CRC flit is
-///   consumed": the answer and delivered registers wait for the next edge.
+///   consumed": the answer and delivered registers wait at its edge and at the edge after it.
 /// * MSGEND and MSGDROP carry `seq = 0` and `info = 0`; an *abort new* slot keeps the free
 ///   slot's `limit = 0`, so its MSGDROP has `len = 0`.
 /// * Becoming COMPLETE (in sequence) and being freed (GCH) clear `reply_due`, so only
 ///   RECEIVING, ENDED and DROPPED slots are ever picked by the transmitter.
-/// * A GCH whose slot was freed by the clean-up timer between its verdict and its CRC flit
-///   frees it again and counts nothing (only *replies again* turns into `unknown`).
+/// * A GCH whose slot was freed by the clean-up timer between its verdict and its action frees
+///   it again and counts nothing (only *replies again* turns into `unknown`).
 /// * `up_*` and `dlv_*` are zero while their `valid` is low; `snd_*` are zero outside the pulse.
 #[derive(LogicBlock)]
 pub struct RmppRxCore {
@@ -227,9 +233,13 @@ pub struct RmppRxCore {
     buf_ram: Memory<Bits<32>, BUF_ADDR_BITS>,
     // The answer and delivered registers, the snd_valid pulse.
     an_valid: DFF<Bit>,
+    an_ready: DFF<Bit>,
     an_slot: DFF<Bits<4>>,
+    an_x: DFF<Bits<13>>,
+    an_len: DFF<Bits<13>>,
     an_acc: DFF<Bits<13>>,
     an_x0: DFF<Bit>,
+    an_cts: DFF<Bit>,
     dl_valid: DFF<Bit>,
     dl_slot: DFF<Bits<4>>,
     o_snd_valid: DFF<Bit>,
@@ -240,10 +250,12 @@ pub struct RmppRxCore {
     dl_v: Signal<Local, Bit>,
     dl_s: Signal<Local, Bits<4>>,
     len_mm: Signal<Local, Bits<13>>,
-    acc: Signal<Local, Bits<13>>,
+    accept_low: Signal<Local, Bits<13>>,
     // Parameters and named values.
     max_msg_len: Constant<Bits<32>>,
     max_msg_limit: Constant<Bits<13>>,
+    mtu_limit: Constant<Bits<13>>,
+    accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
     empty_type: Constant<Bits<4>>,
     empty_node: Constant<Bits<16>>,
@@ -320,9 +332,13 @@ impl RmppRxCore {
             exp_ram: Memory::block(cfg.nodes.max(2)),
             buf_ram: Memory::block((n * cfg.slot_words()).max(2)),
             an_valid: Default::default(),
+            an_ready: Default::default(),
             an_slot: Default::default(),
+            an_x: Default::default(),
+            an_len: Default::default(),
             an_acc: Default::default(),
             an_x0: Default::default(),
+            an_cts: Default::default(),
             dl_valid: Default::default(),
             dl_slot: Default::default(),
             o_snd_valid: Default::default(),
@@ -332,9 +348,11 @@ impl RmppRxCore {
             dl_v: Default::default(),
             dl_s: Default::default(),
             len_mm: Default::default(),
-            acc: Default::default(),
+            accept_low: Default::default(),
             max_msg_len: c(cfg.max_msg as u64),
             max_msg_limit: c(cfg.max_msg as u64),
+            mtu_limit: c(cfg.mtu as u64),
+            accept_most: c(0x1FFF),
             no_slot: c(0),
             empty_type: c(0),
             empty_node: c(0),
@@ -346,7 +364,10 @@ impl RmppRxCore {
 impl Logic for RmppRxCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, an_valid, an_slot, an_acc, an_x0, dl_valid, dl_slot);
+        dff_setup!(
+            self, clock, an_valid, an_ready, an_slot, an_x, an_len, an_acc, an_x0, an_cts,
+            dl_valid, dl_slot
+        );
         self.o_snd_valid.clock.next = self.clock.val();
         self.exp_ram.clock.next = self.clock.val();
         self.buf_ram.clock.next = self.clock.val();
@@ -409,13 +430,12 @@ impl Logic for RmppRxCore {
         self.act.finish.next = self.verdict.finish.val();
         self.act.new_cts.next = self.verdict.new_cts.val();
         self.act.target_busy.next = self.slots.target_busy.val();
-        self.act.answer_valid.next = self.an_valid.q.val();
+        self.act.answer_valid.next = self.an_ready.q.val();
         self.act.answer_slot.next = self.an_slot.q.val();
-        self.act.answer_limit.next = self.an_acc.q.val();
+        self.act.answer_cts.next = self.an_cts.q.val();
         self.act.delivered_valid.next = self.dl_valid.q.val();
         self.act.delivered_slot.next = self.dl_slot.q.val();
         self.act.target_grant.next = self.slots.target_grant.val();
-        self.act.answer_grant.next = self.slots.answer_grant.val();
         self.o_snd_valid.d.next = self.act.to_sender.val();
         self.exp_ram.write_enable.next =
             (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
@@ -429,10 +449,9 @@ impl Logic for RmppRxCore {
         self.slots.finish.next = self.verdict.finish.val();
         self.slots.new_cts.next = self.verdict.new_cts.val();
         self.slots.allowance.next = self.act.allowance.val();
-        self.slots.answer_slot.next = self.an_slot.q.val();
         self.slots.answer_limit.next = self.an_acc.q.val();
         self.slots.answer_zero.next = self.an_x0.q.val();
-        self.slots.answer_cts.next = self.act.answer_cts.val();
+        self.slots.answer_cts.next = self.an_cts.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm_due.next = self.slots.due.val();
@@ -450,7 +469,10 @@ impl Logic for RmppRxCore {
         self.reply.pick_receiving.next = self.slots.pick_receiving.val();
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 
-        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg).
+        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg),
+        // taken in two steps (the answer acts at the second edge after the take at the earliest,
+        // §11.5), so that neither the lookup of the FIFO's first slot nor the accepted bytes
+        // lie on one path with the other or with the action.
         self.up_v.next = self.upcalls.not_empty.val() & !self.an_valid.q.val();
         self.up_s.next = self.no_slot.val();
         if self.up_v.val() {
@@ -465,20 +487,30 @@ impl Logic for RmppRxCore {
         if self.slots.up_len.val() >= self.max_msg_len.val() {
             self.len_mm.next = self.max_msg_limit.val();
         }
-        self.acc.next = self.up_accept.val().get_bits::<13>(0);
-        if (self.up_accept.val() >> 13).any()
-            | (self.up_accept.val().get_bits::<13>(0) >= self.len_mm.val())
-        {
-            self.acc.next = self.len_mm.val();
+        // `up_accept` beyond 13 bits accepts more than any `len_mm` (at most 4096).
+        self.accept_low.next = self.up_accept.val().get_bits::<13>(0);
+        if (self.up_accept.val() >> 13).any() {
+            self.accept_low.next = self.accept_most.val();
+        }
+        // `min(x, len) > mtu` is `x > mtu` and `len > mtu`: two compares beside the minimum's,
+        // so that whether the answer sends a CTS is a flip-flop at its action, not a compare of
+        // `an_acc` in the action's cycle.
+        self.an_cts.d.next = (self.an_x.q.val() > self.mtu_limit.val())
+            & (self.an_len.q.val() > self.mtu_limit.val());
+        self.an_acc.d.next = self.an_x.q.val();
+        if self.an_x.q.val() >= self.an_len.q.val() {
+            self.an_acc.d.next = self.an_len.q.val();
         }
         if self.up_v.val() & self.up_ready.val() {
             self.an_valid.d.next = true;
             self.an_slot.d.next = self.up_s.val();
-            self.an_acc.d.next = self.acc.val();
+            self.an_x.d.next = self.accept_low.val();
+            self.an_len.d.next = self.len_mm.val();
             self.an_x0.d.next = !self.up_accept.val().any();
         } else if self.act.action.val() == Action::Answer {
             self.an_valid.d.next = false;
         }
+        self.an_ready.d.next = self.an_valid.q.val() & (self.act.action.val() != Action::Answer);
 
         // ---- Delivery FIFO and the delivered register.
         self.dl_v.next = self.deliveries.not_empty.val() & !self.dl_valid.q.val();
@@ -490,7 +522,7 @@ impl Logic for RmppRxCore {
             & self.verdict.finish.val())
             | ((self.act.action.val() == Action::Answer)
                 & !self.an_x0.q.val()
-                & !self.act.answer_cts.val());
+                & !self.an_cts.q.val());
         self.deliveries.push_slot.next = self.act.action_slot.val();
         self.deliveries.pop.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
@@ -606,16 +638,10 @@ macro_rules! rmpp_rx_with_transmitter {
             /// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
             /// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |
             ///
-            /// Timing (§11.5): the flit on `net_in` in cycle `t` is consumed at edge `t`. The header words
-            /// are latched as they arrive; the `expected` RAM is read at the latched `srcNID`, so its word is
-            /// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
-            /// state before that edge, and latched; payload words are written into the buffer RAM as they
-            /// arrive; the packet acts at the edge of its CRC flit. At most one action per edge: the packet
-            /// whose CRC flit (a tail in CRC position) is consumed, else the answer register, else the
-            /// delivered register. An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and
-            /// `up_ready`; a delivery likewise. A worm picked in cycle `t` (idle, `tx_gnt`) has its head in
-            /// `net_out` of `O_t`, then words 0-6 and the CRC. `rd_data` in `O_t` is the word addressed in
-            /// `I_t`, before edge `t`, masked by the slot's `limit` before edge `t`.
+            /// Timing (§11.5): the core's ([`RmppRxCore`]: the packet acts at the edge after its CRC
+            /// flit, the answer register two edges after the take at the earliest), and a worm
+            /// picked in cycle `t` (idle, `tx_gnt`) has its head in `net_out` of `O_t`, then words
+            /// 0-6 and the CRC.
             ///
             /// Every output is a register or a function of registers only (no path from an input port to an
             /// output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number

@@ -23,13 +23,13 @@ use super::{Action, SlotState};
 /// | `msg_num`, `len`, `seq_low` | in | 32, 32, 11 | the packet's `msgNum`, `len`, `seq` (low bits) |
 /// | `restart`, `finish`, `new_cts` | in | 1 each | the latched in-sequence verdict |
 /// | `allowance` | in | 16 | a new CTS's `n` (Figure 8) |
-/// | `answer_slot`, `answer_limit`, `answer_zero`, `answer_cts` | in | 4, 13, 1, 1 | the answer register: its slot, accepted bytes, `up_accept` was 0, more than one packet |
+/// | `answer_limit`, `answer_zero`, `answer_cts` | in | 13, 1, 1 | the answer register (it acts on `action_slot`): accepted bytes, `up_accept` was 0, more than one packet |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` |
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
-/// | `target_grant`, `answer_grant` | out | 16, 16 | the `grant` of `target` and of `answer_slot` (the slots an action that returns grants acts on) |
+/// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
 /// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num` not defined while no reply is due) |
 /// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
@@ -63,8 +63,9 @@ use super::{Action, SlotState};
 /// which change only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes). The compare of
 /// the key with each slot's (`src`, `msg_id`) is registered (`s_key_hit`), so `matched` and the
 /// `match_*` outputs are the compare of the cycle before ANDed with `busy` now: the key is latched
-/// at header words 1 and 2 and a slot's `src` and `msg_id` change only at a packet's action (at
-/// a CRC flit, never inside a header), so at word 6 (the verdict) that is the compare of the
+/// at header words 1 and 2 and a slot's `src` and `msg_id` change only at a packet's action (the
+/// edge after its CRC flit, at the latest the edge of the next worm's head, never inside a
+/// header), so at word 6 (the verdict) that is the compare of the
 /// state before the edge, and the 40-bit compares leave the verdict's path.
 #[derive(LogicBlock)]
 pub struct RmppSlots {
@@ -82,7 +83,6 @@ pub struct RmppSlots {
     pub finish: Signal<In, Bit>,
     pub new_cts: Signal<In, Bit>,
     pub allowance: Signal<In, Bits<16>>,
-    pub answer_slot: Signal<In, Bits<4>>,
     pub answer_limit: Signal<In, Bits<13>>,
     pub answer_zero: Signal<In, Bit>,
     pub answer_cts: Signal<In, Bit>,
@@ -104,7 +104,6 @@ pub struct RmppSlots {
     pub due: Signal<Out, Bit>,
     pub target_busy: Signal<Out, Bit>,
     pub target_grant: Signal<Out, Bits<16>>,
-    pub answer_grant: Signal<Out, Bits<16>>,
     pub pick_src: Signal<Out, Bits<8>>,
     pub pick_msg_id: Signal<Out, Bits<32>>,
     pub pick_msg_num: Signal<Out, Bits<32>>,
@@ -209,7 +208,6 @@ impl RmppSlots {
             finish: Default::default(),
             new_cts: Default::default(),
             allowance: Default::default(),
-            answer_slot: Default::default(),
             answer_limit: Default::default(),
             answer_zero: Default::default(),
             answer_cts: Default::default(),
@@ -231,7 +229,6 @@ impl RmppSlots {
             due: Default::default(),
             target_busy: Default::default(),
             target_grant: Default::default(),
-            answer_grant: Default::default(),
             pick_src: Default::default(),
             pick_msg_id: Default::default(),
             pick_msg_num: Default::default(),
@@ -519,7 +516,6 @@ impl Logic for RmppSlots {
 
         // ---- Fields of selected slots (one-hot or by number, OR-ed).
         self.target_grant.next = self.empty_grant.val();
-        self.answer_grant.next = self.empty_grant.val();
         self.pick_limit.next = self.empty_limit.val();
         self.pick_next_seq.next = self.empty_seq.val();
         self.pick_cts_n.next = self.empty_grant.val();
@@ -530,9 +526,6 @@ impl Logic for RmppSlots {
         for k in 0..self._n {
             if self.target.val() == self.slot_number[k].val() {
                 self.target_grant.next = self.target_grant.val() | self.s_grant[k].q.val();
-            }
-            if self.answer_slot.val() == self.slot_number[k].val() {
-                self.answer_grant.next = self.answer_grant.val() | self.s_grant[k].q.val();
             }
             if self.due_slots.val().get_bit(k) {
                 self.pick_limit.next = self.pick_limit.val() | self.s_limit[k].q.val();

@@ -95,6 +95,9 @@ fn the_read_port_masks_bytes_past_the_limit() {
         rx.step(&i, &mut o);
     }
     i[inp::NET_IN] = 0;
+    // The packet acts at the edge after its CRC flit.
+    assert_eq!(o[out::UP_VALID], 0);
+    rx.step(&i, &mut o);
     assert_eq!(o[out::UP_VALID], 1);
     i[inp::RD_SLOT] = 0;
     i[inp::RD_WORD] = 1;
