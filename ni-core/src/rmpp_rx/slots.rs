@@ -26,11 +26,11 @@ use super::{Action, SlotState};
 /// | `answer_limit`, `answer_zero`, `answer_cts` | in | 13, 1, 1 | the answer register (it acts on `action_slot`): accepted bytes, `up_accept` was 0, more than one packet |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
-/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` |
+/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` (`next_seq` not defined while nothing matched) |
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
-/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num` not defined while no reply is due) |
+/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num`, `next_seq`, `cts_n` not defined while no reply is due) |
 /// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
@@ -55,9 +55,12 @@ use super::{Action, SlotState};
 /// asynchronous reads; LUT RAM on the ECP5, one copy per read port): read by the pick (at the
 /// lowest due slot's number), the upcall and the delivery. These two read word `rx_slots`, which
 /// is never written and so zero, while not valid, and show zero without a gate per bit. `src` and
-/// `msg_id` are kept in flip-flops as well, for the key compare, which needs every slot at once;
-/// the fields that several actions or the timer write (`state`, `limit`, `next_seq`, `grant`,
-/// `cts_n`, `reply_due`, the deadline) are flip-flops.
+/// `msg_id` are kept in flip-flops as well, for the key compare, which needs every slot at once.
+/// `next_seq` and `cts_n` are written only at the action's slot (*in sequence* and *answer*) and
+/// never cleared (a slot's next use writes them before reading them), so they are [`LutRam`]s
+/// too: `next_seq` read by the pick and at `match_slot`, `cts_n` by the pick. The fields that
+/// the timer or a free writes, or that an action reads at its own slot (`state`, `limit`,
+/// `grant`, `reply_due`, the deadline), are flip-flops.
 ///
 /// Timing: every output is combinational from the inputs, the slot registers and the memories,
 /// which change only at the edge; one-hot selections of slot fields are OR-ed (AND-OR muxes). The compare of
@@ -128,10 +131,10 @@ pub struct RmppSlots {
     m_msg_id: LutRam<Bits<32>, 5>,
     m_msg_num: LutRam<Bits<32>, 5>,
     m_len: LutRam<Bits<32>, 5>,
+    m_next_seq: LutRam<Bits<11>, 5>,
+    m_cts_n: LutRam<Bits<16>, 5>,
     s_limit: Vec<DFF<Bits<13>>>,
-    s_next_seq: Vec<DFF<Bits<11>>>,
     s_grant: Vec<DFF<Bits<16>>>,
-    s_cts_n: Vec<DFF<Bits<16>>>,
     s_due: Vec<DFF<Bit>>,
     s_deadline: Vec<DFF<Bits<21>>>,
     now: DFF<Bits<21>>,
@@ -150,7 +153,6 @@ pub struct RmppSlots {
     no_slot: Constant<Bits<4>>,
     no_word: Constant<Bits<5>>,
     empty_limit: Constant<Bits<13>>,
-    empty_seq: Constant<Bits<11>>,
     empty_grant: Constant<Bits<16>>,
     grant_step: Constant<Bits<16>>,
     sequence_step: Constant<Bits<11>>,
@@ -253,10 +255,10 @@ impl RmppSlots {
             m_msg_id: LutRam::new(n + 1, WORD_READS),
             m_msg_num: LutRam::new(n + 1, WORD_READS),
             m_len: LutRam::new(n + 1, 1),
+            m_next_seq: LutRam::narrow(n + 1, 2, bits_holding((cfg.max_msg / cfg.mtu) as u64)),
+            m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
             s_limit: vec_of(n),
-            s_next_seq: vec_of(n),
             s_grant: vec_of(n),
-            s_cts_n: vec_of(n),
             s_due: vec_of(n),
             s_deadline: vec_of(n),
             now: Default::default(),
@@ -275,7 +277,6 @@ impl RmppSlots {
             no_slot: c(0),
             no_word: c(n as u64),
             empty_limit: c(0),
-            empty_seq: c(0),
             empty_grant: c(0),
             grant_step: c(1),
             sequence_step: c(1),
@@ -302,15 +303,15 @@ impl Logic for RmppSlots {
         self.m_msg_id.clock.next = self.clock.val();
         self.m_msg_num.clock.next = self.clock.val();
         self.m_len.clock.next = self.clock.val();
+        self.m_next_seq.clock.next = self.clock.val();
+        self.m_cts_n.clock.next = self.clock.val();
         self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
         for k in 0..self._n {
             self.s_state[k].clock.next = self.clock.val();
             self.s_src[k].clock.next = self.clock.val();
             self.s_msg_id[k].clock.next = self.clock.val();
             self.s_limit[k].clock.next = self.clock.val();
-            self.s_next_seq[k].clock.next = self.clock.val();
             self.s_grant[k].clock.next = self.clock.val();
-            self.s_cts_n[k].clock.next = self.clock.val();
             self.s_due[k].clock.next = self.clock.val();
             self.s_deadline[k].clock.next = self.clock.val();
             self.s_key_hit[k].clock.next = self.clock.val();
@@ -321,9 +322,7 @@ impl Logic for RmppSlots {
             self.s_src[k].d.next = self.s_src[k].q.val();
             self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
             self.s_limit[k].d.next = self.s_limit[k].q.val();
-            self.s_next_seq[k].d.next = self.s_next_seq[k].q.val();
             self.s_grant[k].d.next = self.s_grant[k].q.val();
-            self.s_cts_n[k].d.next = self.s_cts_n[k].q.val();
             self.s_deadline[k].d.next = self.s_deadline[k].q.val();
         }
 
@@ -335,7 +334,6 @@ impl Logic for RmppSlots {
         self.match_receiving.next = false;
         self.match_complete.next = false;
         self.match_over.next = false;
-        self.match_next_seq.next = self.empty_seq.val();
         self.match_limit.next = self.empty_limit.val();
         self.free.next = false;
         self.free_slot.next = self.no_slot.val();
@@ -356,8 +354,6 @@ impl Logic for RmppSlots {
                     self.match_over.next = self.match_over.val()
                         | (self.s_state[k].q.val() == SlotState::Ended)
                         | (self.s_state[k].q.val() == SlotState::Dropped);
-                    self.match_next_seq.next =
-                        self.match_next_seq.val() | self.s_next_seq[k].q.val();
                     self.match_limit.next = self.match_limit.val() | self.s_limit[k].q.val();
                 }
                 if self.target.val() == self.slot_number[k].val() {
@@ -412,17 +408,12 @@ impl Logic for RmppSlots {
                         self.due_next.next = true;
                     }
                 } else if self.action.val() == Action::InSequence {
-                    if !self.restart.val() {
-                        self.s_next_seq[k].d.next = (self.seq_low.val() + self.sequence_step.val())
-                            & self.sequence_mask.val();
-                    }
                     if self.finish.val() {
                         self.s_state[k].d.next = SlotState::Complete;
                         self.s_grant[k].d.next = self.empty_grant.val();
                         self.due_next.next = false;
                     } else if self.new_cts.val() {
                         self.s_grant[k].d.next = self.allowance.val() & self.grant_mask.val();
-                        self.s_cts_n[k].d.next = self.allowance.val() & self.grant_mask.val();
                         self.due_next.next = true;
                     } else if self.s_grant[k].q.val().any() {
                         self.s_grant[k].d.next = (self.s_grant[k].q.val() - self.grant_step.val())
@@ -445,9 +436,7 @@ impl Logic for RmppSlots {
                         self.due_next.next = true;
                     } else if self.answer_cts.val() {
                         self.s_state[k].d.next = SlotState::Receiving;
-                        self.s_next_seq[k].d.next = self.sequence_first.val();
                         self.s_grant[k].d.next = self.allowance.val() & self.grant_mask.val();
-                        self.s_cts_n[k].d.next = self.allowance.val() & self.grant_mask.val();
                         self.due_next.next = true;
                     } else {
                         self.s_state[k].d.next = SlotState::Complete;
@@ -476,6 +465,26 @@ impl Logic for RmppSlots {
         self.m_len.write_address.next = self.m_src.write_address.val();
         self.m_len.write_data.next = self.len.val();
 
+        // ---- The fields in-sequence data and the answer write at the action's slot: a CTS's
+        // `n` and the sequence number expected next (the first after the answer, the packet's
+        // successor after in-sequence data unless it restarts).
+        self.m_next_seq.write_address.next = bit_cast::<5, 4>(self.action_slot.val());
+        self.m_next_seq.write_enable.next = false;
+        self.m_next_seq.write_data.next =
+            (self.seq_low.val() + self.sequence_step.val()) & self.sequence_mask.val();
+        self.m_cts_n.write_address.next = bit_cast::<5, 4>(self.action_slot.val());
+        self.m_cts_n.write_enable.next = false;
+        self.m_cts_n.write_data.next = self.allowance.val() & self.grant_mask.val();
+        if self.action.val() == Action::InSequence {
+            self.m_next_seq.write_enable.next = !self.restart.val();
+            self.m_cts_n.write_enable.next = !self.finish.val() & self.new_cts.val();
+        }
+        if (self.action.val() == Action::Answer) & !self.answer_zero.val() & self.answer_cts.val() {
+            self.m_next_seq.write_enable.next = true;
+            self.m_next_seq.write_data.next = self.sequence_first.val();
+            self.m_cts_n.write_enable.next = true;
+        }
+
         // ---- ... read by slot number: the pick's (whatever it is when no reply is due), and
         // the upcall's and the delivery's, which read word `n`, never written, so zero, when
         // not valid.
@@ -496,6 +505,9 @@ impl Logic for RmppSlots {
         self.m_src.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_msg_id.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_msg_num.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_next_seq.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_cts_n.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_next_seq.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
         self.m_src.read_address[1].next = self.up_address.val();
         self.m_msg_id.read_address[1].next = self.up_address.val();
         self.m_msg_num.read_address[1].next = self.up_address.val();
@@ -506,6 +518,9 @@ impl Logic for RmppSlots {
         self.pick_src.next = self.m_src.read_data[0].val();
         self.pick_msg_id.next = self.m_msg_id.read_data[0].val();
         self.pick_msg_num.next = self.m_msg_num.read_data[0].val();
+        self.pick_next_seq.next = self.m_next_seq.read_data[0].val();
+        self.pick_cts_n.next = self.m_cts_n.read_data[0].val();
+        self.match_next_seq.next = self.m_next_seq.read_data[1].val();
         self.up_src.next = self.m_src.read_data[1].val();
         self.up_msg_id.next = self.m_msg_id.read_data[1].val();
         self.up_msg_num.next = self.m_msg_num.read_data[1].val();
@@ -517,8 +532,6 @@ impl Logic for RmppSlots {
         // ---- Fields of selected slots (one-hot or by number, OR-ed).
         self.target_grant.next = self.empty_grant.val();
         self.pick_limit.next = self.empty_limit.val();
-        self.pick_next_seq.next = self.empty_seq.val();
-        self.pick_cts_n.next = self.empty_grant.val();
         self.pick_receiving.next = false;
         self.pick_ended.next = false;
         self.dlv_limit.next = self.empty_limit.val();
@@ -529,8 +542,6 @@ impl Logic for RmppSlots {
             }
             if self.due_slots.val().get_bit(k) {
                 self.pick_limit.next = self.pick_limit.val() | self.s_limit[k].q.val();
-                self.pick_next_seq.next = self.pick_next_seq.val() | self.s_next_seq[k].q.val();
-                self.pick_cts_n.next = self.pick_cts_n.val() | self.s_cts_n[k].q.val();
                 self.pick_receiving.next =
                     self.pick_receiving.val() | (self.s_state[k].q.val() == SlotState::Receiving);
                 self.pick_ended.next =
