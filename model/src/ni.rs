@@ -267,6 +267,16 @@ impl Ni {
         self.counters[c] = self.counters[c].wrapping_add(1);
     }
 
+    /// The node's one receiver (§13.3) saw a head go to the other block: a worm of this block
+    /// in progress ends `truncated` at this edge, as a head of its own would cut it. Called
+    /// before this cycle's step.
+    pub fn cut_worm(&mut self) {
+        if matches!(self.rx.state, Rx::Header | Rx::Uid | Rx::Payload | Rx::Crc) {
+            self.rx.state = Rx::Idle;
+            self.count(cnt::TRUNCATED);
+        }
+    }
+
     /// The last beat of a well-formed request was taken: its slot becomes busy with the next
     /// uid and its SEND is due at once (§8.5).
     fn commit(&mut self, request: RequestHeader, words: &[u32]) {

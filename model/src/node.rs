@@ -153,21 +153,43 @@ pub struct Demux {
     rmpp: bool,
 }
 
+/// What the split hands on in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    /// The flit to the NI (zero when it goes to the receive path).
+    pub to_ni: u64,
+    /// The flit to the RMPP receive path (zero when it goes to the NI).
+    pub to_rmpp: u64,
+    /// The flit is a head going to the other side than the worm before it: the one receiver of
+    /// §13.3 cuts the previous side's worm, if one is in progress, at this edge.
+    pub switched: bool,
+}
+
 impl Demux {
-    /// Cycle `t` with `net_in` = `f`: returns (to the NI, to the RMPP receive path).
-    pub fn step(&mut self, f: u64) -> (u64, u64) {
+    /// Cycle `t` with `net_in` = `f`.
+    pub fn step(&mut self, f: u64) -> Split {
         let h = self.held;
-        let rmpp = if h & VALID != 0 && h & HEAD != 0 {
+        let head = h & VALID != 0 && h & HEAD != 0;
+        let rmpp = if head {
             f & VALID != 0 && f & HEAD == 0 && (f as u32) >> 30 == crate::rmpp::MARKER
         } else {
             self.rmpp
         };
+        let switched = head && rmpp != self.rmpp;
         self.held = f;
         self.rmpp = rmpp;
         if rmpp {
-            (0, h)
+            Split {
+                to_ni: 0,
+                to_rmpp: h,
+                switched,
+            }
         } else {
-            (h, 0)
+            Split {
+                to_ni: h,
+                to_rmpp: 0,
+                switched,
+            }
         }
     }
 }
@@ -239,7 +261,16 @@ impl Node {
             self.framer_out[out::TX_REQ] & 1 == 1,
         ];
         let gnt = self.merge.step(flits, reqs);
-        let (to_ni, to_rx) = self.demux.step(net_in);
+        let split = self.demux.step(net_in);
+        let (to_ni, to_rx) = (split.to_ni, split.to_rmpp);
+        // One receiver for both sides (§13.3): a head for one side cuts the other's worm.
+        if split.switched {
+            if to_rx != 0 {
+                self.ni.cut_worm();
+            } else {
+                self.rx.cut_worm();
+            }
+        }
         self.ni_in[ni::inp::NET_IN] = to_ni;
         self.ni_in[ni::inp::TX_GNT] = gnt[0] as u64;
         self.ni.step(&self.ni_in, &mut self.ni_out);
@@ -328,14 +359,45 @@ mod tests {
             .copied()
             .chain([0, flit(true, false, 1), flit(false, true, 2), 0])
         {
-            out.push(d.step(f));
+            let split = d.step(f);
+            out.push((split.to_ni, split.to_rmpp, split.switched));
         }
-        assert_eq!(out[0], (0, 0));
-        assert_eq!(out[1], (0, worm[0]), "the head goes with its header");
-        assert_eq!(out[2], (0, worm[1]));
-        assert_eq!(out[3], (0, worm[2]));
-        assert_eq!(out[5], (flit(true, false, 1), 0), "an NI worm");
-        assert_eq!(out[6], (flit(false, true, 2), 0));
+        assert_eq!(out[0], (0, 0, false));
+        assert_eq!(out[1], (0, worm[0], true), "the head goes with its header");
+        assert_eq!(out[2], (0, worm[1], false));
+        assert_eq!(out[3], (0, worm[2], false));
+        assert_eq!(out[5], (flit(true, false, 1), 0, true), "an NI worm");
+        assert_eq!(out[6], (flit(false, true, 2), 0, false));
+    }
+
+    /// §13.3's one receiver: an NI worm cut by a head that goes to the receive path ends
+    /// `truncated` at that head's edge, counted by the NI; the receive path counts nothing.
+    #[test]
+    fn a_head_for_the_other_side_cuts_the_worm_in_progress() {
+        let mut node = Node::new(NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
+        let truncated = |node: &Node| {
+            (
+                node.ni_out[ni::out::COUNTERS + ni::cnt::TRUNCATED],
+                node.rx_out[rx::out::COUNTERS + crate::rmpp::cnt::TRUNCATED],
+            )
+        };
+        // An NI SEND's head and header word, then an RMPP head and its first header word.
+        let flits = [
+            flit(true, false, 0x0003_0000),
+            flit(false, false, 0x0400_0000),
+            flit(true, false, 0x0003_0000),
+            flit(false, false, 0xC001_0001),
+            0,
+        ];
+        let mut seen = vec![];
+        for f in flits {
+            node.step(f);
+            seen.push(truncated(&node));
+        }
+        // Each flit reaches its block a cycle late: the RMPP head in cycle 3.
+        assert_eq!(seen[2], (0, 0));
+        assert_eq!(seen[3], (1, 0), "cut at the other side's head");
+        assert_eq!(seen[4], (1, 0));
     }
 
     #[test]

@@ -3,9 +3,8 @@
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
-use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
-use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
+use idemnet_rtl::worm_receiver::{ReceivedWorm, WormVerdict};
 use idemnet_spec::ni::{NiConfig, COUNTERS, PAYLOAD_WORDS};
 use rust_hdl::prelude::*;
 
@@ -57,7 +56,7 @@ pub enum SendState {
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+/// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
 /// | `worm_start` | in | 1 | the transmitter starts this NI's worm at this edge: the first due packet in priority is picked |
 /// | `worm_header_valid`, `worm_payload_valid`, `worm_index` | in | 1, 1, 4 | the transmitter asks for header / payload word `worm_index` |
 /// | `worm_fetch_index` | in | 4 | the payload word asked for in the next cycle (read from block RAM a cycle ahead) |
@@ -106,7 +105,7 @@ pub enum SendState {
 #[derive(LogicBlock)]
 pub struct NiCore {
     pub clock: Signal<In, Clock>,
-    pub net_in: Signal<In, Flit>,
+    pub receiver: ReceivedWorm,
     pub worm_start: Signal<In, Bit>,
     pub worm_header_valid: Signal<In, Bit>,
     pub worm_payload_valid: Signal<In, Bit>,
@@ -142,7 +141,6 @@ pub struct NiCore {
     pub cnt_retransmit: Signal<Out, Bits<16>>,
     pub cnt_host_error: Signal<Out, Bits<16>>,
     // The cells.
-    receiver: WormReceiver,
     send_payloads: Memory<Bits<32>, SEND_ADDRESS_BITS>,
     receive_payloads: Memory<Bits<32>, RECEIVE_ADDRESS_BITS>,
     free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
@@ -314,7 +312,7 @@ impl NiCore {
             .collect();
         Self {
             clock: Default::default(),
-            net_in: Default::default(),
+            receiver: Default::default(),
             worm_start: Default::default(),
             worm_header_valid: Default::default(),
             worm_payload_valid: Default::default(),
@@ -349,7 +347,6 @@ impl NiCore {
             cnt_duplicate: Default::default(),
             cnt_retransmit: Default::default(),
             cnt_host_error: Default::default(),
-            receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
             send_payloads: Memory::block(SLOTS * PAYLOAD_WORDS),
             receive_payloads: Memory::block(2 * PAYLOAD_WORDS),
             free_send_slot: FirstSet::new(),
@@ -540,7 +537,6 @@ impl Logic for NiCore {
             outgoing_uid,
             outgoing_slot
         );
-        self.receiver.clock.next = self.clock.val();
         self.send_payloads.clock.next = self.clock.val();
         self.receive_payloads.clock.next = self.clock.val();
         self.requests.clock.next = self.clock.val();
@@ -716,7 +712,6 @@ impl Logic for NiCore {
         // ---- Receive path (§8.3): the receiver frames, the NI reads header word 0 (type,
         // length) and header word 1 (the uid), and the payload words go into the bank not
         // being delivered.
-        self.receiver.flit.next = self.net_in.val();
         self.header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
             == self.kind_malformed.val())
             | (self.receiver.word.val() & 0x00FF_FFFF).any()
@@ -1014,7 +1009,7 @@ macro_rules! ni_with_transmitter {
             /// flits in the following cycles, with no gap.
             Ni = NiCore::new(cfg: &NiConfig),
             header_words: HEADER_WORDS,
-            early: { net_in: Flit },
+            receives: net_in into receiver(cfg.node),
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
             asks: {

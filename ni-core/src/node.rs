@@ -6,6 +6,7 @@ use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
+use idemnet_rtl::worm_receiver::{FramedWorm, WormReceiver};
 use idemnet_rtl::worm_transmitter::WormTransmitter;
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
@@ -289,7 +290,6 @@ macro_rules! rmpp_tx_with_transmitter {
             /// computes it.
             RmppTx = RmppTxCore::new(node: u16),
             header_words: RMPP_HEADER_WORDS,
-            early: {},
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
             asks: {
@@ -475,7 +475,8 @@ impl Logic for TxMerge {
     }
 }
 
-/// The protocol split of a node's incoming link (docs/protocol.md §13.3, `rx_demux`).
+/// The protocol split of a node's incoming link and its one worm receiver (docs/protocol.md
+/// §13.3, `rx_demux`).
 ///
 /// Ports (Verilog names):
 ///
@@ -483,41 +484,54 @@ impl Logic for TxMerge {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric |
-/// | `to_ni` | out | 35 | the delayed flit when it belongs to the NI, else zero |
-/// | `to_rmpp` | out | 35 | the delayed flit when it belongs to the RMPP receive path, else zero |
+/// | `to_ni$*`, `to_rmpp$*` | | | the worms framed for the NI and for the RMPP receive path ([`FramedWorm`], joined to the cores' [`idemnet_rtl::worm_receiver::ReceivedWorm`]s) |
 ///
 /// Timing: every flit is held one cycle in `held` (zero at power-on; an invalid input flit is
 /// held as zero, §2). In cycle `t`, with `f` = `net_in`: if `held` is a valid head, the side now
 /// is RMPP when `f` is valid, not a head, and has `11` in data bits 31:30, else the NI; otherwise
-/// the side now is the register `side` (0 NI, 1 RMPP, 0 at power-on). `held` goes out,
-/// combinationally, on the side now's output and zero on the other; at edge `t`, `held <= f`
-/// and `side <=` the side now. So every flit reaches its block exactly one cycle later, and the
-/// rest of a worm follows its head until the next head.
+/// the side now is the register `side` (0 NI, 1 RMPP, 0 at power-on). `held` goes to `receiver`,
+/// a [`WormReceiver`] framing headers of the side now's length (2 or 7 words), and at edge `t`
+/// `held <= f` and `side <=` the side now. So every flit is framed exactly one cycle after it
+/// arrives, and the rest of a worm follows its head until the next head.
+///
+/// Each side sees the receiver's `word`, `source`, `index` and `verdict` as they are, its
+/// strobes (`head`, `header_valid`, `payload_valid`, `worm_end`, `crc_check`) only while the
+/// side now is its own, and `cut` only while `side` (the side of the worm before this flit) is
+/// its own: a head for one side ends the other's worm in progress there (§13.3). The receiver
+/// reads `reject` and `payload_words` from the side now. All of it is combinational from `held`,
+/// `side`, `net_in` and the receiver's registers.
 #[derive(LogicBlock)]
 pub struct RxDemux {
     pub clock: Signal<In, Clock>,
     pub net_in: Signal<In, Flit>,
-    pub to_ni: Signal<Out, Flit>,
-    pub to_rmpp: Signal<Out, Flit>,
+    pub to_ni: FramedWorm,
+    pub to_rmpp: FramedWorm,
+    receiver: WormReceiver,
     held: DFF<Flit>,
     side: DFF<Bit>,
     side_now: Signal<Local, Bit>,
     no_flit: Constant<Flit>,
     marker: Constant<Bits<2>>,
+    ni_header_words: Constant<Bits<4>>,
+    rmpp_header_words: Constant<Bits<4>>,
 }
 
-impl Default for RxDemux {
-    fn default() -> Self {
+impl RxDemux {
+    /// The split of node `node` (the `dst` its receiver checks).
+    pub fn new(node: u16) -> Self {
         Self {
             clock: Default::default(),
             net_in: Default::default(),
             to_ni: Default::default(),
             to_rmpp: Default::default(),
+            receiver: WormReceiver::new(node),
             held: Default::default(),
             side: Default::default(),
             side_now: Default::default(),
             no_flit: Constant::new(Bits::default()),
             marker: c(idemnet_spec::rmpp::MARKER as u64),
+            ni_header_words: c(crate::ni::HEADER_WORDS as u64),
+            rmpp_header_words: c(RMPP_HEADER_WORDS as u64),
         }
     }
 }
@@ -526,6 +540,7 @@ impl Logic for RxDemux {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, held, side);
+        self.receiver.clock.next = self.clock.val();
         if self.held.q.val().get_bit(34) & self.held.q.val().get_bit(33) {
             self.side_now.next = self.net_in.val().get_bit(34)
                 & !self.net_in.val().get_bit(33)
@@ -533,13 +548,36 @@ impl Logic for RxDemux {
         } else {
             self.side_now.next = self.side.q.val();
         }
+        self.receiver.flit.next = self.held.q.val();
         if self.side_now.val() {
-            self.to_ni.next = self.no_flit.val();
-            self.to_rmpp.next = self.held.q.val();
+            self.receiver.header_words.next = self.rmpp_header_words.val();
+            self.receiver.reject.next = self.to_rmpp.reject.val();
+            self.receiver.payload_words.next = self.to_rmpp.payload_words.val();
         } else {
-            self.to_ni.next = self.held.q.val();
-            self.to_rmpp.next = self.no_flit.val();
+            self.receiver.header_words.next = self.ni_header_words.val();
+            self.receiver.reject.next = self.to_ni.reject.val();
+            self.receiver.payload_words.next = self.to_ni.payload_words.val();
         }
+        self.to_ni.word.next = self.receiver.word.val();
+        self.to_ni.source.next = self.receiver.source.val();
+        self.to_ni.index.next = self.receiver.index.val();
+        self.to_ni.verdict.next = self.receiver.verdict.val();
+        self.to_ni.head.next = self.receiver.head.val() & !self.side_now.val();
+        self.to_ni.header_valid.next = self.receiver.header_valid.val() & !self.side_now.val();
+        self.to_ni.payload_valid.next = self.receiver.payload_valid.val() & !self.side_now.val();
+        self.to_ni.worm_end.next = self.receiver.worm_end.val() & !self.side_now.val();
+        self.to_ni.crc_check.next = self.receiver.crc_check.val() & !self.side_now.val();
+        self.to_ni.cut.next = self.receiver.cut.val() & !self.side.q.val();
+        self.to_rmpp.word.next = self.receiver.word.val();
+        self.to_rmpp.source.next = self.receiver.source.val();
+        self.to_rmpp.index.next = self.receiver.index.val();
+        self.to_rmpp.verdict.next = self.receiver.verdict.val();
+        self.to_rmpp.head.next = self.receiver.head.val() & self.side_now.val();
+        self.to_rmpp.header_valid.next = self.receiver.header_valid.val() & self.side_now.val();
+        self.to_rmpp.payload_valid.next = self.receiver.payload_valid.val() & self.side_now.val();
+        self.to_rmpp.worm_end.next = self.receiver.worm_end.val() & self.side_now.val();
+        self.to_rmpp.crc_check.next = self.receiver.crc_check.val() & self.side_now.val();
+        self.to_rmpp.cut.next = self.receiver.cut.val() & self.side.q.val();
         if self.net_in.val().get_bit(34) {
             self.held.d.next = self.net_in.val();
         } else {
@@ -628,7 +666,7 @@ macro_rules! node_with_host_ports {
                     $($rx_output: Default::default(),)*
                     $($tx_input: Default::default(),)*
                     $($tx_output: Default::default(),)*
-                    demux: Default::default(),
+                    demux: RxDemux::new(ni.node),
                     ni: NiCore::new(ni),
                     rx: RmppRxCore::new(rmpp),
                     tx: RmppTxCore::new(ni.node),
@@ -647,8 +685,8 @@ macro_rules! node_with_host_ports {
                 self.merge.clock.next = self.clock.val();
                 // Receive side: the split, one cycle late, to the NI or the RMPP receive path.
                 self.demux.net_in.next = self.net_in.val();
-                self.ni.net_in.next = self.demux.to_ni.val();
-                self.rx.net_in.next = self.demux.to_rmpp.val();
+                FramedWorm::join(&mut self.demux.to_ni, &mut self.ni.receiver);
+                FramedWorm::join(&mut self.demux.to_rmpp, &mut self.rx.receiver);
                 // Transmit side: a = NI, b = RMPP receive path, c = framer, one transmitter.
                 self.merge.due_a.next = self.ni.worm_due.val();
                 self.merge.word_a.next = self.ni.worm_word.val();
@@ -960,7 +998,7 @@ mod tests {
 
     #[test]
     fn demux_sends_rmpp_worms_to_rmpp_and_the_rest_to_the_ni() {
-        let mut uut = RxDemux::default();
+        let mut uut = RxDemux::new(1);
         uut.connect_all();
         check_all(&uut).unwrap();
         let h = flit::make(true, false, flit::route(1, 0));
@@ -996,24 +1034,41 @@ mod tests {
             t,
             0,
         ];
-        // Reference: the side of each flit.
+        // Reference: the side of each flit; a head's strobe goes to its side, the cut of the worm
+        // before it to that worm's side.
         let mut prev = 0u64;
         let mut side = false;
+        let mut cuts = [0; 2];
         for (i, &f) in stream.iter().chain([0u64].iter()).enumerate() {
             uut.clock.next = false.into();
             uut.net_in.next = flit::to_bits(f);
+            // The cores' answers: a malformed header never, no payload.
+            for to in [&mut uut.to_ni, &mut uut.to_rmpp] {
+                to.reject.next = false;
+                to.payload_words.next = 0.into();
+            }
             assert!(simulate(&mut uut, 1000));
             let fv = if flit::is_valid(f) { f } else { 0 };
+            let before = side;
             if flit::is_valid(prev) && flit::is_head(prev) {
                 side = flit::is_valid(fv) && !flit::is_head(fv) && flit::data(fv) >> 30 == 3;
             }
-            let (ni, rm) = if side { (0, prev) } else { (prev, 0) };
-            assert_eq!(uut.to_ni.val().to_u64(), ni, "cycle {i}");
-            assert_eq!(uut.to_rmpp.val().to_u64(), rm, "cycle {i}");
+            let head = flit::is_valid(prev) && flit::is_head(prev);
+            assert_eq!(uut.to_ni.head.val(), head && !side, "cycle {i}");
+            assert_eq!(uut.to_rmpp.head.val(), head && side, "cycle {i}");
+            for (k, to) in [&uut.to_ni, &uut.to_rmpp].into_iter().enumerate() {
+                assert_eq!(to.word.val().to_u64(), flit::data(prev) as u64, "cycle {i}");
+                if to.cut.val() {
+                    assert!(head, "cycle {i}: a cut only at a head");
+                    assert_eq!(k == 1, before, "cycle {i}: the cut goes to the worm's side");
+                    cuts[k] += 1;
+                }
+            }
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
             prev = fv;
         }
+        assert!(cuts[0] > 0 && cuts[1] > 0, "{cuts:?}");
     }
 
     fn node(p: u16) -> Node {

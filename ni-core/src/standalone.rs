@@ -12,12 +12,21 @@
 //! asked for in the next cycle, for a block RAM read a cycle ahead). These are the ports of
 //! [`idemnet_rtl::worm_transmitter::WormTransmitter`], from the parent's side; its header length
 //! is the source's, a constant.
+//!
+//! A worm *sink* is a block without a receiver: it reads the worms of a
+//! [`idemnet_rtl::worm_receiver::WormReceiver`] through a
+//! [`idemnet_rtl::worm_receiver::ReceivedWorm`] named `receiver`, so that a node's NI and RMPP
+//! receive path share one receiver (§13.3). Alone, it gets a receiver of its own on `net_in`,
+//! framing worms of the transmitter's header length (a block receives and sends one protocol).
 
 /// Declares `$name`: the worm source `$core` (built by `$core::new($argument)`) and a
 /// [`idemnet_rtl::worm_transmitter::WormTransmitter`] of `$header_words` header words, which
 /// alone owns the link: `tx_gnt` is its `grant`, `tx_req` its `request`, `net_out` its `flit`.
-/// The ports, in order: `clock`, `$early` (inputs before `tx_gnt`), `tx_gnt`, `$input`,
-/// `net_out`, `tx_req`, `$output`; every port but the link's is the core's port of that name.
+/// With `receives: $net_in into $receiver($node)`, the core is also a worm sink and gets a
+/// [`idemnet_rtl::worm_receiver::WormReceiver`] `$receiver` for node `$node` of its own on the
+/// port `$net_in`.
+/// The ports, in order: `clock`, `$net_in`, `tx_gnt`, `$input`, `net_out`, `tx_req`,
+/// `$output`; every port but the link's is the core's port of that name.
 /// `asks` lists the transmitter's outputs the core reads (core port = transmitter port);
 /// `worm_due`, `worm_word` and `worm_payload_words` are the core's answers. No logic is added:
 /// the block's timing is the core's and the transmitter's.
@@ -26,7 +35,7 @@ macro_rules! with_transmitter {
         $(#[$meta:meta])*
         $name:ident = $core:ident::new($argument:ident: $argument_type:ty),
         header_words: $header_words:expr,
-        early: { $($early:ident: $early_type:ty),* $(,)? },
+        $(receives: $net_in:ident into $receiver:ident($receiver_node:expr),)?
         inputs: { $($input:ident: $input_type:ty),* $(,)? },
         outputs: { $($output:ident: $output_type:ty),* $(,)? },
         asks: { $($ask:ident = $ask_port:ident),* $(,)? } $(,)?
@@ -35,7 +44,7 @@ macro_rules! with_transmitter {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
-            $(pub $early: Signal<In, $early_type>,)*
+            $(pub $net_in: Signal<In, idemnet_rtl::flit::Flit>,)?
             pub tx_gnt: Signal<In, Bit>,
             $(pub $input: Signal<In, $input_type>,)*
             pub net_out: Signal<Out, idemnet_rtl::flit::Flit>,
@@ -43,6 +52,7 @@ macro_rules! with_transmitter {
             $(pub $output: Signal<Out, $output_type>,)*
             core: $core,
             transmitter: idemnet_rtl::worm_transmitter::WormTransmitter,
+            $($receiver: idemnet_rtl::worm_receiver::WormReceiver,)?
             header_words: Constant<Bits<4>>,
         }
 
@@ -51,12 +61,13 @@ macro_rules! with_transmitter {
             pub fn new($argument: $argument_type) -> Self {
                 Self {
                     clock: Default::default(),
-                    $($early: Default::default(),)*
+                    $($net_in: Default::default(),)?
                     tx_gnt: Default::default(),
                     $($input: Default::default(),)*
                     net_out: Default::default(),
                     tx_req: Default::default(),
                     $($output: Default::default(),)*
+                    $($receiver: idemnet_rtl::worm_receiver::WormReceiver::new($receiver_node),)?
                     core: $core::new($argument),
                     transmitter: Default::default(),
                     header_words: Constant::new(Bits::from($header_words as u64)),
@@ -69,7 +80,23 @@ macro_rules! with_transmitter {
             fn update(&mut self) {
                 self.core.clock.next = self.clock.val();
                 self.transmitter.clock.next = self.clock.val();
-                $(self.core.$early.next = self.$early.val();)*
+                $(
+                self.$receiver.clock.next = self.clock.val();
+                self.$receiver.header_words.next = self.header_words.val();
+                self.$receiver.flit.next = self.$net_in.val();
+                self.$receiver.reject.next = self.core.receiver.reject.val();
+                self.$receiver.payload_words.next = self.core.receiver.payload_words.val();
+                self.core.receiver.word.next = self.$receiver.word.val();
+                self.core.receiver.head.next = self.$receiver.head.val();
+                self.core.receiver.source.next = self.$receiver.source.val();
+                self.core.receiver.header_valid.next = self.$receiver.header_valid.val();
+                self.core.receiver.payload_valid.next = self.$receiver.payload_valid.val();
+                self.core.receiver.index.next = self.$receiver.index.val();
+                self.core.receiver.cut.next = self.$receiver.cut.val();
+                self.core.receiver.worm_end.next = self.$receiver.worm_end.val();
+                self.core.receiver.crc_check.next = self.$receiver.crc_check.val();
+                self.core.receiver.verdict.next = self.$receiver.verdict.val();
+                )?
                 $(self.core.$input.next = self.$input.val();)*
                 $(self.$output.next = self.core.$output.val();)*
                 self.transmitter.grant.next = self.tx_gnt.val();

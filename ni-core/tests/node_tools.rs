@@ -58,7 +58,7 @@ fn node0() -> Node {
 fn small_blocks_lint_clean_alone() {
     let (tx, tx_ports) = verilog(RmppTx::new(3));
     let (merge, _) = verilog(TxMerge::default());
-    let (demux, _) = verilog(RxDemux::default());
+    let (demux, _) = verilog(RxDemux::new(5));
     for v in [&tx, &merge, &demux] {
         verilator_lint(v, idemnet_rtl::LINT_WAIVERS).unwrap();
         iverilog_compile(v).unwrap();

@@ -216,7 +216,8 @@ impl Switch {
             may_up: mask(may_up),
             empty_mask: mask(0),
             input_index: (0..n_in).map(|i| mask(i as u64)).collect(),
-            node_select: (0..n_in)
+            // One per inner node of the multiplexer tree (heap order, `n_in - 1` of them).
+            node_select: (0..n_in - 1)
                 .map(|j| {
                     let levels = n_in.trailing_zeros();
                     let depth = (j + 1).ilog2();

@@ -47,6 +47,46 @@ pub enum WormVerdict {
     Misrouted,
 }
 
+/// A [`WormReceiver`] seen from a parent that does not own it (docs/protocol.md §13.3: the node's
+/// one receiver serves the NI and the RMPP receive path): the receiver's outputs as inputs, of the
+/// same names and meaning, and what the parent tells the receiver (`reject`, `payload_words`) as
+/// outputs. The owner wires each signal to the receiver's port of the same name.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "FramedWorm"]
+pub struct ReceivedWorm {
+    pub word: Signal<In, Bits<32>>,
+    pub head: Signal<In, Bit>,
+    pub source: Signal<In, Bits<16>>,
+    pub header_valid: Signal<In, Bit>,
+    pub payload_valid: Signal<In, Bit>,
+    pub index: Signal<In, Bits<4>>,
+    pub cut: Signal<In, Bit>,
+    pub worm_end: Signal<In, Bit>,
+    pub crc_check: Signal<In, Bit>,
+    pub verdict: Signal<In, WormVerdict>,
+    pub reject: Signal<Out, Bit>,
+    pub payload_words: Signal<Out, Bits<4>>,
+}
+
+/// The other end of a [`ReceivedWorm`]: what a block that owns a [`WormReceiver`] hands to a sink
+/// (the node's split, §13.3, one per protocol); `FramedWorm::join` wires the two.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "ReceivedWorm"]
+pub struct FramedWorm {
+    pub word: Signal<Out, Bits<32>>,
+    pub head: Signal<Out, Bit>,
+    pub source: Signal<Out, Bits<16>>,
+    pub header_valid: Signal<Out, Bit>,
+    pub payload_valid: Signal<Out, Bit>,
+    pub index: Signal<Out, Bits<4>>,
+    pub cut: Signal<Out, Bit>,
+    pub worm_end: Signal<Out, Bit>,
+    pub crc_check: Signal<Out, Bit>,
+    pub verdict: Signal<Out, WormVerdict>,
+    pub reject: Signal<In, Bit>,
+    pub payload_words: Signal<In, Bits<4>>,
+}
+
 /// Sinks one flit per cycle and frames worms (docs/protocol.md §8.3).
 ///
 /// Ports (Verilog names, as a child `<name>$<port>`):
@@ -57,6 +97,7 @@ pub enum WormVerdict {
 /// | `flit` | in | 35 | the flit of this cycle (§2); consumed at this edge |
 /// | `reject` | in | 1 | read with a header word: the header is malformed, discard the rest |
 /// | `payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
+/// | `header_words` | in | 4 | header words of the worm in progress (1..=15), read with each header word |
 /// | `word` | out | 32 | the data bits of `flit` |
 /// | `head` | out | 1 | a head flit starts a worm now (parents clear what they gather) |
 /// | `source` | out | 16 | the route's `src` of the latest head (a register) |
@@ -68,11 +109,13 @@ pub enum WormVerdict {
 /// | `crc_check` | out | 1 | the flit is a tail at the CRC position: `worm_end` with `Ok`, `Crc` or `Misrouted`, known without the CRC compare |
 /// | `verdict` | out | 3 | [`WormVerdict`] (`Ok` when `worm_end` is low) |
 ///
-/// Parameters: `node` (the `dst` a worm must carry, else `Misrouted`) and `header_words`
-/// (1..=15). Timing: every output but `source` is combinational from `flit` and the registers
+/// Parameter: `node` (the `dst` a worm must carry, else `Misrouted`). `header_words` is a port, so
+/// that one receiver frames the worms of two protocols (docs/protocol.md §13.3: the node's NI
+/// and RMPP receive path, 2 and 7 header words); a parent with one protocol ties it to a
+/// constant. Timing: every output but `source` is combinational from `flit` and the registers
 /// (`state`, `index`, `payload_count`, `crc`, `source`, `to_node`), and `reject` /
-/// `payload_words` reach only `worm_end`, `verdict` and the next state, so a parent may compute them
-/// from `word` and `index` in the same cycle. The cell acts at the edge that consumes the flit,
+/// `payload_words` / `header_words` reach only `worm_end`, `verdict` and the next state, so a
+/// parent may compute them from `word` and `index` in the same cycle. The cell acts at the edge that consumes the flit,
 /// no latency: the verdict of a worm is out in the cycle of its last flit. `cut` and `worm_end` can
 /// both be high, for a head that is also a tail arriving in the middle of a worm (two truncated
 /// worms).
@@ -89,6 +132,7 @@ pub struct WormReceiver {
     pub flit: Signal<In, Flit>,
     pub reject: Signal<In, Bit>,
     pub payload_words: Signal<In, Bits<4>>,
+    pub header_words: Signal<In, Bits<4>>,
     pub word: Signal<Out, Bits<32>>,
     pub head: Signal<Out, Bit>,
     pub source: Signal<Out, Bits<16>>,
@@ -111,24 +155,20 @@ pub struct WormReceiver {
     is_tail: Signal<Local, Bit>,
     next_index: Signal<Local, Bits<4>>,
     node: Constant<Bits<16>>,
-    header_words: Constant<Bits<4>>,
     first_index: Constant<Bits<4>>,
     index_step: Constant<Bits<4>>,
     crc_initial: Constant<Bits<32>>,
 }
 
 impl WormReceiver {
-    /// A receiver for node `node` of worms with `header_words` header words.
-    pub fn new(node: u16, header_words: usize) -> Self {
-        assert!(
-            (1..=MAX_WORDS).contains(&header_words),
-            "a worm has 1..={MAX_WORDS} header words, not {header_words}"
-        );
+    /// A receiver for node `node`.
+    pub fn new(node: u16) -> Self {
         Self {
             clock: Default::default(),
             flit: Default::default(),
             reject: Default::default(),
             payload_words: Default::default(),
+            header_words: Default::default(),
             word: Default::default(),
             head: Default::default(),
             source: Default::default(),
@@ -151,7 +191,6 @@ impl WormReceiver {
             is_tail: Default::default(),
             next_index: Default::default(),
             node: Constant::new(Bits::from(node as u64)),
-            header_words: Constant::new(Bits::from(header_words as u64)),
             first_index: Constant::new(Bits::default()),
             index_step: Constant::new(Bits::from(1)),
             crc_initial: Constant::new(Bits::from(0xFFFF_FFFFu64)),
@@ -496,8 +535,10 @@ mod tests {
         }
     }
 
+    /// `header_words` 0: each worm's header is 2 or 7 words at random, given on the port from its
+    /// head on, as the node's split does (§13.3).
     fn run(header_words: u8, seed: u64, worms: usize) -> [usize; 5] {
-        let mut uut = WormReceiver::new(NODE, header_words as usize);
+        let mut uut = WormReceiver::new(NODE);
         uut.connect_all();
         check_all(&uut).unwrap();
         let mut reference = Reference::new(header_words);
@@ -506,7 +547,12 @@ mod tests {
         let mut cycle = 0;
         let mut cuts = 0;
         for _ in 0..worms {
-            let mut flits = worm(&mut r, header_words);
+            let words = match header_words {
+                0 if r.chance(50) => 2,
+                0 => 7,
+                n => n,
+            };
+            let mut flits = worm(&mut r, words);
             // Idle cycles between worms, whose other bits are junk, and one inside a worm.
             if r.chance(30) {
                 let at = r.below(flits.len() as u64 + 1) as usize;
@@ -515,6 +561,10 @@ mod tests {
             for f in flits {
                 uut.clock.next = false.into();
                 uut.flit.next = flit::to_bits(f);
+                if f >> flit::VALID_BIT & 1 == 1 && f >> flit::HEAD_BIT & 1 == 1 {
+                    reference.header_words = words;
+                    uut.header_words.next = Bits::from(words as u64);
+                }
                 // The parent of the reference, combinational as a real one would be.
                 assert!(simulate(&mut uut, 1000));
                 let word = uut.word.val().to_u64();
@@ -537,10 +587,11 @@ mod tests {
     }
 
     /// Seeded random worms, whole and damaged, against the reference, for the NI's header (2
-    /// words), the RMPP header (7) and a one-word header; every verdict occurs.
+    /// words), the RMPP header (7), a one-word header and both mixed (the node's split); every
+    /// verdict occurs.
     #[test]
     fn frames_random_worms_as_the_reference_does() {
-        for (header_words, seed) in [(2, 1), (7, 2), (1, 3)] {
+        for (header_words, seed) in [(2, 1), (7, 2), (1, 3), (0, 4)] {
             let seen = run(header_words, seed, 1500);
             assert!(seen.iter().all(|&n| n > 20), "{header_words}: {seen:?}");
         }

@@ -214,6 +214,16 @@ impl RmppRx {
         self.counters[c] = self.counters[c].wrapping_add(1);
     }
 
+    /// The node's one receiver (§13.3) saw a head go to the other block: a worm of this block
+    /// in progress ends `truncated` at this edge, as a head of its own would cut it. Called
+    /// before this cycle's step.
+    pub fn cut_worm(&mut self) {
+        if matches!(self.rx.state, Rx::Header | Rx::Payload | Rx::Crc) {
+            self.rx.state = Rx::Idle;
+            self.count(cnt::TRUNCATED);
+        }
+    }
+
     /// Slot `k` owes its reply (set at this edge).
     fn owe(&mut self, k: usize) {
         self.slots[k].reply_due = true;

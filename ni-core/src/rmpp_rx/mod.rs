@@ -6,7 +6,7 @@
 //! counters ([`counters::RmppCounters`]).
 
 use idemnet_rtl::fifo::Memory;
-use idemnet_rtl::flit::Flit;
+use idemnet_rtl::worm_receiver::ReceivedWorm;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
@@ -102,7 +102,7 @@ pub enum DropReason {
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `net_in` | in | 35 | flits from the fabric; one is sunk every cycle |
+/// | `receiver$*` | | | the worms of the fabric, framed by a [`idemnet_rtl::worm_receiver::WormReceiver`] this core does not own ([`ReceivedWorm`]: the receive path alone's, or the node's one receiver, §13.3), as that cell's ports |
 /// | `worm_start` | in | 1 | the transmitter starts a reply at this edge: the lowest slot with a reply due is picked |
 /// | `worm_header_valid`, `worm_index` | in | 1, 4 | the transmitter asks for header word `worm_index` |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
@@ -138,8 +138,9 @@ pub enum DropReason {
 /// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
 /// registered output under a registered byte mask; `worm_due` is the slot table's scan.
 ///
-/// Internals: `receive` frames the worm (a [`idemnet_rtl::worm_receiver::WormReceiver`]) and
-/// latches the header; `verdict` takes and latches the verdict and writes the payload; `slots`
+/// Internals: `receive` reads the worm a [`idemnet_rtl::worm_receiver::WormReceiver`] frames
+/// (through `receiver`, §13.3) and latches the header; `verdict` takes and latches the verdict
+/// and writes the payload; `slots`
 /// holds the per-slot state (§11.4: [`SlotState`], `src` in 8 bits as `srcNID < nodes <= 256`,
 /// `limit` in 13 bits as `limit <= max_msg <= 4096`, `next_seq` in 11 bits as a RECEIVING slot
 /// has `next_seq * mtu < limit`, the clean-up deadline in 21 against one free-running counter;
@@ -172,7 +173,7 @@ pub enum DropReason {
 #[derive(LogicBlock)]
 pub struct RmppRxCore {
     pub clock: Signal<In, Clock>,
-    pub net_in: Signal<In, Flit>,
+    pub receiver: ReceivedWorm,
     pub worm_start: Signal<In, Bit>,
     pub worm_header_valid: Signal<In, Bit>,
     pub worm_index: Signal<In, Bits<4>>,
@@ -273,7 +274,7 @@ impl RmppRxCore {
         let n = cfg.rx_slots;
         Self {
             clock: Default::default(),
-            net_in: Default::default(),
+            receiver: Default::default(),
             worm_start: Default::default(),
             worm_header_valid: Default::default(),
             worm_index: Default::default(),
@@ -382,7 +383,7 @@ impl Logic for RmppRxCore {
         self.counters.clock.next = self.clock.val();
 
         // ---- The packet in reception, its verdict against the slots, its payload.
-        self.receive.net_in.next = self.net_in.val();
+        ReceivedWorm::link(&mut self.receiver, &mut self.receive.receiver);
         self.key_node.next = self.receive.nid.val().get_bits::<8>(0);
         self.slots.key_node.next = self.key_node.val();
         self.slots.key_msg_id.next = self.receive.msg_id.val();
@@ -653,7 +654,7 @@ macro_rules! rmpp_rx_with_transmitter {
             /// Internals, and what this block does where §11 is silent: [`RmppRxCore`]'s.
             RmppRx = RmppRxCore::new(cfg: &RmppConfig),
             header_words: idemnet_spec::rmpp::HEADER_WORDS,
-            early: { net_in: Flit },
+            receives: net_in into receiver(cfg.node),
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
             asks: {

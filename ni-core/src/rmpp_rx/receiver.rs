@@ -1,26 +1,27 @@
 //! The framing and header of an RMPP packet in reception (docs/protocol.md §11.1, §11.5).
 
-use idemnet_rtl::flit::Flit;
-use idemnet_rtl::worm_receiver::{WormReceiver, WormVerdict};
+use idemnet_rtl::worm_receiver::{ReceivedWorm, WormVerdict};
 use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use rust_hdl::prelude::*;
 
 /// Header word 6 (`msgNum`): the last, where the well-formed checks end and the verdict is taken.
 const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 
-/// Frames the worms of `net_in` with a [`WormReceiver`] and latches the seven header words of
-/// §11.1 as they pass, with the well-formed checks.
+/// Reads the worms a [`idemnet_rtl::worm_receiver::WormReceiver`] frames (the receive path's own,
+/// or the node's one receiver, §13.3) and latches the seven header words of §11.1 as they pass,
+/// with the well-formed checks.
 ///
 /// Ports (Verilog names, as a child `receive$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
-/// | `clock`, `net_in` | in | 1, 35 | the flit of this cycle, consumed at this edge |
+/// | `clock` | in | 1 | |
+/// | `receiver$*` | | | the receiver's framing of the flit of this cycle ([`ReceivedWorm`]) |
 /// | `source` | out | 16 | the route's `src` (register) |
 /// | `packet_type`, `nid`, `msg_id`, `len`, `seq`, `info`, `msg_num` | out | 4, 16, 32 x 5 | the latched header words (registers) |
 /// | `is_rts`, `is_null`, `is_data`, `is_stop`, `is_to_sender` | out | 1 each | `packet_type` is RTS or RTS_LAST; NULL; DATA, STOP_DATA or LAST_DATA; STOP_DATA or LAST_DATA; CTS, MSGEND or MSGDROP |
 /// | `seq_bytes`, `seq_end_bytes` | out | 40, 40 | `seq * mtu` and `(seq + 1) * mtu`, exact |
-/// | `word` | out | 32 | the data of `net_in` |
+/// | `word` | out | 32 | the data of the flit |
 /// | `decide` | out | 1 | `word` is header word 6 of a well-formed header: the verdict is taken now |
 /// | `payload_valid` | out | 1 | `word` is a payload word |
 /// | `crc_flit` | out | 1 | a tail at the CRC position ends a worm now (CRC good or not) |
@@ -28,7 +29,7 @@ const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 /// | `count_crc`, `count_cut`, `count_truncated`, `count_malformed`, `count_misrouted`, `count_version` | out | 1 each | a worm is dropped now, by reason (`count_cut` and `count_truncated` can be high together) |
 ///
 /// Timing: the header outputs are registers, loaded as each word is consumed; the strobes are
-/// combinational from `net_in` and registers (as [`WormReceiver`]'s). The checks of words 0, 1
+/// combinational from the receiver's outputs and registers. The checks of words 0, 1
 /// and 3-4 are latched as their words pass, so at word 6 the verdict of §11.1 is one OR:
 /// `malformed` (marker, type, `srcNID`), else `version`, else `malformed` (length and `seq` for
 /// the type); a rejected worm is discarded up to its tail. The payload length the CRC position
@@ -37,7 +38,7 @@ const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 #[derive(LogicBlock)]
 pub struct RmppReceiver {
     pub clock: Signal<In, Clock>,
-    pub net_in: Signal<In, Flit>,
+    pub receiver: ReceivedWorm,
     pub source: Signal<Out, Bits<16>>,
     pub packet_type: Signal<Out, Bits<4>>,
     pub nid: Signal<Out, Bits<16>>,
@@ -64,7 +65,6 @@ pub struct RmppReceiver {
     pub count_malformed: Signal<Out, Bit>,
     pub count_misrouted: Signal<Out, Bit>,
     pub count_version: Signal<Out, Bit>,
-    receiver: WormReceiver,
     rx_type: DFF<Bits<4>>,
     rx_nid: DFF<Bits<16>>,
     rx_msg_id: DFF<Bits<32>>,
@@ -123,7 +123,7 @@ impl RmppReceiver {
     pub fn new(cfg: &RmppConfig) -> Self {
         Self {
             clock: Default::default(),
-            net_in: Default::default(),
+            receiver: Default::default(),
             source: Default::default(),
             packet_type: Default::default(),
             nid: Default::default(),
@@ -150,7 +150,6 @@ impl RmppReceiver {
             count_malformed: Default::default(),
             count_misrouted: Default::default(),
             count_version: Default::default(),
-            receiver: WormReceiver::new(cfg.node, HEADER_WORDS),
             rx_type: Default::default(),
             rx_nid: Default::default(),
             rx_msg_id: Default::default(),
@@ -215,8 +214,6 @@ impl Logic for RmppReceiver {
             bad_version,
             bad_length
         );
-        self.receiver.clock.next = self.clock.val();
-        self.receiver.flit.next = self.net_in.val();
         self.word.next = self.receiver.word.val();
         self.source.next = self.receiver.source.val();
         self.packet_type.next = self.rx_type.q.val();
