@@ -71,8 +71,9 @@ pub struct Report {
     pub critical_path: Option<CriticalPath>,
     /// nextpnr's Fmax meets the constraint.
     pub timing_met: Option<bool>,
-    /// The design fits the device (false: more cells than it has, or nextpnr could not place
-    /// it; no bitstream then).
+    /// The design fits the device (false: more cells than it has, counting each ECP5 carry cell
+    /// as the two LUT positions it takes ([`Board::lut_positions`]), or nextpnr could not place
+    /// it; no bitstream then, and nextpnr only packs, for `logic_cells`).
     pub fits: bool,
     /// Why it does not fit, in nextpnr's words.
     pub unfit: Option<String>,
@@ -409,7 +410,7 @@ pub fn run_flow(
         icetime_mhz: None,
         critical_path: None,
         timing_met: None,
-        fits: luts <= cap.luts
+        fits: board.lut_positions(luts, carries) <= cap.luts
             && flip_flops <= cap.flip_flops
             && carries <= cap.carries
             && brams <= cap.brams,
