@@ -468,3 +468,55 @@ fn replies_for_the_send_side_are_passed_on() {
     assert_eq!(n[0]["to_sender"]["info1"], 3);
     assert_eq!(n[1]["to_sender"]["type"], "MSGEND");
 }
+
+/// §11.5: a packet owns the edge of its CRC flit and the next one, so the delivered register
+/// does not act there. Message A's delivery is taken while message B's worm arrives, B's CRC
+/// flit swept over the cycles around that take: both engines print the same lines every time,
+/// both messages are delivered whole, and A's MSGEND (set by the delivered register's action)
+/// leaves one or two cycles later exactly when B's edges take the register's turn.
+#[test]
+fn the_delivered_register_waits_for_a_packet_on_its_crc_flit_edges() {
+    let cfg = json!({ "rx_slots": 2 });
+    // A: 32 bytes from node 2 (17 flits from cycle 10, its CRC flit in cycle 26).
+    let a = (10, pkt("RTS_LAST", 2, 5, 1, 32, 0));
+    let msgend_of_a = |l: &[Value]| {
+        kind(l, "packet")
+            .into_iter()
+            .find(|p| p["packet"]["type"] == "MSGEND" && p["packet"]["msg_id"] == 5)
+            .map(cycle)
+            .expect("A's MSGEND")
+    };
+    let alone = run(&trace(cfg.clone(), &[a.clone()], 400));
+    let taken = cycle(kind(&alone, "deliver")[0]);
+    let undisturbed = msgend_of_a(&alone);
+    let mut seen = 0;
+    // B: 8 bytes from node 3, 11 flits: its CRC flit 10 cycles after its head.
+    for crc in taken - 4..=taken + 4 {
+        let head = crc - 10;
+        assert!(head > 26, "B must follow A on the link");
+        let b = (head, pkt("RTS_LAST", 3, 6, 1, 8, 0));
+        let l = run(&trace(cfg.clone(), &[a.clone(), b], 400));
+        let mut got = delivered(&l);
+        got.sort();
+        assert_eq!(
+            got,
+            vec![(5, bytes(5, 0, 32)), (6, bytes(6, 0, 8))],
+            "{l:#?}"
+        );
+        assert!(drops(&l).is_empty(), "{:?}", drops(&l));
+        // The delivered register acts at the edge after the take, unless B owns it (B's CRC
+        // flit's edge or the next); then at the edge after B's two.
+        let register = if crc == taken || crc == taken + 1 {
+            crc + 2
+        } else {
+            taken + 1
+        };
+        assert_eq!(
+            msgend_of_a(&l),
+            undisturbed + (register - (taken + 1)),
+            "B's CRC flit in cycle {crc}, A taken in {taken}"
+        );
+        seen += u64::from(register != taken + 1);
+    }
+    assert_eq!(seen, 2, "the sweep met the register's edge twice");
+}
