@@ -486,7 +486,7 @@ fn the_delivered_register_waits_for_a_packet_on_its_crc_flit_edges() {
             .map(cycle)
             .expect("A's MSGEND")
     };
-    let alone = run(&trace(cfg.clone(), &[a.clone()], 400));
+    let alone = run(&trace(cfg.clone(), std::slice::from_ref(&a), 400));
     let taken = cycle(kind(&alone, "deliver")[0]);
     let undisturbed = msgend_of_a(&alone);
     let mut seen = 0;
