@@ -138,11 +138,13 @@ pub fn fpga(
             _ => String::new(),
         };
         eprintln!(
-            "idemnet fpga: {} / {} does not fit the device: {cells}{} LUT4 ({}%), {} FF ({}%), {} BRAM ({}%){}",
+            "idemnet fpga: {} / {} does not fit the device: {cells}{} LUT4 and {} carry cells in {} LUT positions ({}%), {} FF ({}%), {} BRAM ({}%){}",
             r.board,
             r.design,
             r.luts,
-            r.lut_pct,
+            r.carries,
+            r.lut_positions,
+            r.lut_position_pct,
             r.flip_flops,
             r.ff_pct,
             r.brams,

@@ -53,6 +53,10 @@ pub struct Report {
     pub ff_pct: f64,
     pub carry_pct: f64,
     pub bram_pct: f64,
+    /// The LUT positions the LUT4 and carry cells take at least ([`Board::lut_positions`]: on
+    /// the ECP5 each carry cell takes two) and their share of the device's LUTs; what must fit.
+    pub lut_positions: u64,
+    pub lut_position_pct: f64,
     /// The logic cells nextpnr packed the design into and their share of the device
     /// (`ICESTORM_LC` on the iCE40: a LUT4, its flip-flop and carry; `TRELLIS_COMB` on the ECP5).
     /// On the iCE40 this, not `luts`, is what must fit: a flip-flop fed by no LUT of its own and
@@ -402,6 +406,8 @@ pub fn run_flow(
         ff_pct: pct(flip_flops, cap.flip_flops),
         carry_pct: pct(carries, cap.carries),
         bram_pct: pct(brams, cap.brams),
+        lut_positions: board.lut_positions(luts, carries),
+        lut_position_pct: pct(board.lut_positions(luts, carries), cap.luts),
         logic_cells: None,
         logic_cell_pct: None,
         harness_flip_flops: design.harness_flip_flops(&ports),
