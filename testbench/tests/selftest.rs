@@ -74,7 +74,7 @@ fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
 /// It needs two receive slots, which the ECP5 image has.
 #[test]
 fn ecp5_image_catches_an_ni_without_a_duplicate_filter() {
-    let needle = "else if (|arriving_match$q) begin\n                    count_duplicate";
+    let needle = "else if (receive$arriving_held) begin\n                    count_duplicate";
     run_mutant(Board::Ecp5_85k, "no-filter", |v| {
         assert_eq!(v.matches(needle).count(), 4, "one duplicate check per NI");
         v.replace(

@@ -1,0 +1,193 @@
+//! The NI's receive slots (docs/protocol.md §8.4): the uids held until their FORGET, and the
+//! ACKs they owe.
+
+use idemnet_rtl::first_set::FirstSet;
+use idemnet_spec::ni::NiConfig;
+use rust_hdl::prelude::*;
+
+use super::{c, timer_mask, vec_of, SLOTS, SLOT_BITS};
+
+/// The receive slots of an NI: each holds a uid (`active`) and a timer that makes its ACK due
+/// when it runs out; the lowest free slot takes an arriving SEND, the lowest due one is the ACK
+/// the transmitter sends.
+///
+/// Ports (Verilog names, as a child `<name>$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `presented_uid` | in | 32 | the uid of the uid word the receiver presents (its owner the route's `src`) |
+/// | `compare` | in | 1 | the receiver presents the uid word: the slots holding `presented_uid` are kept at this edge |
+/// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once |
+/// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET) |
+/// | `ack_sent` | in | 1 | the transmitter starts the lowest due slot's ACK at this edge: its timer reloads |
+/// | `free`, `due` | out | 1, 1 | a slot is free; a slot's ACK is due |
+/// | `arriving_held` | out | 1 | a slot held the uid kept at the last `compare` (a register) |
+/// | `due_uid` | out | 32 | the uid of the lowest due slot (0 when none) |
+///
+/// Timing: every output is combinational from the registers; the inputs act at the edge. The
+/// slots change only when a worm ends, and a worm cannot end at the edge its uid word is
+/// compared, so the match kept is the one of the state before the worm's verdict.
+#[derive(LogicBlock)]
+pub struct ReceiveSlots {
+    pub clock: Signal<In, Clock>,
+    pub presented_uid: Signal<In, Bits<32>>,
+    pub take: Signal<In, Bit>,
+    pub take_uid: Signal<In, Bits<32>>,
+    pub compare: Signal<In, Bit>,
+    pub forget: Signal<In, Bit>,
+    pub ack_sent: Signal<In, Bit>,
+    pub free: Signal<Out, Bit>,
+    pub due: Signal<Out, Bit>,
+    pub arriving_held: Signal<Out, Bit>,
+    pub due_uid: Signal<Out, Bits<32>>,
+    free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    receive_active: Vec<DFF<Bit>>,
+    receive_uid: Vec<DFF<Bits<32>>>,
+    receive_timer: Vec<DFF<Bits<16>>>,
+    /// `receive_timer` is not zero, kept in a flip-flop so that the due mask starts from one.
+    receive_timer_running: Vec<DFF<Bit>>,
+    /// The slots holding the arriving uid, compared when the uid word arrives.
+    arriving_match: DFF<Bits<SLOTS>>,
+    probe: Signal<Local, Bits<SLOTS>>,
+    receive_free: Signal<Local, Bits<SLOTS>>,
+    receive_due: Signal<Local, Bits<SLOTS>>,
+    receive_match: Signal<Local, Bits<SLOTS>>,
+    ack_reload: Constant<Bits<16>>,
+    ack_mask: Constant<Bits<16>>,
+    /// The reload is not zero (an interval of one cycle reloads zero).
+    ack_reload_running: Constant<Bit>,
+    timer_expired: Constant<Bits<16>>,
+    timer_step: Constant<Bits<16>>,
+    /// The bits of a timer above its lowest: a timer counting down from them is not zero after
+    /// the edge.
+    timer_above_one: Constant<Bits<16>>,
+    slot_none: Constant<Bits<SLOTS>>,
+    slot_lowest: Constant<Bits<SLOTS>>,
+    _receive_slots: usize,
+}
+
+impl ReceiveSlots {
+    /// The receive slots of `cfg`.
+    pub fn new(cfg: &NiConfig) -> Self {
+        let receive_slots = cfg.recv_slots;
+        Self {
+            clock: Default::default(),
+            presented_uid: Default::default(),
+            take: Default::default(),
+            take_uid: Default::default(),
+            compare: Default::default(),
+            forget: Default::default(),
+            ack_sent: Default::default(),
+            free: Default::default(),
+            due: Default::default(),
+            arriving_held: Default::default(),
+            due_uid: Default::default(),
+            free_receive_slot: FirstSet::new(),
+            due_receive_slot: FirstSet::new(),
+            receive_active: vec_of(receive_slots),
+            receive_uid: vec_of(receive_slots),
+            receive_timer: vec_of(receive_slots),
+            receive_timer_running: vec_of(receive_slots),
+            arriving_match: Default::default(),
+            probe: Default::default(),
+            receive_free: Default::default(),
+            receive_due: Default::default(),
+            receive_match: Default::default(),
+            ack_reload: c(cfg.ack_interval as u64 - 1),
+            ack_mask: c(timer_mask(cfg.ack_interval)),
+            ack_reload_running: Constant::new(cfg.ack_interval > 1),
+            timer_expired: c(0),
+            timer_step: c(1),
+            timer_above_one: c(0xFFFE),
+            slot_none: c(0),
+            slot_lowest: c(1),
+            _receive_slots: receive_slots,
+        }
+    }
+}
+
+impl Logic for ReceiveSlots {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- Registers hold by default; timers count down.
+        for r in 0..self._receive_slots {
+            self.receive_active[r].clock.next = self.clock.val();
+            self.receive_uid[r].clock.next = self.clock.val();
+            self.receive_timer[r].clock.next = self.clock.val();
+            self.receive_active[r].d.next = self.receive_active[r].q.val();
+            self.receive_uid[r].d.next = self.receive_uid[r].q.val();
+            self.receive_timer[r].d.next = self.receive_timer[r].q.val();
+            self.receive_timer_running[r].clock.next = self.clock.val();
+            self.receive_timer_running[r].d.next =
+                (self.receive_timer[r].q.val() & self.timer_above_one.val()).any();
+            if self.receive_timer[r].q.val().any() {
+                self.receive_timer[r].d.next =
+                    (self.receive_timer[r].q.val() - self.timer_step.val()) & self.ack_mask.val();
+            }
+        }
+
+        // ---- Slot masks over the state before the edge; the pickers take the lowest.
+        self.receive_free.next = self.slot_none.val();
+        self.receive_due.next = self.slot_none.val();
+        self.receive_match.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
+        for r in 0..self._receive_slots {
+            if !self.receive_active[r].q.val() {
+                self.receive_free.next = self.receive_free.val() | self.probe.val();
+            }
+            if self.receive_active[r].q.val() & !self.receive_timer_running[r].q.val() {
+                self.receive_due.next = self.receive_due.val() | self.probe.val();
+            }
+            // A held uid is never taken into a second slot, so at most one slot matches.
+            if self.receive_active[r].q.val()
+                & (self.receive_uid[r].q.val() == self.presented_uid.val())
+            {
+                self.receive_match.next = self.receive_match.val() | self.probe.val();
+            }
+            self.probe.next = self.probe.val() << 1;
+        }
+        self.free_receive_slot.mask.next = self.receive_free.val();
+        self.due_receive_slot.mask.next = self.receive_due.val();
+        self.free.next = self.free_receive_slot.any.val();
+        self.due.next = self.due_receive_slot.any.val();
+        // Compared now, not when the worm ends: receive slots change only when a worm ends,
+        // and this one cannot end before the next edge.
+        self.arriving_match.clock.next = self.clock.val();
+        self.arriving_match.d.next = self.arriving_match.q.val();
+        if self.compare.val() {
+            self.arriving_match.d.next = self.receive_match.val();
+        }
+        self.arriving_held.next = self.arriving_match.q.val().any();
+
+        // ---- An accepted SEND takes the lowest free slot; a FORGET frees its slot.
+        if self.take.val() {
+            for r in 0..self._receive_slots {
+                if self.free_receive_slot.one_hot.val().get_bit(r) {
+                    self.receive_active[r].d.next = true;
+                    self.receive_uid[r].d.next = self.take_uid.val();
+                    self.receive_timer[r].d.next = self.timer_expired.val();
+                    self.receive_timer_running[r].d.next = false;
+                }
+            }
+        }
+        for r in 0..self._receive_slots {
+            if self.forget.val() & self.arriving_match.q.val().get_bit(r) {
+                self.receive_active[r].d.next = false;
+            }
+        }
+
+        // ---- The lowest due slot's ACK: its uid, and its timer reloads when it is sent.
+        self.due_uid.next = 0.into();
+        for r in 0..self._receive_slots {
+            if self.due_receive_slot.one_hot.val().get_bit(r) {
+                self.due_uid.next = self.receive_uid[r].q.val();
+                if self.ack_sent.val() {
+                    self.receive_timer[r].d.next = self.ack_reload.val();
+                    self.receive_timer_running[r].d.next = self.ack_reload_running.val();
+                }
+            }
+        }
+    }
+}

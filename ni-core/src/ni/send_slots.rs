@@ -1,0 +1,363 @@
+//! The NI's send slots (docs/protocol.md §8.4, §8.5) and the request stream that fills them.
+
+use idemnet_rtl::fifo::Memory;
+use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::request_reader::RequestReader;
+use idemnet_spec::ni::{NiConfig, PAYLOAD_WORDS};
+use rust_hdl::prelude::*;
+
+use super::{c, timer_mask, vec_of, SendState, SEND_ADDRESS_BITS, SLOTS, SLOT_BITS};
+
+/// The send slots of an NI and the request stream (§8.5): a request is read by a
+/// [`RequestReader`] into the lowest free slot, chosen at its first beat, its words into the
+/// send payload memory ([`Memory::block`], 8 words a slot) as they come; it is committed at the
+/// last beat of a well-formed request, its SEND due at once and repeated until the ACK, after
+/// which its FORGET is due.
+///
+/// Ports (Verilog names, as a child `<name>$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
+/// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
+/// | `arriving_counter` | in | 16 | the counter half of the arriving uid |
+/// | `acknowledge` | in | 1 | an ACK of `arriving_counter` arrived: its waiting slot's FORGET is due after this edge |
+/// | `forget_sent`, `send_sent` | in | 1, 1 | the transmitter starts the lowest FORGET-pending slot's FORGET (which frees it) / the lowest due slot's SEND at this edge |
+/// | `read_address` | in | 7 | the payload word read into `read_data` at this edge (slot, word) |
+/// | `req_ready` | out | 1 | a slot is free: beats are taken (0 before the first edge) |
+/// | `host_error` | out | 1 | a request beat is refused now (§8.5) |
+/// | `acknowledged` | out | 1 | a busy slot holds `arriving_counter` |
+/// | `forget_due`, `forget_destination`, `forget_counter` | out | 1, 16, 16 | a FORGET is due, and its slot's fields |
+/// | `send_due`, `due_slot`, `due_destination`, `due_counter`, `due_length`, `due_transmitted` | out | 1, 4, 16, 16, 6, 1 | a SEND is due, and its slot and fields |
+/// | `read_data` | out | 32 | the memory's read register |
+///
+/// Timing: `req_ready` and `read_data` are registers, `host_error` the request reader's, the
+/// other outputs combinational from the registers (`acknowledged` also from
+/// `arriving_counter`); the inputs act at the edge. `req_ready` after an edge says a slot was
+/// free before it and not committed at it, or was freed at it.
+#[derive(LogicBlock)]
+pub struct SendSlots {
+    pub clock: Signal<In, Clock>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_data: Signal<In, Bits<32>>,
+    pub req_last: Signal<In, Bit>,
+    pub req_dst: Signal<In, Bits<16>>,
+    pub req_len: Signal<In, Bits<6>>,
+    pub arriving_counter: Signal<In, Bits<16>>,
+    pub acknowledge: Signal<In, Bit>,
+    pub forget_sent: Signal<In, Bit>,
+    pub send_sent: Signal<In, Bit>,
+    pub read_address: Signal<In, Bits<SEND_ADDRESS_BITS>>,
+    pub req_ready: Signal<Out, Bit>,
+    pub host_error: Signal<Out, Bit>,
+    pub acknowledged: Signal<Out, Bit>,
+    pub forget_due: Signal<Out, Bit>,
+    pub forget_destination: Signal<Out, Bits<16>>,
+    pub forget_counter: Signal<Out, Bits<16>>,
+    pub send_due: Signal<Out, Bit>,
+    pub due_slot: Signal<Out, Bits<SLOT_BITS>>,
+    pub due_destination: Signal<Out, Bits<16>>,
+    pub due_counter: Signal<Out, Bits<16>>,
+    pub due_length: Signal<Out, Bits<6>>,
+    pub due_transmitted: Signal<Out, Bit>,
+    pub read_data: Signal<Out, Bits<32>>,
+    // The cells.
+    send_payloads: Memory<Bits<32>, SEND_ADDRESS_BITS>,
+    free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    requests: RequestReader,
+    // Send slots.
+    send_state: Vec<DFF<SendState>>,
+    send_counter: Vec<DFF<Bits<16>>>,
+    send_destination: Vec<DFF<Bits<16>>>,
+    send_length: Vec<DFF<Bits<6>>>,
+    send_timer: Vec<DFF<Bits<16>>>,
+    /// `send_timer` is not zero, kept in a flip-flop so that the due mask starts from one.
+    send_timer_running: Vec<DFF<Bit>>,
+    send_transmitted: Vec<DFF<Bit>>,
+    uid_counter: DFF<Bits<16>>,
+    // The request stream: the slot and destination of a request, latched at its first beat.
+    request_slot: DFF<Bits<SLOT_BITS>>,
+    request_destination: DFF<Bits<16>>,
+    request_ready: DFF<Bit>,
+    // Combinational temporaries.
+    probe: Signal<Local, Bits<SLOTS>>,
+    send_free: Signal<Local, Bits<SLOTS>>,
+    send_forget: Signal<Local, Bits<SLOTS>>,
+    send_due_mask: Signal<Local, Bits<SLOTS>>,
+    send_acknowledged: Signal<Local, Bits<SLOTS>>,
+    send_committed: Signal<Local, Bits<SLOTS>>,
+    send_freed: Signal<Local, Bits<SLOTS>>,
+    request_bytes_left: Signal<Local, Bits<6>>,
+    request_word_mask: Signal<Local, Bits<32>>,
+    commit_slot: Signal<Local, Bits<SLOT_BITS>>,
+    // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
+    retry_reload: Constant<Bits<16>>,
+    retry_mask: Constant<Bits<16>>,
+    /// The reload is not zero (an interval of one cycle reloads zero).
+    retry_reload_running: Constant<Bit>,
+    timer_expired: Constant<Bits<16>>,
+    timer_step: Constant<Bits<16>>,
+    /// The bits of a timer above its lowest: a timer counting down from them is not zero after
+    /// the edge.
+    timer_above_one: Constant<Bits<16>>,
+    slot_none: Constant<Bits<SLOTS>>,
+    slot_lowest: Constant<Bits<SLOTS>>,
+    empty_node: Constant<Bits<16>>,
+    empty_len: Constant<Bits<6>>,
+    whole_word: Constant<Bits<32>>,
+    word_bytes: Constant<Bits<6>>,
+    _send_slots: usize,
+}
+
+impl SendSlots {
+    /// The send slots of `cfg`.
+    pub fn new(cfg: &NiConfig) -> Self {
+        let send_slots = cfg.send_slots;
+        Self {
+            clock: Default::default(),
+            req_valid: Default::default(),
+            req_data: Default::default(),
+            req_last: Default::default(),
+            req_dst: Default::default(),
+            req_len: Default::default(),
+            arriving_counter: Default::default(),
+            acknowledge: Default::default(),
+            forget_sent: Default::default(),
+            send_sent: Default::default(),
+            read_address: Default::default(),
+            req_ready: Default::default(),
+            host_error: Default::default(),
+            acknowledged: Default::default(),
+            forget_due: Default::default(),
+            forget_destination: Default::default(),
+            forget_counter: Default::default(),
+            send_due: Default::default(),
+            due_slot: Default::default(),
+            due_destination: Default::default(),
+            due_counter: Default::default(),
+            due_length: Default::default(),
+            due_transmitted: Default::default(),
+            read_data: Default::default(),
+            send_payloads: Memory::block(SLOTS * PAYLOAD_WORDS),
+            free_send_slot: FirstSet::new(),
+            forget_send_slot: FirstSet::new(),
+            due_send_slot: FirstSet::new(),
+            requests: Default::default(),
+            send_state: vec_of(send_slots),
+            send_counter: vec_of(send_slots),
+            send_destination: vec_of(send_slots),
+            send_length: vec_of(send_slots),
+            send_timer: vec_of(send_slots),
+            send_timer_running: vec_of(send_slots),
+            send_transmitted: vec_of(send_slots),
+            uid_counter: Default::default(),
+            request_slot: Default::default(),
+            request_destination: Default::default(),
+            request_ready: Default::default(),
+            probe: Default::default(),
+            send_free: Default::default(),
+            send_forget: Default::default(),
+            send_due_mask: Default::default(),
+            send_acknowledged: Default::default(),
+            send_committed: Default::default(),
+            send_freed: Default::default(),
+            request_bytes_left: Default::default(),
+            request_word_mask: Default::default(),
+            commit_slot: Default::default(),
+            retry_reload: c(cfg.retry_interval as u64 - 1),
+            retry_mask: c(timer_mask(cfg.retry_interval)),
+            retry_reload_running: Constant::new(cfg.retry_interval > 1),
+            timer_expired: c(0),
+            timer_step: c(1),
+            timer_above_one: c(0xFFFE),
+            slot_none: c(0),
+            slot_lowest: c(1),
+            empty_node: c(0),
+            empty_len: c(0),
+            whole_word: c(0xFFFF_FFFF),
+            word_bytes: c(4),
+            _send_slots: send_slots,
+        }
+    }
+}
+
+impl Logic for SendSlots {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- Registers hold by default; timers count down.
+        for s in 0..self._send_slots {
+            self.send_state[s].clock.next = self.clock.val();
+            self.send_counter[s].clock.next = self.clock.val();
+            self.send_destination[s].clock.next = self.clock.val();
+            self.send_length[s].clock.next = self.clock.val();
+            self.send_timer[s].clock.next = self.clock.val();
+            self.send_transmitted[s].clock.next = self.clock.val();
+            self.send_state[s].d.next = self.send_state[s].q.val();
+            self.send_counter[s].d.next = self.send_counter[s].q.val();
+            self.send_destination[s].d.next = self.send_destination[s].q.val();
+            self.send_length[s].d.next = self.send_length[s].q.val();
+            self.send_transmitted[s].d.next = self.send_transmitted[s].q.val();
+            self.send_timer[s].d.next = self.send_timer[s].q.val();
+            self.send_timer_running[s].clock.next = self.clock.val();
+            self.send_timer_running[s].d.next =
+                (self.send_timer[s].q.val() & self.timer_above_one.val()).any();
+            if self.send_timer[s].q.val().any() {
+                self.send_timer[s].d.next =
+                    (self.send_timer[s].q.val() - self.timer_step.val()) & self.retry_mask.val();
+            }
+        }
+        dff_setup!(
+            self,
+            clock,
+            uid_counter,
+            request_slot,
+            request_destination,
+            request_ready
+        );
+        self.send_payloads.clock.next = self.clock.val();
+        self.requests.clock.next = self.clock.val();
+
+        // ---- Slot masks over the state before the edge; the pickers take the lowest.
+        self.send_free.next = self.slot_none.val();
+        self.send_forget.next = self.slot_none.val();
+        self.send_due_mask.next = self.slot_none.val();
+        self.send_acknowledged.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
+        for s in 0..self._send_slots {
+            if self.send_state[s].q.val() == SendState::Free {
+                self.send_free.next = self.send_free.val() | self.probe.val();
+            }
+            if self.send_state[s].q.val() == SendState::ForgetPending {
+                self.send_forget.next = self.send_forget.val() | self.probe.val();
+            }
+            if (self.send_state[s].q.val() == SendState::Waiting)
+                & !self.send_timer_running[s].q.val()
+            {
+                self.send_due_mask.next = self.send_due_mask.val() | self.probe.val();
+            }
+            // Counters are unique among busy slots, so at most one slot matches.
+            if (self.send_state[s].q.val() != SendState::Free)
+                & (self.send_counter[s].q.val() == self.arriving_counter.val())
+            {
+                self.send_acknowledged.next = self.send_acknowledged.val() | self.probe.val();
+            }
+            self.probe.next = self.probe.val() << 1;
+        }
+        self.free_send_slot.mask.next = self.send_free.val();
+        self.forget_send_slot.mask.next = self.send_forget.val();
+        self.due_send_slot.mask.next = self.send_due_mask.val();
+        self.acknowledged.next = self.send_acknowledged.val().any();
+
+        // ---- The request stream (§8.5): the slot is chosen at the first beat, the words go
+        // into its payload as they come, and it is committed at the last beat of a
+        // well-formed request.
+        self.requests.taken.next = self.req_valid.val() & self.request_ready.q.val();
+        self.requests.last.next = self.req_last.val();
+        self.requests.length.next = self.req_len.val();
+        self.commit_slot.next = self.request_slot.q.val();
+        if self.requests.first.val() {
+            self.commit_slot.next = self.free_send_slot.index.val();
+        }
+        if self.requests.taken.val() & self.requests.first.val() {
+            self.request_slot.d.next = self.commit_slot.val();
+            self.request_destination.d.next = self.req_dst.val();
+        }
+        // Bytes at or past the length are sent as zero (§8.1): the beat's word keeps the
+        // bytes left of the payload, all four if there are that many.
+        self.request_bytes_left.next =
+            self.requests.bytes.val() - (bit_cast::<6, 3>(self.requests.beat.val()) << 2);
+        self.request_word_mask.next = self.whole_word.val();
+        if self.request_bytes_left.val() < self.word_bytes.val() {
+            self.request_word_mask.next =
+                !(self.whole_word.val() >> (self.request_bytes_left.val() << 3));
+        }
+        self.send_payloads.write_enable.next =
+            self.requests.taken.val() & self.requests.accepted.val();
+        self.send_payloads.write_address.next =
+            (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.commit_slot.val()) << 3)
+                | bit_cast::<SEND_ADDRESS_BITS, 3>(self.requests.beat.val());
+        self.send_payloads.write_data.next = self.req_data.val() & self.request_word_mask.val();
+        self.host_error.next = self.requests.refused.val();
+        // A request of one beat is committed from the ports, a longer one from its latches.
+        self.send_committed.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
+        if self.requests.complete.val() {
+            self.uid_counter.d.next = self.uid_counter.q.val() + true;
+            for s in 0..self._send_slots {
+                if self.commit_slot.val() == s.to_bits() {
+                    self.send_committed.next = self.probe.val();
+                    self.send_state[s].d.next = SendState::Waiting;
+                    self.send_counter[s].d.next = self.uid_counter.q.val();
+                    self.send_destination[s].d.next = self.request_destination.q.val();
+                    if self.requests.first.val() {
+                        self.send_destination[s].d.next = self.req_dst.val();
+                    }
+                    self.send_length[s].d.next = self.requests.bytes.val();
+                    self.send_timer[s].d.next = self.timer_expired.val();
+                    self.send_timer_running[s].d.next = false;
+                    self.send_transmitted[s].d.next = false;
+                }
+                self.probe.next = self.probe.val() << 1;
+            }
+        }
+
+        // ---- An ACK makes its waiting slot's FORGET due.
+        if self.acknowledge.val() {
+            for s in 0..self._send_slots {
+                if self.send_acknowledged.val().get_bit(s)
+                    & (self.send_state[s].q.val() == SendState::Waiting)
+                {
+                    self.send_state[s].d.next = SendState::ForgetPending;
+                }
+            }
+        }
+
+        // ---- The transmitter's picks: the lowest FORGET-pending slot's FORGET frees it; the
+        // lowest due slot's SEND reloads its retry timer.
+        self.forget_due.next = self.forget_send_slot.any.val();
+        self.forget_destination.next = self.empty_node.val();
+        self.forget_counter.next = self.empty_node.val();
+        self.send_freed.next = self.slot_none.val();
+        if self.forget_sent.val() {
+            self.send_freed.next = self.forget_send_slot.one_hot.val();
+        }
+        for s in 0..self._send_slots {
+            if self.forget_send_slot.one_hot.val().get_bit(s) {
+                self.forget_destination.next = self.send_destination[s].q.val();
+                self.forget_counter.next = self.send_counter[s].q.val();
+                if self.forget_sent.val() {
+                    self.send_state[s].d.next = SendState::Free;
+                }
+            }
+        }
+        self.send_due.next = self.due_send_slot.any.val();
+        self.due_slot.next = self.due_send_slot.index.val();
+        self.due_destination.next = self.empty_node.val();
+        self.due_counter.next = self.empty_node.val();
+        self.due_length.next = self.empty_len.val();
+        self.due_transmitted.next = false;
+        for s in 0..self._send_slots {
+            if self.due_send_slot.one_hot.val().get_bit(s) {
+                self.due_destination.next = self.send_destination[s].q.val();
+                self.due_counter.next = self.send_counter[s].q.val();
+                self.due_length.next = self.send_length[s].q.val();
+                self.due_transmitted.next = self.send_transmitted[s].q.val();
+                if self.send_sent.val() {
+                    self.send_timer[s].d.next = self.retry_reload.val();
+                    self.send_timer_running[s].d.next = self.retry_reload_running.val();
+                    self.send_transmitted[s].d.next = true;
+                }
+            }
+        }
+        self.send_payloads.read_address.next = self.read_address.val();
+        self.read_data.next = self.send_payloads.read_data.val();
+
+        // ---- req_ready after the edge: free before and not committed now, or freed now.
+        self.request_ready.d.next =
+            ((self.send_free.val() & !self.send_committed.val()) | self.send_freed.val()).any();
+        self.req_ready.next = self.request_ready.q.val();
+    }
+}

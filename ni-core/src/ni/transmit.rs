@@ -1,0 +1,269 @@
+//! The NI's transmit pick and words (docs/protocol.md §8.5): which packet a worm carries, and the
+//! words the transmitter asks for.
+
+use idemnet_spec::ni::NiConfig;
+use rust_hdl::prelude::*;
+
+use super::{c, SEND_ADDRESS_BITS, SLOT_BITS};
+
+/// The transmit side of an NI: when the transmitter starts a worm, the first due packet in
+/// priority (a late FORGET, a send slot's FORGET, a receive slot's ACK, a send slot's SEND) is
+/// picked and its fields latched; the words of the worm are then shown as asked for.
+///
+/// Ports (Verilog names, as a child `<name>$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `worm_start`, `worm_header_valid`, `worm_payload_valid`, `worm_index`, `worm_fetch_index` | in | 1, 1, 1, 4, 4 | the transmitter's asks, as the core's |
+/// | `late_forget`, `late_counter`, `late_destination` | in | 1, 16, 16 | an ACK for no send slot arrived (only while not `late_forget_valid`): its FORGET is due from this edge, with this counter to this node |
+/// | `forget_due`, `forget_destination`, `forget_counter` | in | 1, 16, 16 | a send slot's FORGET is due, and its fields |
+/// | `ack_due`, `ack_uid` | in | 1, 32 | a receive slot's ACK is due, and its uid |
+/// | `send_due`, `due_slot`, `due_destination`, `due_counter`, `due_length`, `due_transmitted` | in | 1, 4, 16, 16, 6, 1 | a send slot's SEND is due, and its slot and fields |
+/// | `payload_word` | in | 32 | the send payload memory's read register |
+/// | `worm_due`, `worm_word`, `worm_payload_words` | out | 1, 32, 4 | as the core's |
+/// | `late_forget_valid` | out | 1 | a late FORGET is due (a register) |
+/// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet |
+/// | `retransmit` | out | 1 | the SEND started now was sent before |
+/// | `read_address` | out | 7 | the send payload word to read at this edge: the worm's slot, `worm_fetch_index` |
+/// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed (its FORGET started) |
+///
+/// Timing: `worm_due` is combinational from the `*_due` inputs and a register, `worm_word` from
+/// the `worm_*` inputs, the registers, the pick's inputs and `payload_word`; the strobes and
+/// `read_address` are combinational, `done_*` registers. A worm started in cycle `t` is the
+/// packet picked at edge `t`; its fields are latched then, so the words it is asked for later
+/// are its own.
+#[derive(LogicBlock)]
+pub struct Transmit {
+    pub clock: Signal<In, Clock>,
+    pub worm_start: Signal<In, Bit>,
+    pub worm_header_valid: Signal<In, Bit>,
+    pub worm_payload_valid: Signal<In, Bit>,
+    pub worm_index: Signal<In, Bits<4>>,
+    pub worm_fetch_index: Signal<In, Bits<4>>,
+    pub late_forget: Signal<In, Bit>,
+    pub late_counter: Signal<In, Bits<16>>,
+    pub late_destination: Signal<In, Bits<16>>,
+    pub forget_due: Signal<In, Bit>,
+    pub forget_destination: Signal<In, Bits<16>>,
+    pub forget_counter: Signal<In, Bits<16>>,
+    pub ack_due: Signal<In, Bit>,
+    pub ack_uid: Signal<In, Bits<32>>,
+    pub send_due: Signal<In, Bit>,
+    pub due_slot: Signal<In, Bits<SLOT_BITS>>,
+    pub due_destination: Signal<In, Bits<16>>,
+    pub due_counter: Signal<In, Bits<16>>,
+    pub due_length: Signal<In, Bits<6>>,
+    pub due_transmitted: Signal<In, Bit>,
+    pub payload_word: Signal<In, Bits<32>>,
+    pub worm_due: Signal<Out, Bit>,
+    pub worm_word: Signal<Out, Bits<32>>,
+    pub worm_payload_words: Signal<Out, Bits<4>>,
+    pub late_forget_valid: Signal<Out, Bit>,
+    pub forget_sent: Signal<Out, Bit>,
+    pub ack_sent: Signal<Out, Bit>,
+    pub send_sent: Signal<Out, Bit>,
+    pub retransmit: Signal<Out, Bit>,
+    pub read_address: Signal<Out, Bits<SEND_ADDRESS_BITS>>,
+    pub done_valid: Signal<Out, Bit>,
+    pub done_uid: Signal<Out, Bits<32>>,
+    /// The FORGET owed for an ACK that matched no send slot.
+    late: DFF<Bit>,
+    late_forget_counter: DFF<Bits<16>>,
+    late_forget_destination: DFF<Bits<16>>,
+    // The packet in transmission.
+    outgoing_kind: DFF<Bits<2>>,
+    outgoing_length: DFF<Bits<6>>,
+    outgoing_uid: DFF<Bits<32>>,
+    outgoing_slot: DFF<Bits<SLOT_BITS>>,
+    completion_valid: DFF<Bit>,
+    completion_uid: DFF<Bits<32>>,
+    pick_kind: Signal<Local, Bits<2>>,
+    pick_destination: Signal<Local, Bits<16>>,
+    pick_uid: Signal<Local, Bits<32>>,
+    pick_counter: Signal<Local, Bits<16>>,
+    pick_length: Signal<Local, Bits<6>>,
+    outgoing_word: Signal<Local, Bits<32>>,
+    outgoing_words: Signal<Local, Bits<6>>,
+    /// The payload word the transmitter fetches (a payload has at most 8 words, the low 3
+    /// bits of the index; named, as rust-hdl cannot widen a slice without a width warning).
+    fetch_word: Signal<Local, Bits<3>>,
+    // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
+    node_upper: Constant<Bits<32>>,
+    empty_node: Constant<Bits<16>>,
+    empty_len: Constant<Bits<6>>,
+    word_round_up: Constant<Bits<6>>,
+    kind_send: Constant<Bits<2>>,
+    kind_ack: Constant<Bits<2>>,
+    kind_forget: Constant<Bits<2>>,
+}
+
+impl Transmit {
+    /// The transmit side of the NI of `cfg`.
+    pub fn new(cfg: &NiConfig) -> Self {
+        Self {
+            clock: Default::default(),
+            worm_start: Default::default(),
+            worm_header_valid: Default::default(),
+            worm_payload_valid: Default::default(),
+            worm_index: Default::default(),
+            worm_fetch_index: Default::default(),
+            late_forget: Default::default(),
+            late_counter: Default::default(),
+            late_destination: Default::default(),
+            forget_due: Default::default(),
+            forget_destination: Default::default(),
+            forget_counter: Default::default(),
+            ack_due: Default::default(),
+            ack_uid: Default::default(),
+            send_due: Default::default(),
+            due_slot: Default::default(),
+            due_destination: Default::default(),
+            due_counter: Default::default(),
+            due_length: Default::default(),
+            due_transmitted: Default::default(),
+            payload_word: Default::default(),
+            worm_due: Default::default(),
+            worm_word: Default::default(),
+            worm_payload_words: Default::default(),
+            late_forget_valid: Default::default(),
+            forget_sent: Default::default(),
+            ack_sent: Default::default(),
+            send_sent: Default::default(),
+            retransmit: Default::default(),
+            read_address: Default::default(),
+            done_valid: Default::default(),
+            done_uid: Default::default(),
+            late: Default::default(),
+            late_forget_counter: Default::default(),
+            late_forget_destination: Default::default(),
+            outgoing_kind: Default::default(),
+            outgoing_length: Default::default(),
+            outgoing_uid: Default::default(),
+            outgoing_slot: Default::default(),
+            completion_valid: Default::default(),
+            completion_uid: Default::default(),
+            pick_kind: Default::default(),
+            pick_destination: Default::default(),
+            pick_uid: Default::default(),
+            pick_counter: Default::default(),
+            pick_length: Default::default(),
+            outgoing_word: Default::default(),
+            outgoing_words: Default::default(),
+            fetch_word: Default::default(),
+            node_upper: c((cfg.node as u64) << 16),
+            empty_node: c(0),
+            empty_len: c(0),
+            word_round_up: c(3),
+            kind_send: c(0),
+            kind_ack: c(1),
+            kind_forget: c(2),
+        }
+    }
+}
+
+impl Logic for Transmit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            late,
+            late_forget_counter,
+            late_forget_destination,
+            outgoing_kind,
+            outgoing_length,
+            outgoing_uid,
+            outgoing_slot
+        );
+        self.completion_valid.clock.next = self.clock.val();
+        self.completion_valid.d.next = false;
+        self.completion_uid.clock.next = self.clock.val();
+        self.completion_uid.d.next = 0.into();
+        self.late_forget_valid.next = self.late.q.val();
+        if self.late_forget.val() {
+            self.late.d.next = true;
+            self.late_forget_counter.d.next = self.late_counter.val();
+            self.late_forget_destination.d.next = self.late_destination.val();
+        }
+        // Payload words of the packet in transmission: ceil(len / 4).
+        self.outgoing_words.next = (self.outgoing_length.q.val() + self.word_round_up.val()) >> 2;
+
+        // ---- When the transmitter starts a worm, the first due packet in priority.
+        self.worm_due.next =
+            self.late.q.val() | self.forget_due.val() | self.ack_due.val() | self.send_due.val();
+        self.worm_payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
+        self.forget_sent.next = false;
+        self.ack_sent.next = false;
+        self.send_sent.next = false;
+        self.retransmit.next = false;
+        self.pick_kind.next = self.kind_send.val();
+        self.pick_destination.next = self.empty_node.val();
+        self.pick_uid.next = 0.into();
+        self.pick_counter.next = self.empty_node.val();
+        self.pick_length.next = self.empty_len.val();
+        if self.worm_start.val() {
+            if self.late.q.val() {
+                self.pick_kind.next = self.kind_forget.val();
+                self.late.d.next = false;
+                self.pick_destination.next = self.late_forget_destination.q.val();
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.late_forget_counter.q.val());
+            } else if self.forget_due.val() {
+                self.pick_kind.next = self.kind_forget.val();
+                self.forget_sent.next = true;
+                self.pick_destination.next = self.forget_destination.val();
+                self.pick_counter.next = self.forget_counter.val();
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
+                self.completion_valid.d.next = true;
+                self.completion_uid.d.next = self.pick_uid.val();
+            } else if self.ack_due.val() {
+                self.pick_kind.next = self.kind_ack.val();
+                self.ack_sent.next = true;
+                self.pick_uid.next = self.ack_uid.val();
+                self.pick_destination.next = self.ack_uid.val().get_bits::<16>(16);
+            } else {
+                // A SEND (`due` says one of the four is there).
+                self.send_sent.next = true;
+                self.retransmit.next = self.due_transmitted.val();
+                self.pick_destination.next = self.due_destination.val();
+                self.pick_counter.next = self.due_counter.val();
+                self.pick_length.next = self.due_length.val();
+                self.pick_uid.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
+            }
+            self.outgoing_kind.d.next = self.pick_kind.val();
+            self.outgoing_length.d.next = self.pick_length.val();
+            self.outgoing_uid.d.next = self.pick_uid.val();
+            self.outgoing_slot.d.next = self.due_slot.val();
+        }
+        self.fetch_word.next = self.worm_fetch_index.val().get_bits::<3>(0);
+        // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
+        // its slot is busy until its FORGET, so the words cannot change meanwhile.
+        self.read_address.next =
+            (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.outgoing_slot.q.val()) << 3)
+                | bit_cast::<SEND_ADDRESS_BITS, 3>(self.fetch_word.val());
+        // The word the transmitter asks for: the route, header word 0 (type, length), header
+        // word 1 (the uid), payload word `index` (the memory's read register).
+        self.outgoing_word.next = 0.into();
+        if self.worm_start.val() {
+            self.outgoing_word.next =
+                self.node_upper.val() | bit_cast::<32, 16>(self.pick_destination.val());
+        }
+        if self.worm_header_valid.val() {
+            if !self.worm_index.val().any() {
+                self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
+                    | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24);
+            } else {
+                self.outgoing_word.next = self.outgoing_uid.q.val();
+            }
+        }
+        if self.worm_payload_valid.val() {
+            self.outgoing_word.next = self.payload_word.val();
+        }
+        self.worm_word.next = self.outgoing_word.val();
+        self.done_valid.next = self.completion_valid.q.val();
+        self.done_uid.next = self.completion_uid.q.val();
+    }
+}
