@@ -551,33 +551,36 @@ impl Logic for RxDemux {
         self.receiver.flit.next = self.held.q.val();
         if self.side_now.val() {
             self.receiver.header_words.next = self.rmpp_header_words.val();
-            self.receiver.reject.next = self.to_rmpp.reject.val();
-            self.receiver.payload_words.next = self.to_rmpp.payload_words.val();
+            self.receiver.worm.reject.next = self.to_rmpp.reject.val();
+            self.receiver.worm.payload_words.next = self.to_rmpp.payload_words.val();
         } else {
             self.receiver.header_words.next = self.ni_header_words.val();
-            self.receiver.reject.next = self.to_ni.reject.val();
-            self.receiver.payload_words.next = self.to_ni.payload_words.val();
+            self.receiver.worm.reject.next = self.to_ni.reject.val();
+            self.receiver.worm.payload_words.next = self.to_ni.payload_words.val();
         }
-        self.to_ni.word.next = self.receiver.word.val();
-        self.to_ni.source.next = self.receiver.source.val();
-        self.to_ni.index.next = self.receiver.index.val();
-        self.to_ni.verdict.next = self.receiver.verdict.val();
-        self.to_ni.head.next = self.receiver.head.val() & !self.side_now.val();
-        self.to_ni.header_valid.next = self.receiver.header_valid.val() & !self.side_now.val();
-        self.to_ni.payload_valid.next = self.receiver.payload_valid.val() & !self.side_now.val();
-        self.to_ni.worm_end.next = self.receiver.worm_end.val() & !self.side_now.val();
-        self.to_ni.crc_check.next = self.receiver.crc_check.val() & !self.side_now.val();
-        self.to_ni.cut.next = self.receiver.cut.val() & !self.side.q.val();
-        self.to_rmpp.word.next = self.receiver.word.val();
-        self.to_rmpp.source.next = self.receiver.source.val();
-        self.to_rmpp.index.next = self.receiver.index.val();
-        self.to_rmpp.verdict.next = self.receiver.verdict.val();
-        self.to_rmpp.head.next = self.receiver.head.val() & self.side_now.val();
-        self.to_rmpp.header_valid.next = self.receiver.header_valid.val() & self.side_now.val();
-        self.to_rmpp.payload_valid.next = self.receiver.payload_valid.val() & self.side_now.val();
-        self.to_rmpp.worm_end.next = self.receiver.worm_end.val() & self.side_now.val();
-        self.to_rmpp.crc_check.next = self.receiver.crc_check.val() & self.side_now.val();
-        self.to_rmpp.cut.next = self.receiver.cut.val() & self.side.q.val();
+        self.to_ni.word.next = self.receiver.worm.word.val();
+        self.to_ni.source.next = self.receiver.worm.source.val();
+        self.to_ni.index.next = self.receiver.worm.index.val();
+        self.to_ni.verdict.next = self.receiver.worm.verdict.val();
+        self.to_ni.head.next = self.receiver.worm.head.val() & !self.side_now.val();
+        self.to_ni.header_valid.next = self.receiver.worm.header_valid.val() & !self.side_now.val();
+        self.to_ni.payload_valid.next =
+            self.receiver.worm.payload_valid.val() & !self.side_now.val();
+        self.to_ni.worm_end.next = self.receiver.worm.worm_end.val() & !self.side_now.val();
+        self.to_ni.crc_check.next = self.receiver.worm.crc_check.val() & !self.side_now.val();
+        self.to_ni.cut.next = self.receiver.worm.cut.val() & !self.side.q.val();
+        self.to_rmpp.word.next = self.receiver.worm.word.val();
+        self.to_rmpp.source.next = self.receiver.worm.source.val();
+        self.to_rmpp.index.next = self.receiver.worm.index.val();
+        self.to_rmpp.verdict.next = self.receiver.worm.verdict.val();
+        self.to_rmpp.head.next = self.receiver.worm.head.val() & self.side_now.val();
+        self.to_rmpp.header_valid.next =
+            self.receiver.worm.header_valid.val() & self.side_now.val();
+        self.to_rmpp.payload_valid.next =
+            self.receiver.worm.payload_valid.val() & self.side_now.val();
+        self.to_rmpp.worm_end.next = self.receiver.worm.worm_end.val() & self.side_now.val();
+        self.to_rmpp.crc_check.next = self.receiver.worm.crc_check.val() & self.side_now.val();
+        self.to_rmpp.cut.next = self.receiver.worm.cut.val() & self.side.q.val();
         if self.net_in.val().get_bit(34) {
             self.held.d.next = self.net_in.val();
         } else {

@@ -84,18 +84,10 @@ macro_rules! with_transmitter {
                 self.$receiver.clock.next = self.clock.val();
                 self.$receiver.header_words.next = self.header_words.val();
                 self.$receiver.flit.next = self.$net_in.val();
-                self.$receiver.reject.next = self.core.receiver.reject.val();
-                self.$receiver.payload_words.next = self.core.receiver.payload_words.val();
-                self.core.receiver.word.next = self.$receiver.word.val();
-                self.core.receiver.head.next = self.$receiver.head.val();
-                self.core.receiver.source.next = self.$receiver.source.val();
-                self.core.receiver.header_valid.next = self.$receiver.header_valid.val();
-                self.core.receiver.payload_valid.next = self.$receiver.payload_valid.val();
-                self.core.receiver.index.next = self.$receiver.index.val();
-                self.core.receiver.cut.next = self.$receiver.cut.val();
-                self.core.receiver.worm_end.next = self.$receiver.worm_end.val();
-                self.core.receiver.crc_check.next = self.$receiver.crc_check.val();
-                self.core.receiver.verdict.next = self.$receiver.verdict.val();
+                idemnet_rtl::worm_receiver::FramedWorm::join(
+                    &mut self.$receiver.worm,
+                    &mut self.core.receiver,
+                );
                 )?
                 $(self.core.$input.next = self.$input.val();)*
                 $(self.$output.next = self.core.$output.val();)*

@@ -68,8 +68,9 @@ pub struct ReceivedWorm {
     pub payload_words: Signal<Out, Bits<4>>,
 }
 
-/// The other end of a [`ReceivedWorm`]: what a block that owns a [`WormReceiver`] hands to a sink
-/// (the node's split, §13.3, one per protocol); `FramedWorm::join` wires the two.
+/// The other end of a [`ReceivedWorm`]: the [`WormReceiver`]'s own ports (`worm`), and what the
+/// node's split hands to each of its two sinks (§13.3); `FramedWorm::join` wires a receiver or a
+/// split to a sink.
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "ReceivedWorm"]
 pub struct FramedWorm {
@@ -95,19 +96,21 @@ pub struct FramedWorm {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `flit` | in | 35 | the flit of this cycle (§2); consumed at this edge |
-/// | `reject` | in | 1 | read with a header word: the header is malformed, discard the rest |
-/// | `payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
 /// | `header_words` | in | 4 | header words of the worm in progress (1..=15), read with each header word |
-/// | `word` | out | 32 | the data bits of `flit` |
-/// | `head` | out | 1 | a head flit starts a worm now (parents clear what they gather) |
-/// | `source` | out | 16 | the route's `src` of the latest head (a register) |
-/// | `header_valid` | out | 1 | `word` is header word `index` of a worm in progress |
-/// | `payload_valid` | out | 1 | `word` is payload word `index` |
-/// | `index` | out | 4 | the word's index within the header or within the payload |
-/// | `cut` | out | 1 | a head arrived while a worm was in progress: that worm ends `Truncated` |
-/// | `worm_end` | out | 1 | the worm of this flit ends now, with `verdict` |
-/// | `crc_check` | out | 1 | the flit is a tail at the CRC position: `worm_end` with `Ok`, `Crc` or `Misrouted`, known without the CRC compare |
-/// | `verdict` | out | 3 | [`WormVerdict`] (`Ok` when `worm_end` is low) |
+/// | `worm$reject` | in | 1 | read with a header word: the header is malformed, discard the rest |
+/// | `worm$payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
+/// | `worm$word` | out | 32 | the data bits of `flit` |
+/// | `worm$head` | out | 1 | a head flit starts a worm now (parents clear what they gather) |
+/// | `worm$source` | out | 16 | the route's `src` of the latest head (a register) |
+/// | `worm$header_valid` | out | 1 | `word` is header word `index` of a worm in progress |
+/// | `worm$payload_valid` | out | 1 | `word` is payload word `index` |
+/// | `worm$index` | out | 4 | the word's index within the header or within the payload |
+/// | `worm$cut` | out | 1 | a head arrived while a worm was in progress: that worm ends `Truncated` |
+/// | `worm$worm_end` | out | 1 | the worm of this flit ends now, with `verdict` |
+/// | `worm$crc_check` | out | 1 | the flit is a tail at the CRC position: `worm_end` with `Ok`, `Crc` or `Misrouted`, known without the CRC compare |
+/// | `worm$verdict` | out | 3 | [`WormVerdict`] (`Ok` when `worm_end` is low) |
+///
+/// The `worm$*` ports are a [`FramedWorm`], so a sink's [`ReceivedWorm`] joins them in one line.
 ///
 /// Parameter: `node` (the `dst` a worm must carry, else `Misrouted`). `header_words` is a port, so
 /// that one receiver frames the worms of two protocols (docs/protocol.md §13.3: the node's NI
@@ -130,19 +133,8 @@ pub struct FramedWorm {
 pub struct WormReceiver {
     pub clock: Signal<In, Clock>,
     pub flit: Signal<In, Flit>,
-    pub reject: Signal<In, Bit>,
-    pub payload_words: Signal<In, Bits<4>>,
     pub header_words: Signal<In, Bits<4>>,
-    pub word: Signal<Out, Bits<32>>,
-    pub head: Signal<Out, Bit>,
-    pub source: Signal<Out, Bits<16>>,
-    pub header_valid: Signal<Out, Bit>,
-    pub payload_valid: Signal<Out, Bit>,
-    pub index: Signal<Out, Bits<4>>,
-    pub cut: Signal<Out, Bit>,
-    pub worm_end: Signal<Out, Bit>,
-    pub crc_check: Signal<Out, Bit>,
-    pub verdict: Signal<Out, WormVerdict>,
+    pub worm: FramedWorm,
     state: DFF<ReceiveState>,
     word_index: DFF<Bits<4>>,
     payload_count: DFF<Bits<4>>,
@@ -166,19 +158,8 @@ impl WormReceiver {
         Self {
             clock: Default::default(),
             flit: Default::default(),
-            reject: Default::default(),
-            payload_words: Default::default(),
             header_words: Default::default(),
-            word: Default::default(),
-            head: Default::default(),
-            source: Default::default(),
-            header_valid: Default::default(),
-            payload_valid: Default::default(),
-            index: Default::default(),
-            cut: Default::default(),
-            worm_end: Default::default(),
-            crc_check: Default::default(),
-            verdict: Default::default(),
+            worm: Default::default(),
             state: Default::default(),
             word_index: Default::default(),
             payload_count: Default::default(),
@@ -214,9 +195,9 @@ impl Logic for WormReceiver {
         self.valid.next = self.flit.val().get_bit(34);
         self.is_head.next = self.flit.val().get_bit(33);
         self.is_tail.next = self.flit.val().get_bit(32);
-        self.word.next = self.flit.val().get_bits::<32>(0);
-        self.source.next = self.route_source.q.val();
-        self.index.next = self.word_index.q.val();
+        self.worm.word.next = self.flit.val().get_bits::<32>(0);
+        self.worm.source.next = self.route_source.q.val();
+        self.worm.index.next = self.word_index.q.val();
         self.next_index.next = self.word_index.q.val() + self.index_step.val();
         // A head restarts the CRC; any other word continues it.
         self.crc_unit.word.next = self.flit.val().get_bits::<32>(0);
@@ -224,21 +205,21 @@ impl Logic for WormReceiver {
         if self.is_head.val() {
             self.crc_unit.crc_in.next = self.crc_initial.val();
         }
-        self.head.next = false;
-        self.header_valid.next = false;
-        self.payload_valid.next = false;
-        self.cut.next = false;
-        self.worm_end.next = false;
-        self.crc_check.next = false;
-        self.verdict.next = WormVerdict::Ok;
+        self.worm.head.next = false;
+        self.worm.header_valid.next = false;
+        self.worm.payload_valid.next = false;
+        self.worm.cut.next = false;
+        self.worm.worm_end.next = false;
+        self.worm.crc_check.next = false;
+        self.worm.verdict.next = WormVerdict::Ok;
         if self.valid.val() & self.is_head.val() {
-            self.head.next = true;
-            self.cut.next = (self.state.q.val() == ReceiveState::Header)
+            self.worm.head.next = true;
+            self.worm.cut.next = (self.state.q.val() == ReceiveState::Header)
                 | (self.state.q.val() == ReceiveState::Payload)
                 | (self.state.q.val() == ReceiveState::Crc);
             if self.is_tail.val() {
-                self.worm_end.next = true;
-                self.verdict.next = WormVerdict::Truncated;
+                self.worm.worm_end.next = true;
+                self.worm.verdict.next = WormVerdict::Truncated;
                 self.state.d.next = ReceiveState::Idle;
             } else {
                 self.state.d.next = ReceiveState::Header;
@@ -251,44 +232,44 @@ impl Logic for WormReceiver {
             match self.state.q.val() {
                 ReceiveState::Idle => {
                     // A worm whose head was lost: counted once, the rest dropped.
-                    self.worm_end.next = true;
-                    self.verdict.next = WormVerdict::Truncated;
+                    self.worm.worm_end.next = true;
+                    self.worm.verdict.next = WormVerdict::Truncated;
                     if !self.is_tail.val() {
                         self.state.d.next = ReceiveState::Discard;
                     }
                 }
                 ReceiveState::Crc => {
-                    self.worm_end.next = true;
+                    self.worm.worm_end.next = true;
                     if !self.is_tail.val() {
-                        self.verdict.next = WormVerdict::Malformed;
+                        self.worm.verdict.next = WormVerdict::Malformed;
                         self.state.d.next = ReceiveState::Discard;
                     } else {
-                        self.crc_check.next = true;
+                        self.worm.crc_check.next = true;
                         self.state.d.next = ReceiveState::Idle;
                         if self.flit.val().get_bits::<32>(0) != self.crc.q.val() {
-                            self.verdict.next = WormVerdict::Crc;
+                            self.worm.verdict.next = WormVerdict::Crc;
                         } else if !self.to_node.q.val() {
-                            self.verdict.next = WormVerdict::Misrouted;
+                            self.worm.verdict.next = WormVerdict::Misrouted;
                         }
                     }
                 }
                 ReceiveState::Header => {
                     if self.is_tail.val() {
-                        self.worm_end.next = true;
-                        self.verdict.next = WormVerdict::Truncated;
+                        self.worm.worm_end.next = true;
+                        self.worm.verdict.next = WormVerdict::Truncated;
                         self.state.d.next = ReceiveState::Idle;
                     } else {
-                        self.header_valid.next = true;
+                        self.worm.header_valid.next = true;
                         self.crc.d.next = self.crc_unit.crc_out.val();
                         self.word_index.d.next = self.next_index.val();
-                        if self.reject.val() {
-                            self.worm_end.next = true;
-                            self.verdict.next = WormVerdict::Malformed;
+                        if self.worm.reject.val() {
+                            self.worm.worm_end.next = true;
+                            self.worm.verdict.next = WormVerdict::Malformed;
                             self.state.d.next = ReceiveState::Discard;
                         } else if self.next_index.val() == self.header_words.val() {
                             self.word_index.d.next = self.first_index.val();
-                            self.payload_count.d.next = self.payload_words.val();
-                            if self.payload_words.val().any() {
+                            self.payload_count.d.next = self.worm.payload_words.val();
+                            if self.worm.payload_words.val().any() {
                                 self.state.d.next = ReceiveState::Payload;
                             } else {
                                 self.state.d.next = ReceiveState::Crc;
@@ -298,11 +279,11 @@ impl Logic for WormReceiver {
                 }
                 ReceiveState::Payload => {
                     if self.is_tail.val() {
-                        self.worm_end.next = true;
-                        self.verdict.next = WormVerdict::Truncated;
+                        self.worm.worm_end.next = true;
+                        self.worm.verdict.next = WormVerdict::Truncated;
                         self.state.d.next = ReceiveState::Idle;
                     } else {
-                        self.payload_valid.next = true;
+                        self.worm.payload_valid.next = true;
                         self.crc.d.next = self.crc_unit.crc_out.val();
                         self.word_index.d.next = self.next_index.val();
                         if self.next_index.val() == self.payload_count.q.val() {
@@ -523,15 +504,15 @@ mod tests {
     }
 
     fn shown(uut: &WormReceiver) -> Shown {
-        let index = uut.index.val().to_u64() as u8;
+        let index = uut.worm.index.val().to_u64() as u8;
         Shown {
-            head: uut.head.val(),
-            header: uut.header_valid.val().then_some(index),
-            payload: uut.payload_valid.val().then_some(index),
-            cut: uut.cut.val(),
-            end: uut.worm_end.val().then_some(uut.verdict.val()),
-            crc_check: uut.crc_check.val(),
-            source: uut.source.val().to_u64() as u16,
+            head: uut.worm.head.val(),
+            header: uut.worm.header_valid.val().then_some(index),
+            payload: uut.worm.payload_valid.val().then_some(index),
+            cut: uut.worm.cut.val(),
+            end: uut.worm.worm_end.val().then_some(uut.worm.verdict.val()),
+            crc_check: uut.worm.crc_check.val(),
+            source: uut.worm.source.val().to_u64() as u16,
         }
     }
 
@@ -567,9 +548,9 @@ mod tests {
                 }
                 // The parent of the reference, combinational as a real one would be.
                 assert!(simulate(&mut uut, 1000));
-                let word = uut.word.val().to_u64();
-                uut.reject.next = word >> 31 == 1;
-                uut.payload_words.next = Bits::from(word & 0xF);
+                let word = uut.worm.word.val().to_u64();
+                uut.worm.reject.next = word >> 31 == 1;
+                uut.worm.payload_words.next = Bits::from(word & 0xF);
                 assert!(simulate(&mut uut, 1000));
                 let want = reference.step(f);
                 assert_eq!(shown(&uut), want, "cycle {cycle}, flit {f:#011x}");
