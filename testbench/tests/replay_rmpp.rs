@@ -449,6 +449,39 @@ fn version_mismatch_and_malformed_headers_are_dropped_by_reason() {
     assert_eq!(delivered(&l).len(), 1);
 }
 
+/// §11.1's length check 3 and the payload length of a LAST_DATA at their boundaries (mtu 32):
+/// a DATA may not be the message's last packet, a LAST_DATA must be it, and a LAST_DATA carries
+/// `len mod 32` bytes, or 32 when that is 0, up to the largest `len`. Each well-formed packet
+/// here matches no slot, so it is dropped as `unknown_message`; a wrong boundary makes it
+/// `malformed`, or a wrong payload length `truncated` or `crc`, on the engine that has it.
+#[test]
+fn length_checks_hold_at_the_message_boundaries() {
+    let top = u64::from(u32::MAX);
+    let last = (top - 1) >> 5;
+    // (type, len, seq, the drop it gets), one packet every 50 cycles.
+    let cases = [
+        ("DATA", 100, 2, "unknown_message"),
+        ("DATA", 100, 3, "malformed"),
+        ("LAST_DATA", 100, 3, "unknown_message"),
+        ("LAST_DATA", 96, 2, "unknown_message"),
+        ("LAST_DATA", 96, 3, "malformed"),
+        ("DATA", 0, 1, "malformed"),
+        ("LAST_DATA", 0, 1, "malformed"),
+        ("DATA", 100, 0, "malformed"),
+        ("DATA", top, last - 1, "unknown_message"),
+        ("DATA", top, last, "malformed"),
+        ("LAST_DATA", top, last, "unknown_message"),
+        ("LAST_DATA", top, last + 1, "malformed"),
+    ];
+    let ev: Vec<(u64, Value)> = (0..)
+        .zip(cases)
+        .map(|(i, (ty, len, seq, _))| (50 * i, pkt(ty, 1, 1, 1, len, seq)))
+        .collect();
+    let l = run(&trace(json!({}), &ev, 700));
+    let expected: Vec<&str> = cases.iter().map(|case| case.3).collect();
+    assert_eq!(drops(&l), s(&expected));
+}
+
 #[test]
 fn replies_for_the_send_side_are_passed_on() {
     let ev = [

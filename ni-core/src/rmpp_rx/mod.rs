@@ -400,7 +400,9 @@ impl Logic for RmppRxCore {
         self.verdict.is_to_sender.next = self.receive.is_to_sender.val();
         self.verdict.seq.next = self.receive.seq.val();
         self.verdict.seq_bytes.next = self.receive.seq_bytes.val();
+        self.verdict.seq_far.next = self.receive.seq_far.val();
         self.verdict.seq_end_bytes.next = self.receive.seq_end_bytes.val();
+        self.verdict.seq_end_far.next = self.receive.seq_end_far.val();
         self.verdict.expected.next = self.exp_ram.read_data.val();
         self.verdict.matched.next = self.slots.matched.val();
         self.verdict.match_slot.next = self.slots.match_slot.val();

@@ -7,6 +7,9 @@ use rust_hdl::prelude::*;
 /// Header word 6 (`msgNum`): the last, where the well-formed checks end and the verdict is taken.
 const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 
+/// The bits of `seq * mtu` the verdict compares with a slot's limit (at most 4096 bytes).
+const SEQ_BYTES_BITS: u64 = 14;
+
 /// Reads the worms a [`idemnet_rtl::worm_receiver::WormReceiver`] frames (the receive path's own,
 /// or the node's one receiver, §13.3) and latches the seven header words of §11.1 as they pass,
 /// with the well-formed checks.
@@ -20,7 +23,8 @@ const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 /// | `source` | out | 16 | the route's `src` (register) |
 /// | `packet_type`, `nid`, `msg_id`, `len`, `seq`, `info`, `msg_num` | out | 4, 16, 32 x 5 | the latched header words (registers) |
 /// | `is_rts`, `is_null`, `is_data`, `is_stop`, `is_to_sender` | out | 1 each | `packet_type` is RTS or RTS_LAST; NULL; DATA, STOP_DATA or LAST_DATA; STOP_DATA or LAST_DATA; CTS, MSGEND or MSGDROP |
-/// | `seq_bytes`, `seq_end_bytes` | out | 40, 40 | `seq * mtu` and `(seq + 1) * mtu`, exact |
+/// | `seq_bytes`, `seq_far` | out | 14, 1 | `seq * mtu` modulo 16 KB (wiring), and whether it is at least 16 KB (register) |
+/// | `seq_end_bytes`, `seq_end_far` | out | 14, 1 | the same of `(seq + 1) * mtu` (registers) |
 /// | `word` | out | 32 | the data of the flit |
 /// | `decide` | out | 1 | `word` is header word 6 of a well-formed header: the verdict is taken now |
 /// | `payload_valid` | out | 1 | `word` is a payload word |
@@ -35,6 +39,16 @@ const LAST_HEADER_WORD: u64 = HEADER_WORDS as u64 - 1;
 /// the type); a rejected worm is discarded up to its tail. The payload length the CRC position
 /// follows is `ceil(bytes / 4)` of the packet's payload bytes, from the latched type, `len` and
 /// `seq`.
+///
+/// The length checks need no product: with `mtu = 2^k` and `last = (len - 1) >> k` (the `seq`
+/// of a message's last packet), `(seq + 1) * mtu >= len` is `len == 0 | seq >= last` and
+/// `seq * mtu >= len` is `len == 0 | seq > last`, and a well-formed LAST_DATA carries
+/// `len mod mtu` bytes if it is the last packet and that is not 0, else `mtu` (a rejected header's
+/// payload length is never read). One 32-bit decrement and one compare, where the exact 40-bit
+/// products took an adder, a subtracter and three 40-bit compares. `seq * mtu` and
+/// `(seq + 1) * mtu`, which the verdict reads only at word 6, are 14 bits and an "at least
+/// 16 KB" bit (the limit they are compared with is at most 4096), the latter two registered
+/// each cycle from `seq`, which is latched at word 4 and so is settled in them from word 5.
 #[derive(LogicBlock)]
 pub struct RmppReceiver {
     pub clock: Signal<In, Clock>,
@@ -52,8 +66,10 @@ pub struct RmppReceiver {
     pub is_data: Signal<Out, Bit>,
     pub is_stop: Signal<Out, Bit>,
     pub is_to_sender: Signal<Out, Bit>,
-    pub seq_bytes: Signal<Out, Bits<40>>,
-    pub seq_end_bytes: Signal<Out, Bits<40>>,
+    pub seq_bytes: Signal<Out, Bits<14>>,
+    pub seq_far: Signal<Out, Bit>,
+    pub seq_end_bytes: Signal<Out, Bits<14>>,
+    pub seq_end_far: Signal<Out, Bit>,
     pub word: Signal<Out, Bits<32>>,
     pub decide: Signal<Out, Bit>,
     pub payload_valid: Signal<Out, Bit>,
@@ -75,12 +91,21 @@ pub struct RmppReceiver {
     bad_fields: DFF<Bit>,
     bad_version: DFF<Bit>,
     bad_length: DFF<Bit>,
+    seq_far_held: DFF<Bit>,
+    seq_end_held: DFF<Bits<14>>,
+    seq_end_far_held: DFF<Bit>,
     type_field: Signal<Local, Bits<14>>,
     length_wrong: Signal<Local, Bit>,
     rejected: Signal<Local, Bit>,
     version_rejected: Signal<Local, Bit>,
-    len_bytes: Signal<Local, Bits<40>>,
-    len_after_seq: Signal<Local, Bits<40>>,
+    seq_low: Signal<Local, Bits<14>>,
+    seq_far_now: Signal<Local, Bit>,
+    seq_end_sum: Signal<Local, Bits<15>>,
+    last_seq: Signal<Local, Bits<32>>,
+    seq_at_last: Signal<Local, Bit>,
+    seq_after_last: Signal<Local, Bit>,
+    len_short: Signal<Local, Bit>,
+    len_partial: Signal<Local, Bits<6>>,
     payload_bytes: Signal<Local, Bits<6>>,
     rx_words: Signal<Local, Bits<6>>,
     nodes: Constant<Bits<16>>,
@@ -97,8 +122,9 @@ pub struct RmppReceiver {
     type_msg_drop: Constant<Bits<4>>,
     type_null: Constant<Bits<4>>,
     mtu_bytes: Constant<Bits<6>>,
-    mtu_wide: Constant<Bits<40>>,
     log2_mtu: Constant<Bits<6>>,
+    far_shift: Constant<Bits<6>>,
+    mtu_low_mask: Constant<Bits<6>>,
     no_bytes: Constant<Bits<6>>,
     word_round_up: Constant<Bits<6>>,
     header_first: Constant<Bits<4>>,
@@ -138,7 +164,9 @@ impl RmppReceiver {
             is_stop: Default::default(),
             is_to_sender: Default::default(),
             seq_bytes: Default::default(),
+            seq_far: Default::default(),
             seq_end_bytes: Default::default(),
+            seq_end_far: Default::default(),
             word: Default::default(),
             decide: Default::default(),
             payload_valid: Default::default(),
@@ -160,12 +188,21 @@ impl RmppReceiver {
             bad_fields: Default::default(),
             bad_version: Default::default(),
             bad_length: Default::default(),
+            seq_far_held: Default::default(),
+            seq_end_held: Default::default(),
+            seq_end_far_held: Default::default(),
             type_field: Default::default(),
             length_wrong: Default::default(),
             rejected: Default::default(),
             version_rejected: Default::default(),
-            len_bytes: Default::default(),
-            len_after_seq: Default::default(),
+            seq_low: Default::default(),
+            seq_far_now: Default::default(),
+            seq_end_sum: Default::default(),
+            last_seq: Default::default(),
+            seq_at_last: Default::default(),
+            seq_after_last: Default::default(),
+            len_short: Default::default(),
+            len_partial: Default::default(),
             payload_bytes: Default::default(),
             rx_words: Default::default(),
             nodes: c(cfg.nodes as u64),
@@ -182,8 +219,9 @@ impl RmppReceiver {
             type_msg_drop: code(Type::MsgDrop),
             type_null: code(Type::Null),
             mtu_bytes: c(cfg.mtu as u64),
-            mtu_wide: c(cfg.mtu as u64),
             log2_mtu: c(cfg.mtu.trailing_zeros() as u64),
+            far_shift: c(SEQ_BYTES_BITS - cfg.mtu.trailing_zeros() as u64),
+            mtu_low_mask: c(cfg.mtu as u64 - 1),
             no_bytes: c(0),
             word_round_up: c(3),
             header_first: c(0),
@@ -212,7 +250,10 @@ impl Logic for RmppReceiver {
             rx_msg_num,
             bad_fields,
             bad_version,
-            bad_length
+            bad_length,
+            seq_far_held,
+            seq_end_held,
+            seq_end_far_held
         );
         self.word.next = self.receiver.word.val();
         self.source.next = self.receiver.source.val();
@@ -225,7 +266,7 @@ impl Logic for RmppReceiver {
         self.msg_num.next = self.rx_msg_num.q.val();
         self.type_field.next = self.receiver.word.val().get_bits::<14>(16);
 
-        // ---- The latched type, decoded; header arithmetic, exact in 40 bits.
+        // ---- The latched type, decoded.
         self.is_rts.next = (self.rx_type.q.val() == self.type_rts.val())
             | (self.rx_type.q.val() == self.type_rts_last.val());
         self.is_null.next = self.rx_type.q.val() == self.type_null.val();
@@ -237,11 +278,24 @@ impl Logic for RmppReceiver {
         self.is_to_sender.next = (self.rx_type.q.val() == self.type_cts.val())
             | (self.rx_type.q.val() == self.type_msg_end.val())
             | (self.rx_type.q.val() == self.type_msg_drop.val());
-        self.seq_bytes.next = bit_cast::<40, 32>(self.rx_seq.q.val()) << self.log2_mtu.val();
-        self.seq_end_bytes.next =
-            (bit_cast::<40, 32>(self.rx_seq.q.val()) << self.log2_mtu.val()) + self.mtu_wide.val();
-        self.len_bytes.next = bit_cast::<40, 32>(self.rx_len.q.val());
-        self.len_after_seq.next = self.len_bytes.val() - self.seq_bytes.val();
+        // `seq * mtu` and `(seq + 1) * mtu` for the verdict, in 14 bits and a "far" bit.
+        self.seq_low.next = self.rx_seq.q.val().get_bits::<14>(0) << self.log2_mtu.val();
+        self.seq_far_now.next = (self.rx_seq.q.val() >> self.far_shift.val()).any();
+        self.seq_far_held.d.next = self.seq_far_now.val();
+        self.seq_end_sum.next =
+            bit_cast::<15, 14>(self.seq_low.val()) + bit_cast::<15, 6>(self.mtu_bytes.val());
+        self.seq_end_held.d.next = self.seq_end_sum.val().get_bits::<14>(0);
+        self.seq_end_far_held.d.next = self.seq_far_now.val() | self.seq_end_sum.val().get_bit(14);
+        self.seq_bytes.next = self.seq_low.val();
+        self.seq_far.next = self.seq_far_held.q.val();
+        self.seq_end_bytes.next = self.seq_end_held.q.val();
+        self.seq_end_far.next = self.seq_end_far_held.q.val();
+        // The `seq` of the message's last packet, and where this one stands against it.
+        self.last_seq.next = (self.rx_len.q.val() - 1) >> self.log2_mtu.val();
+        self.seq_at_last.next = self.rx_seq.q.val() == self.last_seq.val();
+        self.seq_after_last.next = self.rx_seq.q.val() > self.last_seq.val();
+        self.len_short.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
+        self.len_partial.next = self.rx_len.q.val().get_bits::<6>(0) & self.mtu_low_mask.val();
         // Well-formed check 3 and the payload bytes of the packet (§11.1).
         self.length_wrong.next = false;
         self.payload_bytes.next = self.no_bytes.val();
@@ -259,15 +313,14 @@ impl Logic for RmppReceiver {
             | (self.rx_type.q.val() == self.type_stop_data.val())
         {
             self.length_wrong.next =
-                !self.rx_seq.q.val().any() | (self.seq_end_bytes.val() >= self.len_bytes.val());
+                self.len_short.val() | self.seq_at_last.val() | self.seq_after_last.val();
             self.payload_bytes.next = self.mtu_bytes.val();
         } else if self.rx_type.q.val() == self.type_last_data.val() {
-            self.length_wrong.next =
-                !self.rx_seq.q.val().any() | (self.seq_bytes.val() >= self.len_bytes.val());
-            if self.len_after_seq.val() >= self.mtu_wide.val() {
-                self.payload_bytes.next = self.mtu_bytes.val();
+            self.length_wrong.next = self.len_short.val() | self.seq_after_last.val();
+            if self.seq_at_last.val() & self.len_partial.val().any() {
+                self.payload_bytes.next = self.len_partial.val();
             } else {
-                self.payload_bytes.next = self.len_after_seq.val().get_bits::<6>(0);
+                self.payload_bytes.next = self.mtu_bytes.val();
             }
         }
         self.rx_words.next = (self.payload_bytes.val() + self.word_round_up.val()) >> 2;

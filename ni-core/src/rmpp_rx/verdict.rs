@@ -18,7 +18,8 @@ use super::{Action, DropReason};
 /// | `payload_valid` | in | 1 | `word` is a payload word |
 /// | `source`, `nid` | in | 16, 16 | the route's `src`, the header's `srcNID` |
 /// | `is_rts`, `is_null`, `is_data`, `is_stop`, `is_to_sender` | in | 1 each | the packet's type, decoded |
-/// | `seq`, `seq_bytes`, `seq_end_bytes` | in | 32, 40, 40 | `seq`, `seq * mtu`, `(seq + 1) * mtu` |
+/// | `seq` | in | 32 | the packet's `seq` |
+/// | `seq_bytes`, `seq_far`, `seq_end_bytes`, `seq_end_far` | in | 14, 1, 14, 1 | `seq * mtu` and `(seq + 1) * mtu` modulo 16 KB, each with whether it is at least 16 KB |
 /// | `expected` | in | 32 | `expected[srcNID]` (the RAM holds `expected - 1`) |
 /// | `matched`, `match_slot` | in | 1, 4 | a busy slot holds (`srcNID`, `msgID`), and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | in | 1 each | its state: UPCALL, RECEIVING, COMPLETE, ENDED or DROPPED |
@@ -35,8 +36,8 @@ use super::{Action, DropReason};
 /// the `srcNID` latched at word 1, so from word 4 on the register holds `expected[srcNID] + 1`
 /// (the RAM is written only at a packet's action, never inside a header), and at word 6 the
 /// order check is one compare of `word` with a register, not the RAM's output through an adder.
-/// The byte arithmetic against `limit` (at most 4096) is 14 bits wide, with the upper bits of
-/// `seq * mtu` and `(seq + 1) * mtu` reduced to one "at or past 16 KB" bit each.
+/// The byte arithmetic against `limit` (at most 4096) is 14 bits wide: the receiver gives
+/// `seq * mtu` and `(seq + 1) * mtu` in 14 bits with one "at or past 16 KB" bit each.
 #[derive(LogicBlock)]
 pub struct RmppVerdict {
     pub clock: Signal<In, Clock>,
@@ -51,8 +52,10 @@ pub struct RmppVerdict {
     pub is_stop: Signal<In, Bit>,
     pub is_to_sender: Signal<In, Bit>,
     pub seq: Signal<In, Bits<32>>,
-    pub seq_bytes: Signal<In, Bits<40>>,
-    pub seq_end_bytes: Signal<In, Bits<40>>,
+    pub seq_bytes: Signal<In, Bits<14>>,
+    pub seq_far: Signal<In, Bit>,
+    pub seq_end_bytes: Signal<In, Bits<14>>,
+    pub seq_end_far: Signal<In, Bit>,
     pub expected: Signal<In, Bits<32>>,
     pub matched: Signal<In, Bit>,
     pub match_slot: Signal<In, Bits<4>>,
@@ -83,10 +86,6 @@ pub struct RmppVerdict {
     rx_rem: DFF<Bits<6>>,
     expected_next: DFF<Bits<32>>,
     limit_wide: Signal<Local, Bits<14>>,
-    seq_low: Signal<Local, Bits<14>>,
-    seq_end_low: Signal<Local, Bits<14>>,
-    seq_far: Signal<Local, Bit>,
-    seq_end_far: Signal<Local, Bit>,
     limit_after_seq: Signal<Local, Bits<14>>,
     fin: Signal<Local, Bit>,
     rem_in: Signal<Local, Bits<6>>,
@@ -131,7 +130,9 @@ impl RmppVerdict {
             is_to_sender: Default::default(),
             seq: Default::default(),
             seq_bytes: Default::default(),
+            seq_far: Default::default(),
             seq_end_bytes: Default::default(),
+            seq_end_far: Default::default(),
             expected: Default::default(),
             matched: Default::default(),
             match_slot: Default::default(),
@@ -162,10 +163,6 @@ impl RmppVerdict {
             rx_rem: Default::default(),
             expected_next: Default::default(),
             limit_wide: Default::default(),
-            seq_low: Default::default(),
-            seq_end_low: Default::default(),
-            seq_far: Default::default(),
-            seq_end_far: Default::default(),
             limit_after_seq: Default::default(),
             fin: Default::default(),
             rem_in: Default::default(),
@@ -215,14 +212,11 @@ impl Logic for RmppVerdict {
         // ---- What the verdict reads of the matching slot, and where the payload goes.
         self.expected_next.d.next = self.expected.val() + 1;
         self.limit_wide.next = bit_cast::<14, 13>(self.match_limit.val());
-        self.seq_low.next = self.seq_bytes.val().get_bits::<14>(0);
-        self.seq_end_low.next = self.seq_end_bytes.val().get_bits::<14>(0);
-        self.seq_far.next = (self.seq_bytes.val() >> 14).any();
-        self.seq_end_far.next = (self.seq_end_bytes.val() >> 14).any();
-        self.fin.next = self.seq_end_far.val() | (self.seq_end_low.val() >= self.limit_wide.val());
-        self.limit_after_seq.next = self.limit_wide.val() - self.seq_low.val();
+        self.fin.next =
+            self.seq_end_far.val() | (self.seq_end_bytes.val() >= self.limit_wide.val());
+        self.limit_after_seq.next = self.limit_wide.val() - self.seq_bytes.val();
         self.rem_in.next = self.no_bytes.val();
-        if !self.seq_far.val() & (self.seq_low.val() < self.limit_wide.val()) {
+        if !self.seq_far.val() & (self.seq_bytes.val() < self.limit_wide.val()) {
             if self.limit_after_seq.val() > self.packet_bytes_wide.val() {
                 self.rem_in.next = self.packet_bytes_max.val();
             } else {
