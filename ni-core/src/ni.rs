@@ -5,6 +5,7 @@
 
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::worm_receiver::{ReceivedWorm, WormVerdict};
+use idemnet_rtl::worm_transmitter::WormSource;
 use idemnet_spec::ni::{NiConfig, COUNTERS};
 use rust_hdl::prelude::*;
 
@@ -67,23 +68,18 @@ pub enum SendState {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm_start` | in | 1 | the transmitter starts this NI's worm at this edge: the first due packet in priority is picked |
-/// | `worm_header_valid`, `worm_payload_valid`, `worm_index` | in | 1, 1, 4 | the transmitter asks for header / payload word `worm_index` |
-/// | `worm_fetch_index` | in | 4 | the payload word asked for in the next cycle (read from block RAM a cycle ahead) |
+/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): at `start` the first due packet in priority is picked; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM a cycle ahead, at `fetch_index`), zero when none is asked for; `payload_words` from the worm's latched length; `finish` is not read |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
-/// | `worm_due` | out | 1 | a worm is due (combinational from registers) |
-/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, then header word 0 (type, length), header word 1 (the uid), the payload words; zero when none is asked for |
-/// | `worm_payload_words` | out | 4 | the payload words of the worm being sent (from its latched length) |
 /// | `req_ready` | out | 1 | a send slot is free: beats are taken (0 before the first edge) |
 /// | `dlv_valid`, `dlv_data`, `dlv_last` | out | 1, 32, 1 | the delivery stream (§8.4) |
 /// | `dlv_src`, `dlv_uid`, `dlv_len` | out | 16, 32, 6 | the datagram delivered, held through its beats |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
 /// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
 ///
-/// Timing: every output is a register but `worm_due` (from registers only), `worm_word`
-/// (combinational from the `worm_*` inputs, the registers and the send memory's read register)
+/// Timing: every output is a register but `worm$due` (from registers only), `worm$word`
+/// (combinational from the `worm$*` inputs, the registers and the send memory's read register)
 /// and `dlv_data`, the receive memory's read register gated by the `dlv_len` register (zero for
 /// a zero-length datagram and between datagrams). A request beat is taken in cycle `t` when
 /// `req_valid` and `req_ready` (`O_(t-1)`); a delivery beat when `dlv_valid` (`O_(t-1)`) and
@@ -118,20 +114,13 @@ pub enum SendState {
 pub struct NiCore {
     pub clock: Signal<In, Clock>,
     pub receiver: ReceivedWorm,
-    pub worm_start: Signal<In, Bit>,
-    pub worm_header_valid: Signal<In, Bit>,
-    pub worm_payload_valid: Signal<In, Bit>,
-    pub worm_index: Signal<In, Bits<4>>,
-    pub worm_fetch_index: Signal<In, Bits<4>>,
+    pub worm: WormSource,
     pub req_valid: Signal<In, Bit>,
     pub req_data: Signal<In, Bits<32>>,
     pub req_last: Signal<In, Bit>,
     pub req_dst: Signal<In, Bits<16>>,
     pub req_len: Signal<In, Bits<6>>,
     pub dlv_ready: Signal<In, Bit>,
-    pub worm_due: Signal<Out, Bit>,
-    pub worm_word: Signal<Out, Bits<32>>,
-    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub req_ready: Signal<Out, Bit>,
     pub dlv_valid: Signal<Out, Bit>,
     pub dlv_data: Signal<Out, Bits<32>>,
@@ -226,20 +215,13 @@ impl NiCore {
         Self {
             clock: Default::default(),
             receiver: Default::default(),
-            worm_start: Default::default(),
-            worm_header_valid: Default::default(),
-            worm_payload_valid: Default::default(),
-            worm_index: Default::default(),
-            worm_fetch_index: Default::default(),
+            worm: Default::default(),
             req_valid: Default::default(),
             req_data: Default::default(),
             req_last: Default::default(),
             req_dst: Default::default(),
             req_len: Default::default(),
             dlv_ready: Default::default(),
-            worm_due: Default::default(),
-            worm_word: Default::default(),
-            worm_payload_words: Default::default(),
             req_ready: Default::default(),
             dlv_valid: Default::default(),
             dlv_data: Default::default(),
@@ -454,11 +436,7 @@ impl Logic for NiCore {
         self.delivery.dlv_ready.next = self.dlv_ready.val();
 
         // ---- Transmitter (§8.5): the transmit block picks among the due packets.
-        self.transmit.worm_start.next = self.worm_start.val();
-        self.transmit.worm_header_valid.next = self.worm_header_valid.val();
-        self.transmit.worm_payload_valid.next = self.worm_payload_valid.val();
-        self.transmit.worm_index.next = self.worm_index.val();
-        self.transmit.worm_fetch_index.next = self.worm_fetch_index.val();
+        WormSource::link(&mut self.worm, &mut self.transmit.worm);
         self.transmit.forget_due.next = self.send.forget_due.val();
         self.transmit.forget_destination.next = self.send.forget_destination.val();
         self.transmit.forget_counter.next = self.send.forget_counter.val();
@@ -492,9 +470,6 @@ impl Logic for NiCore {
         }
 
         // ---- Outputs.
-        self.worm_due.next = self.transmit.worm_due.val();
-        self.worm_word.next = self.transmit.worm_word.val();
-        self.worm_payload_words.next = self.transmit.worm_payload_words.val();
         self.req_ready.next = self.send.req_ready.val();
         self.dlv_valid.next = self.delivery.dlv_valid.val();
         self.dlv_data.next = self.delivery.dlv_data.val();
@@ -559,13 +534,6 @@ macro_rules! ni_with_transmitter {
             receives: net_in into receiver(cfg.node),
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
-            asks: {
-                worm_start = start,
-                worm_header_valid = header_valid,
-                worm_payload_valid = payload_valid,
-                worm_index = index,
-                worm_fetch_index = fetch_index,
-            },
         }
     };
 }

@@ -7,7 +7,7 @@ use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
 use idemnet_rtl::worm_receiver::{FramedWorm, WormReceiver};
-use idemnet_rtl::worm_transmitter::WormTransmitter;
+use idemnet_rtl::worm_transmitter::{WormFetch, WormSource, WormTransmitter};
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
@@ -34,17 +34,11 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm_start` | in | 1 | the transmitter starts the held packet's worm at this edge |
-/// | `worm_header_valid`, `worm_payload_valid`, `worm_index` | in | 1, 1, 4 | the transmitter asks for header / payload word `worm_index` |
-/// | `worm_fetch_index` | in | 4 | the payload word asked for in the next cycle (read from `payloads` a cycle ahead) |
-/// | `worm_finish` | in | 1 | the worm's CRC goes out at this edge: the packet is no longer held |
+/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (the memory's read register, read at `fetch_index` a cycle ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
 /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
 /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
 /// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
 /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
-/// | `worm_due` | out | 1 | a packet is held (a register) |
-/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, header word `worm_index`, payload word `worm_index` (the memory's read register); zero when none is asked for |
-/// | `worm_payload_words` | out | 4 | `ceil(bytes / 4)` of the held packet |
 /// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
 /// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
 ///
@@ -55,23 +49,18 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// while a packet is held, when nothing is written). A refused packet is counted at the
 /// beat that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
 /// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
-/// and 1 again from the edge that puts out its CRC flit (`worm_finish`). The words asked for:
+/// and 1 again from the edge that puts out its CRC flit (`worm$finish`). The words asked for:
 /// the route (`dst` = `tx_dst`, `src = node`), header words 0-6 (word 0 = `11` in 31:30, `type`
 /// in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`, `seq`, `info`,
 /// `msgNum`), and the payload words as given (not masked), read from `payloads` a cycle ahead
-/// at `worm_fetch_index`.
+/// at `worm$fetch_index`.
 ///
 /// Internals: `full` (a packet is held or in transmission), the latched fields `r_*`, the
 /// header words built by a [`HeaderWords`], as the receive path's replies are.
 #[derive(LogicBlock)]
 pub struct RmppTxCore {
     pub clock: Signal<In, Clock>,
-    pub worm_start: Signal<In, Bit>,
-    pub worm_header_valid: Signal<In, Bit>,
-    pub worm_payload_valid: Signal<In, Bit>,
-    pub worm_index: Signal<In, Bits<4>>,
-    pub worm_fetch_index: Signal<In, Bits<4>>,
-    pub worm_finish: Signal<In, Bit>,
+    pub worm: WormSource,
     pub tx_valid: Signal<In, Bit>,
     pub tx_data: Signal<In, Bits<32>>,
     pub tx_last: Signal<In, Bit>,
@@ -83,9 +72,6 @@ pub struct RmppTxCore {
     pub tx_info: Signal<In, Bits<32>>,
     pub tx_msg_num: Signal<In, Bits<32>>,
     pub tx_bytes: Signal<In, Bits<6>>,
-    pub worm_due: Signal<Out, Bit>,
-    pub worm_word: Signal<Out, Bits<32>>,
-    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub tx_ready: Signal<Out, Bit>,
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     requests: RequestReader,
@@ -118,12 +104,7 @@ impl RmppTxCore {
     pub fn new(node: u16) -> Self {
         Self {
             clock: Default::default(),
-            worm_start: Default::default(),
-            worm_header_valid: Default::default(),
-            worm_payload_valid: Default::default(),
-            worm_index: Default::default(),
-            worm_fetch_index: Default::default(),
-            worm_finish: Default::default(),
+            worm: Default::default(),
             tx_valid: Default::default(),
             tx_data: Default::default(),
             tx_last: Default::default(),
@@ -135,9 +116,6 @@ impl RmppTxCore {
             tx_info: Default::default(),
             tx_msg_num: Default::default(),
             tx_bytes: Default::default(),
-            worm_due: Default::default(),
-            worm_word: Default::default(),
-            worm_payload_words: Default::default(),
             tx_ready: Default::default(),
             tx_cnt_host_error: Default::default(),
             requests: Default::default(),
@@ -215,25 +193,26 @@ impl Logic for RmppTxCore {
                 self.o_ready.d.next = true;
             }
         }
-        if self.worm_finish.val() {
+        if self.worm.finish.val() {
             self.full.d.next = false;
             self.o_ready.d.next = true;
         }
 
         // The worm: the held packet, when the transmitter starts it.
-        self.worm_due.next = self.full.q.val();
+        self.worm.due.next = self.full.q.val();
         self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
-        self.worm_payload_words.next = self.tx_words.val().get_bits::<4>(0);
+        self.worm.payload_words.next = self.tx_words.val().get_bits::<4>(0);
         // A payload has at most 8 words, so the low 3 bits of the index are its address.
         self.payloads.read_address.next = self
-            .worm_fetch_index
+            .worm
+            .fetch_index
             .val()
             .get_bits::<PACKET_ADDRESS_BITS>(0);
-        self.worm_word.next = 0.into();
-        if self.worm_start.val() {
-            self.worm_word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
+        self.worm.word.next = 0.into();
+        if self.worm.start.val() {
+            self.worm.word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
         }
-        self.header.index.next = self.worm_index.val();
+        self.header.index.next = self.worm.index.val();
         self.header.packet_type.next = self.r_type.q.val();
         self.header.nid.next = self.node.val();
         self.header.msg_id.next = self.r_msg_id.q.val();
@@ -241,11 +220,11 @@ impl Logic for RmppTxCore {
         self.header.seq.next = self.r_seq.q.val();
         self.header.info.next = self.r_info.q.val();
         self.header.msg_num.next = self.r_msg_num.q.val();
-        if self.worm_header_valid.val() {
-            self.worm_word.next = self.header.word.val();
+        if self.worm.header_valid.val() {
+            self.worm.word.next = self.header.word.val();
         }
-        if self.worm_payload_valid.val() {
-            self.worm_word.next = self.payloads.read_data.val();
+        if self.worm.payload_valid.val() {
+            self.worm.word.next = self.payloads.read_data.val();
         }
 
         self.tx_ready.next = self.o_ready.q.val();
@@ -292,14 +271,6 @@ macro_rules! rmpp_tx_with_transmitter {
             header_words: RMPP_HEADER_WORDS,
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
-            asks: {
-                worm_start = start,
-                worm_header_valid = header_valid,
-                worm_payload_valid = payload_valid,
-                worm_index = index,
-                worm_fetch_index = fetch_index,
-                worm_finish = finish,
-            },
         }
     };
 }
@@ -308,55 +279,36 @@ with_host_ports!(rmpp_tx_with_transmitter);
 
 /// The transmit merge of a node (docs/protocol.md §13.2, `tx_merge`): the node's one
 /// [`WormTransmitter`] (one CRC unit for the link), shared by three worm sources
-/// ([`crate::standalone`]): a, the NI; b, the RMPP receive path's replies; c, the framer.
+/// ([`crate::standalone`]): the NI, the RMPP receive path's replies and the framer, in that
+/// cyclic order.
 ///
 /// Ports (Verilog names):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `due_a`, `due_b`, `due_c` | in | 1 | the sources' `worm_due` (from their registers) |
-/// | `word_a`, `word_b`, `word_c` | in | 32 | the sources' answers, `worm_word` |
-/// | `payload_words_a`, `payload_words_b`, `payload_words_c` | in | 4 | the sources' `worm_payload_words` |
-/// | `start_a`, `start_b`, `start_c` | out | 1 | the source's worm starts at this edge (combinational) |
-/// | `finish_c` | out | 1 | the framer's worm's CRC goes out at this edge (the NI and the replies need no `finish`) |
-/// | `header_valid`, `payload_valid`, `index`, `fetch_index` | out | 1, 1, 4, 4 | the transmitter's: the word asked for of the source being served, shown to all three |
+/// | `ni$*`, `rmpp$*`, `framer$*` | | | the three sources ([`WormFetch`], each joined to the source's [`WormSource`]): their `due`, `word`, `payload_words` in; `start` the source's alone; `finish` the framer's alone (0 to the NI and the receive path, which read none); `header_valid`, `payload_valid`, `index`, `fetch_index` the transmitter's, shown to all three |
 /// | `net_out` | out | 35 | the transmitter's flit (a register; zero when idle) |
 ///
 /// Timing: as §13.2 has it for three transmitters, OR-ed: the link is free in cycle `t` when
 /// the transmitter is idle, which is exactly when its flit (after edge `t-1`) is invalid or a
 /// tail. Then the source granted is the first with `due` at or after `turn` in the cyclic order
-/// a, b, c, its `start` is high and its head goes out at edge `t`, and `turn` becomes the
-/// source after it; otherwise there is no start and `turn` holds (a at power-on). The arbiter
+/// NI, receive path, framer, its `start` is high and its head goes out at edge `t`, and `turn` becomes the
+/// source after it; otherwise there is no start and `turn` holds (the NI at power-on). The arbiter
 /// is a [`RoundRobin`] (its `turn` is the requester after `last`), `ready` the transmitter idle
 /// with a worm due and `lock` otherwise, so that its `grant_index` names the source whose worm
 /// is in flight from head to tail: the transmitter's `word`, header length (the NI's 2 or the
 /// RMPP's 7, §8.1, §11.1) and `payload_words` are that source's, through a multiplexer. The
-/// strobes that act on a source (`start_*`, `finish_c`) are its alone; the ones that only ask
+/// strobes that act on a source (`start`, the framer's `finish`) are its alone; the ones that only ask
 /// for a word are shared, the source not served answers them into the multiplexer's unused
-/// inputs. `start_*` are combinational from `due_*` and registers; `word_*` and
-/// `payload_words_*` reach only the transmitter's registers, so a source answers in the cycle
-/// it is asked.
+/// inputs. `start` is combinational from the `due`s and registers; `word` and `payload_words`
+/// reach only the transmitter's registers, so a source answers in the cycle it is asked.
 #[derive(LogicBlock)]
 pub struct TxMerge {
     pub clock: Signal<In, Clock>,
-    pub due_a: Signal<In, Bit>,
-    pub due_b: Signal<In, Bit>,
-    pub due_c: Signal<In, Bit>,
-    pub word_a: Signal<In, Bits<32>>,
-    pub word_b: Signal<In, Bits<32>>,
-    pub word_c: Signal<In, Bits<32>>,
-    pub payload_words_a: Signal<In, Bits<4>>,
-    pub payload_words_b: Signal<In, Bits<4>>,
-    pub payload_words_c: Signal<In, Bits<4>>,
-    pub start_a: Signal<Out, Bit>,
-    pub start_b: Signal<Out, Bit>,
-    pub start_c: Signal<Out, Bit>,
-    pub finish_c: Signal<Out, Bit>,
-    pub header_valid: Signal<Out, Bit>,
-    pub payload_valid: Signal<Out, Bit>,
-    pub index: Signal<Out, Bits<4>>,
-    pub fetch_index: Signal<Out, Bits<4>>,
+    pub ni: WormFetch,
+    pub rmpp: WormFetch,
+    pub framer: WormFetch,
     pub net_out: Signal<Out, Flit>,
     arbiter: RoundRobin<MERGE_SOURCES, MERGE_SOURCE_BITS>,
     transmitter: WormTransmitter,
@@ -394,23 +346,9 @@ impl Default for TxMerge {
         let request = |source: MergeSource| c(1 << source.number());
         Self {
             clock: Default::default(),
-            due_a: Default::default(),
-            due_b: Default::default(),
-            due_c: Default::default(),
-            word_a: Default::default(),
-            word_b: Default::default(),
-            word_c: Default::default(),
-            payload_words_a: Default::default(),
-            payload_words_b: Default::default(),
-            payload_words_c: Default::default(),
-            start_a: Default::default(),
-            start_b: Default::default(),
-            start_c: Default::default(),
-            finish_c: Default::default(),
-            header_valid: Default::default(),
-            payload_valid: Default::default(),
-            index: Default::default(),
-            fetch_index: Default::default(),
+            ni: Default::default(),
+            rmpp: Default::default(),
+            framer: Default::default(),
             net_out: Default::default(),
             arbiter: RoundRobin::new(),
             transmitter: Default::default(),
@@ -433,44 +371,55 @@ impl Logic for TxMerge {
         self.arbiter.clock.next = self.clock.val();
         self.transmitter.clock.next = self.clock.val();
         self.requests.next = self.no_request.val();
-        if self.due_a.val() {
+        if self.ni.due.val() {
             self.requests.next = self.requests.val() | self.ni_request.val();
         }
-        if self.due_b.val() {
+        if self.rmpp.due.val() {
             self.requests.next = self.requests.val() | self.receive_request.val();
         }
-        if self.due_c.val() {
+        if self.framer.due.val() {
             self.requests.next = self.requests.val() | self.framer_request.val();
         }
         self.arbiter.request.next = self.requests.val();
         // The transmitter starts whenever it is idle with a worm due; the arbiter only says
         // whose, and holds that choice while the worm is out.
-        self.transmitter.due.next = self.arbiter.requested.val();
+        self.transmitter.source.due.next = self.arbiter.requested.val();
         self.transmitter.grant.next = true;
         self.arbiter.ready.next = self.transmitter.request.val();
         self.arbiter.lock.next = !self.transmitter.request.val();
-        self.start_a.next = self.arbiter.grant.val().get_bit(0);
-        self.start_b.next = self.arbiter.grant.val().get_bit(1);
-        self.start_c.next = self.arbiter.grant.val().get_bit(2);
-        self.transmitter.word.next = self.word_a.val();
+        self.ni.start.next = self.arbiter.grant.val().get_bit(0);
+        self.rmpp.start.next = self.arbiter.grant.val().get_bit(1);
+        self.framer.start.next = self.arbiter.grant.val().get_bit(2);
+        // Only the framer reads `finish` (the NI's and the replies' state moves at `start`).
+        self.ni.finish.next = false;
+        self.rmpp.finish.next = false;
+        self.framer.finish.next = self.transmitter.source.finish.val()
+            & (self.arbiter.grant_index.val() == self.framer_source.val());
+        self.transmitter.source.word.next = self.ni.word.val();
         self.transmitter.header_words.next = self.ni_header_words.val();
-        self.transmitter.payload_words.next = self.payload_words_a.val();
-        self.finish_c.next = false;
+        self.transmitter.source.payload_words.next = self.ni.payload_words.val();
         if self.arbiter.grant_index.val() == self.receive_source.val() {
-            self.transmitter.word.next = self.word_b.val();
+            self.transmitter.source.word.next = self.rmpp.word.val();
             self.transmitter.header_words.next = self.rmpp_header_words.val();
-            self.transmitter.payload_words.next = self.payload_words_b.val();
+            self.transmitter.source.payload_words.next = self.rmpp.payload_words.val();
         }
         if self.arbiter.grant_index.val() == self.framer_source.val() {
-            self.transmitter.word.next = self.word_c.val();
+            self.transmitter.source.word.next = self.framer.word.val();
             self.transmitter.header_words.next = self.rmpp_header_words.val();
-            self.transmitter.payload_words.next = self.payload_words_c.val();
-            self.finish_c.next = self.transmitter.finish.val();
+            self.transmitter.source.payload_words.next = self.framer.payload_words.val();
         }
-        self.header_valid.next = self.transmitter.header_valid.val();
-        self.payload_valid.next = self.transmitter.payload_valid.val();
-        self.index.next = self.transmitter.index.val();
-        self.fetch_index.next = self.transmitter.fetch_index.val();
+        self.ni.header_valid.next = self.transmitter.source.header_valid.val();
+        self.ni.payload_valid.next = self.transmitter.source.payload_valid.val();
+        self.ni.index.next = self.transmitter.source.index.val();
+        self.ni.fetch_index.next = self.transmitter.source.fetch_index.val();
+        self.rmpp.header_valid.next = self.transmitter.source.header_valid.val();
+        self.rmpp.payload_valid.next = self.transmitter.source.payload_valid.val();
+        self.rmpp.index.next = self.transmitter.source.index.val();
+        self.rmpp.fetch_index.next = self.transmitter.source.fetch_index.val();
+        self.framer.header_valid.next = self.transmitter.source.header_valid.val();
+        self.framer.payload_valid.next = self.transmitter.source.payload_valid.val();
+        self.framer.index.next = self.transmitter.source.index.val();
+        self.framer.fetch_index.next = self.transmitter.source.fetch_index.val();
         self.net_out.next = self.transmitter.flit.val();
     }
 }
@@ -690,30 +639,10 @@ macro_rules! node_with_host_ports {
                 self.demux.net_in.next = self.net_in.val();
                 FramedWorm::join(&mut self.demux.to_ni, &mut self.ni.receiver);
                 FramedWorm::join(&mut self.demux.to_rmpp, &mut self.rx.receiver);
-                // Transmit side: a = NI, b = RMPP receive path, c = framer, one transmitter.
-                self.merge.due_a.next = self.ni.worm_due.val();
-                self.merge.word_a.next = self.ni.worm_word.val();
-                self.merge.payload_words_a.next = self.ni.worm_payload_words.val();
-                self.ni.worm_start.next = self.merge.start_a.val();
-                self.ni.worm_header_valid.next = self.merge.header_valid.val();
-                self.ni.worm_payload_valid.next = self.merge.payload_valid.val();
-                self.ni.worm_index.next = self.merge.index.val();
-                self.ni.worm_fetch_index.next = self.merge.fetch_index.val();
-                self.merge.due_b.next = self.rx.worm_due.val();
-                self.merge.word_b.next = self.rx.worm_word.val();
-                self.merge.payload_words_b.next = self.rx.worm_payload_words.val();
-                self.rx.worm_start.next = self.merge.start_b.val();
-                self.rx.worm_header_valid.next = self.merge.header_valid.val();
-                self.rx.worm_index.next = self.merge.index.val();
-                self.merge.due_c.next = self.tx.worm_due.val();
-                self.merge.word_c.next = self.tx.worm_word.val();
-                self.merge.payload_words_c.next = self.tx.worm_payload_words.val();
-                self.tx.worm_start.next = self.merge.start_c.val();
-                self.tx.worm_header_valid.next = self.merge.header_valid.val();
-                self.tx.worm_payload_valid.next = self.merge.payload_valid.val();
-                self.tx.worm_index.next = self.merge.index.val();
-                self.tx.worm_fetch_index.next = self.merge.fetch_index.val();
-                self.tx.worm_finish.next = self.merge.finish_c.val();
+                // Transmit side: the NI, the RMPP receive path and the framer, one transmitter.
+                WormSource::join(&mut self.ni.worm, &mut self.merge.ni);
+                WormSource::join(&mut self.rx.worm, &mut self.merge.rmpp);
+                WormSource::join(&mut self.tx.worm, &mut self.merge.framer);
                 self.net_out.next = self.merge.net_out.val();
                 // Host ports.
                 $(self.ni.$ni_input_port.next = self.$ni_input.val();)*
@@ -922,9 +851,12 @@ mod tests {
         let mut started = [0usize; 3];
         for cycle in 0..20_000 {
             uut.clock.next = false.into();
-            uut.due_a.next = !queues[0].is_empty();
-            uut.due_b.next = !queues[1].is_empty();
-            uut.due_c.next = !queues[2].is_empty();
+            for (source, queue) in [&mut uut.ni, &mut uut.rmpp, &mut uut.framer]
+                .into_iter()
+                .zip(&queues)
+            {
+                source.due.next = !queue.is_empty();
+            }
             assert!(simulate(&mut uut, 1000));
             let pick = if to_go.is_empty() {
                 (0..3)
@@ -933,10 +865,18 @@ mod tests {
             } else {
                 None
             };
-            let starts = [uut.start_a.val(), uut.start_b.val(), uut.start_c.val()];
+            let starts = [&uut.ni, &uut.rmpp, &uut.framer].map(|source| source.start.val());
             assert_eq!(starts, [0, 1, 2].map(|j| pick == Some(j)), "cycle {cycle}");
-            let index = uut.index.val().to_u64() as usize;
-            let (header_valid, payload_valid) = (uut.header_valid.val(), uut.payload_valid.val());
+            // The asks are shown to every source alike.
+            for source in [&uut.rmpp, &uut.framer] {
+                assert_eq!(source.index.val(), uut.ni.index.val());
+                assert_eq!(source.fetch_index.val(), uut.ni.fetch_index.val());
+                assert_eq!(source.header_valid.val(), uut.ni.header_valid.val());
+                assert_eq!(source.payload_valid.val(), uut.ni.payload_valid.val());
+            }
+            let index = uut.ni.index.val().to_u64() as usize;
+            let (header_valid, payload_valid) =
+                (uut.ni.header_valid.val(), uut.ni.payload_valid.val());
             let mut answers = [0u64; 3];
             let mut payloads = [0u64; 3];
             for j in 0..3 {
@@ -962,12 +902,13 @@ mod tests {
                     .map_or(0, |w| w.words.len() - 1 - w.header_words)
                     as u64;
             }
-            uut.word_a.next = Bits::from(answers[0]);
-            uut.word_b.next = Bits::from(answers[1]);
-            uut.word_c.next = Bits::from(answers[2]);
-            uut.payload_words_a.next = Bits::from(payloads[0]);
-            uut.payload_words_b.next = Bits::from(payloads[1]);
-            uut.payload_words_c.next = Bits::from(payloads[2]);
+            for (j, source) in [&mut uut.ni, &mut uut.rmpp, &mut uut.framer]
+                .into_iter()
+                .enumerate()
+            {
+                source.word.next = Bits::from(answers[j]);
+                source.payload_words.next = Bits::from(payloads[j]);
+            }
             assert!(simulate(&mut uut, 1000));
             if let Some(j) = pick {
                 let w = queues[j].remove(0);
@@ -978,8 +919,9 @@ mod tests {
                 started[j] += 1;
             }
             let want = to_go.pop_front().unwrap_or(0);
+            let finishes = [&uut.ni, &uut.rmpp, &uut.framer].map(|source| source.finish.val());
             let framer_tail = serving == 2 && pick.is_none() && flit::is_tail(want);
-            assert_eq!(uut.finish_c.val(), framer_tail, "cycle {cycle}");
+            assert_eq!(finishes, [false, false, framer_tail], "cycle {cycle}");
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
             assert_eq!(uut.net_out.val().to_u64(), want, "cycle {cycle}");

@@ -2,13 +2,14 @@
 //! one transmitter (docs/protocol.md §13.2) is a design of its own, with the link ports it has
 //! alone (`tx_gnt`, `net_out`, `tx_req`: §8.2, §11.3, §13.1).
 //!
-//! A worm source is a block without a transmitter. It shows on `worm_due` that a worm is due
-//! (from registers only), answers on `worm_word` the word the transmitter asks for (the route
-//! in the cycle of `worm_start`, header word `worm_index` while `worm_header_valid`, payload
-//! word `worm_index` while `worm_payload_valid`) and gives the worm's payload words on
-//! `worm_payload_words`, read with its last header word; it is told `worm_start` (its worm's
+//! A worm source is a block without a transmitter, with a
+//! [`idemnet_rtl::worm_transmitter::WormSource`] named `worm`. It shows on `worm$due` that a
+//! worm is due (from registers only), answers on `worm$word` the word the transmitter asks for
+//! (the route in the cycle of `worm$start`, header word `worm$index` while `worm$header_valid`,
+//! payload word `worm$index` while `worm$payload_valid`) and gives the worm's payload words on
+//! `worm$payload_words`, read with its last header word; it is told `worm$start` (its worm's
 //! head goes out at this edge: it latches the worm's fields) and, if it needs them,
-//! `worm_finish` (its worm's CRC goes out at this edge) and `worm_fetch_index` (the payload word
+//! `worm$finish` (its worm's CRC goes out at this edge) and `worm$fetch_index` (the payload word
 //! asked for in the next cycle, for a block RAM read a cycle ahead). These are the ports of
 //! [`idemnet_rtl::worm_transmitter::WormTransmitter`], from the parent's side; its header length
 //! is the source's, a constant.
@@ -27,9 +28,9 @@
 /// port `$net_in`.
 /// The ports, in order: `clock`, `$net_in`, `tx_gnt`, `$input`, `net_out`, `tx_req`,
 /// `$output`; every port but the link's is the core's port of that name.
-/// `asks` lists the transmitter's outputs the core reads (core port = transmitter port);
-/// `worm_due`, `worm_word` and `worm_payload_words` are the core's answers. No logic is added:
-/// the block's timing is the core's and the transmitter's.
+/// The core's `worm` ([`idemnet_rtl::worm_transmitter::WormSource`]) is joined to the
+/// transmitter's `source`. No logic is added: the block's timing is the core's and the
+/// transmitter's.
 macro_rules! with_transmitter {
     (
         $(#[$meta:meta])*
@@ -37,8 +38,7 @@ macro_rules! with_transmitter {
         header_words: $header_words:expr,
         $(receives: $net_in:ident into $receiver:ident($receiver_node:expr),)?
         inputs: { $($input:ident: $input_type:ty),* $(,)? },
-        outputs: { $($output:ident: $output_type:ty),* $(,)? },
-        asks: { $($ask:ident = $ask_port:ident),* $(,)? } $(,)?
+        outputs: { $($output:ident: $output_type:ty),* $(,)? } $(,)?
     ) => {
         $(#[$meta])*
         #[derive(LogicBlock)]
@@ -93,10 +93,10 @@ macro_rules! with_transmitter {
                 $(self.$output.next = self.core.$output.val();)*
                 self.transmitter.grant.next = self.tx_gnt.val();
                 self.transmitter.header_words.next = self.header_words.val();
-                self.transmitter.due.next = self.core.worm_due.val();
-                self.transmitter.word.next = self.core.worm_word.val();
-                self.transmitter.payload_words.next = self.core.worm_payload_words.val();
-                $(self.core.$ask.next = self.transmitter.$ask_port.val();)*
+                idemnet_rtl::worm_transmitter::WormSource::join(
+                    &mut self.core.worm,
+                    &mut self.transmitter.source,
+                );
                 self.net_out.next = self.transmitter.flit.val();
                 self.tx_req.next = self.transmitter.request.val();
             }

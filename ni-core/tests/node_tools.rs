@@ -11,15 +11,15 @@ use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 /// The waivers the node needs until they are in `rtl/lint/waivers.vlt` (proposed there as is):
-/// the transmit merge starts a source's worm combinationally from the sources' `worm_due`
+/// the transmit merge starts a source's worm combinationally from the sources' `worm$due`
 /// (§13.2), and rust-hdl emits the merge and each worm source as one always block that both
 /// drives a child's or a port's signal and reads one that depends on it, so Verilator sees a loop
 /// through those blocks (UNOPTFLAT) although no signal depends on itself. Which signal of the
 /// loop it names depends on the design around it.
 const MERGE_WAIVERS: [&str; 3] = [
     r#"lint_off -rule UNOPTFLAT -file "*" -match "*arbiter$grant'*""#,
-    r#"lint_off -rule UNOPTFLAT -file "*" -match "*$worm_due'*""#,
-    r#"lint_off -rule UNOPTFLAT -file "*" -match "*merge$start_*""#,
+    r#"lint_off -rule UNOPTFLAT -file "*" -match "*$worm$due'*""#,
+    r#"lint_off -rule UNOPTFLAT -file "*" -match "*merge$*$start'*""#,
 ];
 
 /// The project's waivers plus those of [`MERGE_WAIVERS`] it does not have yet.

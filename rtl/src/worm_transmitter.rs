@@ -24,6 +24,42 @@ pub enum TransmitState {
     Crc,
 }
 
+/// A [`WormTransmitter`] seen from a worm source, the block whose worm it sends (docs/protocol.md
+/// §13.2: the node's NI, RMPP receive path and framer share one): what the source answers
+/// (`due`, `word`, `payload_words`) as outputs and what the transmitter asks (`start`,
+/// `header_valid`, `payload_valid`, `index`, `fetch_index`, `finish`) as inputs, of the
+/// transmitter's meaning (its port table). A source may leave inputs it does not need unread.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "WormFetch"]
+pub struct WormSource {
+    pub due: Signal<Out, Bit>,
+    pub word: Signal<Out, Bits<32>>,
+    pub payload_words: Signal<Out, Bits<4>>,
+    pub start: Signal<In, Bit>,
+    pub header_valid: Signal<In, Bit>,
+    pub payload_valid: Signal<In, Bit>,
+    pub index: Signal<In, Bits<4>>,
+    pub fetch_index: Signal<In, Bits<4>>,
+    pub finish: Signal<In, Bit>,
+}
+
+/// The other end of a [`WormSource`]: the [`WormTransmitter`]'s own ports (`source`), and what
+/// the node's merge hands to each of its three sources (§13.2); `WormSource::join` wires a
+/// source to a transmitter or to the merge.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "WormSource"]
+pub struct WormFetch {
+    pub due: Signal<In, Bit>,
+    pub word: Signal<In, Bits<32>>,
+    pub payload_words: Signal<In, Bits<4>>,
+    pub start: Signal<Out, Bit>,
+    pub header_valid: Signal<Out, Bit>,
+    pub payload_valid: Signal<Out, Bit>,
+    pub index: Signal<Out, Bits<4>>,
+    pub fetch_index: Signal<Out, Bits<4>>,
+    pub finish: Signal<Out, Bit>,
+}
+
 /// Puts out one worm at a time, one flit per cycle (docs/protocol.md §8.5, §13.2).
 ///
 /// Ports (Verilog names, as a child `<name>$<port>`):
@@ -31,17 +67,17 @@ pub enum TransmitState {
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `due` | in | 1 | the parent has a worm to send |
+/// | `source$due` | in | 1 | the parent has a worm to send |
 /// | `grant` | in | 1 | the link is the parent's this cycle (§13.2; tie high when alone) |
-/// | `word` | in | 32 | the parent's answer: the route when `start`, header word `index` when `header_valid`, payload word `index` when `payload_valid` |
+/// | `source$word` | in | 32 | the parent's answer: the route when `start`, header word `index` when `header_valid`, payload word `index` when `payload_valid` |
 /// | `header_words` | in | 4 | read in every header cycle: the worm's header words (1..15), steady from `start` to its last header word |
-/// | `payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
+/// | `source$payload_words` | in | 4 | read with the last header word: payload words that follow (0..15) |
 /// | `request` | out | 1 | idle with a worm due (§13.2's `tx_req`) |
-/// | `start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
-/// | `header_valid`, `payload_valid` | out | 1, 1 | header / payload word `index` goes out at this edge |
-/// | `index` | out | 4 | the word's index within the header or within the payload |
-/// | `fetch_index` | out | 4 | the payload word asked for in the next cycle: 0 before the payload, `index + 1` during it |
-/// | `finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
+/// | `source$start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
+/// | `source$header_valid`, `source$payload_valid` | out | 1, 1 | header / payload word `index` goes out at this edge |
+/// | `source$index` | out | 4 | the word's index within the header or within the payload |
+/// | `source$fetch_index` | out | 4 | the payload word asked for in the next cycle: 0 before the payload, `index + 1` during it |
+/// | `source$finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
 /// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
 ///
 /// Timing: `flit` is a register; every other output is combinational from `due`, `grant` and
@@ -62,18 +98,10 @@ pub enum TransmitState {
 #[derive(LogicBlock)]
 pub struct WormTransmitter {
     pub clock: Signal<In, Clock>,
-    pub due: Signal<In, Bit>,
+    pub source: WormFetch,
     pub grant: Signal<In, Bit>,
-    pub word: Signal<In, Bits<32>>,
     pub header_words: Signal<In, Bits<4>>,
-    pub payload_words: Signal<In, Bits<4>>,
     pub request: Signal<Out, Bit>,
-    pub start: Signal<Out, Bit>,
-    pub header_valid: Signal<Out, Bit>,
-    pub payload_valid: Signal<Out, Bit>,
-    pub index: Signal<Out, Bits<4>>,
-    pub fetch_index: Signal<Out, Bits<4>>,
-    pub finish: Signal<Out, Bit>,
     pub flit: Signal<Out, Flit>,
     state: DFF<TransmitState>,
     word_index: DFF<Bits<4>>,
@@ -96,18 +124,10 @@ impl Default for WormTransmitter {
         let flag = |bit: usize| Constant::new(Bits::from(1u64 << bit));
         Self {
             clock: Default::default(),
-            due: Default::default(),
+            source: Default::default(),
             grant: Default::default(),
-            word: Default::default(),
             header_words: Default::default(),
-            payload_words: Default::default(),
             request: Default::default(),
-            start: Default::default(),
-            header_valid: Default::default(),
-            payload_valid: Default::default(),
-            index: Default::default(),
-            fetch_index: Default::default(),
-            finish: Default::default(),
             flit: Default::default(),
             state: Default::default(),
             word_index: Default::default(),
@@ -133,17 +153,17 @@ impl Logic for WormTransmitter {
         dff_setup!(self, clock, state, word_index, payload_count, crc, flit_out);
         self.flit_out.d.next = self.no_flit.val();
         self.flit.next = self.flit_out.q.val();
-        self.index.next = self.word_index.q.val();
+        self.source.index.next = self.word_index.q.val();
         self.next_index.next = self.word_index.q.val() + self.index_step.val();
-        self.fetch_index.next = self.first_index.val();
+        self.source.fetch_index.next = self.first_index.val();
         if self.state.q.val() == TransmitState::Payload {
-            self.fetch_index.next = self.next_index.val();
+            self.source.fetch_index.next = self.next_index.val();
         }
-        self.request.next = (self.state.q.val() == TransmitState::Idle) & self.due.val();
-        self.start.next = false;
-        self.header_valid.next = false;
-        self.payload_valid.next = false;
-        self.finish.next = false;
+        self.request.next = (self.state.q.val() == TransmitState::Idle) & self.source.due.val();
+        self.source.start.next = false;
+        self.source.header_valid.next = false;
+        self.source.payload_valid.next = false;
+        self.source.finish.next = false;
         // The CRC runs one flit behind, over the word already in `flit_out`, so that the
         // parent's answer reaches only a register and the CRC starts from registers: the two
         // long paths are in different cycles. A head restarts it; `crc` then holds the CRC of
@@ -156,23 +176,24 @@ impl Logic for WormTransmitter {
         self.crc.d.next = self.crc_unit.crc_out.val();
         match self.state.q.val() {
             TransmitState::Idle => {
-                if self.due.val() & self.grant.val() {
-                    self.start.next = true;
+                if self.source.due.val() & self.grant.val() {
+                    self.source.start.next = true;
                     self.flit_out.d.next = self.valid_flag.val()
                         | self.head_flag.val()
-                        | bit_cast::<35, 32>(self.word.val());
+                        | bit_cast::<35, 32>(self.source.word.val());
                     self.word_index.d.next = self.first_index.val();
                     self.state.d.next = TransmitState::Header;
                 }
             }
             TransmitState::Header => {
-                self.header_valid.next = true;
-                self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
+                self.source.header_valid.next = true;
+                self.flit_out.d.next =
+                    self.valid_flag.val() | bit_cast::<35, 32>(self.source.word.val());
                 self.word_index.d.next = self.next_index.val();
                 if self.next_index.val() == self.header_words.val() {
                     self.word_index.d.next = self.first_index.val();
-                    self.payload_count.d.next = self.payload_words.val();
-                    if self.payload_words.val().any() {
+                    self.payload_count.d.next = self.source.payload_words.val();
+                    if self.source.payload_words.val().any() {
                         self.state.d.next = TransmitState::Payload;
                     } else {
                         self.state.d.next = TransmitState::Crc;
@@ -180,8 +201,9 @@ impl Logic for WormTransmitter {
                 }
             }
             TransmitState::Payload => {
-                self.payload_valid.next = true;
-                self.flit_out.d.next = self.valid_flag.val() | bit_cast::<35, 32>(self.word.val());
+                self.source.payload_valid.next = true;
+                self.flit_out.d.next =
+                    self.valid_flag.val() | bit_cast::<35, 32>(self.source.word.val());
                 self.word_index.d.next = self.next_index.val();
                 if self.next_index.val() == self.payload_count.q.val() {
                     self.state.d.next = TransmitState::Crc;
@@ -189,7 +211,7 @@ impl Logic for WormTransmitter {
             }
             _ => {
                 // The CRC (the state's one remaining code).
-                self.finish.next = true;
+                self.source.finish.next = true;
                 self.flit_out.d.next = self.valid_flag.val()
                     | self.tail_flag.val()
                     | bit_cast::<35, 32>(self.crc_unit.crc_out.val());
@@ -271,27 +293,27 @@ mod tests {
         let mut sent = 0;
         for cycle in 0..cycles {
             uut.clock.next = false.into();
-            uut.due.next = !queue.is_empty();
+            uut.source.due.next = !queue.is_empty();
             uut.grant.next = r.chance(60);
             assert!(simulate(&mut uut, 1000));
-            let index = uut.index.val().to_u64() as usize;
-            let worm = if uut.start.val() {
+            let index = uut.source.index.val().to_u64() as usize;
+            let worm = if uut.source.start.val() {
                 queue.front()
             } else {
                 in_flight.as_ref()
             };
-            uut.word.next = Bits::from(match worm {
-                Some(w) if uut.start.val() => w.route as u64,
-                Some(w) if uut.header_valid.val() => {
+            uut.source.word.next = Bits::from(match worm {
+                Some(w) if uut.source.start.val() => w.route as u64,
+                Some(w) if uut.source.header_valid.val() => {
                     w.header.get(index).copied().unwrap_or(0) as u64
                 }
-                Some(w) if uut.payload_valid.val() => match read {
+                Some(w) if uut.source.payload_valid.val() => match read {
                     PayloadRead::Direct => w.payload.get(index).copied().unwrap_or(0) as u64,
                     PayloadRead::Registered => read_register as u64,
                 },
                 _ => 0,
             });
-            uut.payload_words.next =
+            uut.source.payload_words.next =
                 Bits::from(in_flight.as_ref().map_or(0, |w| w.payload.len()) as u64);
             uut.header_words.next =
                 Bits::from(in_flight.as_ref().map_or(0, |w| w.header.len()) as u64);
@@ -304,7 +326,7 @@ mod tests {
                 "cycle {cycle}"
             );
             let start = idle && !queue.is_empty() && uut.grant.val();
-            assert_eq!(uut.start.val(), start, "cycle {cycle}");
+            assert_eq!(uut.source.start.val(), start, "cycle {cycle}");
             if start {
                 let w = queue.pop_front().unwrap();
                 to_go = w.flits().into();
@@ -313,13 +335,13 @@ mod tests {
             }
             let want = to_go.pop_front().unwrap_or(0);
             assert_eq!(
-                uut.finish.val(),
+                uut.source.finish.val(),
                 !start && flit::is_tail(want),
                 "cycle {cycle}"
             );
             // A worm that has not started has nothing to fetch yet; a random word stands for
             // whatever the RAM held there.
-            let fetch = uut.fetch_index.val().to_u64() as usize;
+            let fetch = uut.source.fetch_index.val().to_u64() as usize;
             read_register = match &in_flight {
                 Some(w) if !start => w.payload.get(fetch).copied(),
                 _ => None,

@@ -1,6 +1,7 @@
 //! The NI's transmit pick and words (docs/protocol.md §8.5): which packet a worm carries, and the
 //! words the transmitter asks for.
 
+use idemnet_rtl::worm_transmitter::WormSource;
 use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
@@ -15,32 +16,27 @@ use super::{c, SEND_ADDRESS_BITS, SLOT_BITS};
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm_start`, `worm_header_valid`, `worm_payload_valid`, `worm_index`, `worm_fetch_index` | in | 1, 1, 1, 4, 4 | the transmitter's asks, as the core's |
+/// | `worm$*` | | | the core's worm ([`WormSource`], linked to the core's): `finish` is not read |
 /// | `late_forget`, `late_counter`, `late_destination` | in | 1, 16, 16 | an ACK for no send slot arrived (only while not `late_forget_valid`): its FORGET is due from this edge, with this counter to this node |
 /// | `forget_due`, `forget_destination`, `forget_counter` | in | 1, 16, 16 | a send slot's FORGET is due, and its fields |
 /// | `ack_due`, `ack_uid` | in | 1, 32 | a receive slot's ACK is due, and its uid |
 /// | `send_due`, `due_slot`, `due_destination`, `due_counter`, `due_length`, `due_transmitted` | in | 1, 4, 16, 16, 6, 1 | a send slot's SEND is due, and its slot and fields |
 /// | `payload_word` | in | 32 | the send payload memory's read register |
-/// | `worm_due`, `worm_word`, `worm_payload_words` | out | 1, 32, 4 | as the core's |
 /// | `late_forget_valid` | out | 1 | a late FORGET is due (a register) |
 /// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet |
 /// | `retransmit` | out | 1 | the SEND started now was sent before |
-/// | `read_address` | out | 7 | the send payload word to read at this edge: the worm's slot, `worm_fetch_index` |
+/// | `read_address` | out | 7 | the send payload word to read at this edge: the worm's slot, `worm$fetch_index` |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed (its FORGET started) |
 ///
-/// Timing: `worm_due` is combinational from the `*_due` inputs and a register, `worm_word` from
-/// the `worm_*` inputs, the registers, the pick's inputs and `payload_word`; the strobes and
+/// Timing: `worm$due` is combinational from the `*_due` inputs and a register, `worm$word` from
+/// the `worm$*` inputs, the registers, the pick's inputs and `payload_word`; the strobes and
 /// `read_address` are combinational, `done_*` registers. A worm started in cycle `t` is the
 /// packet picked at edge `t`; its fields are latched then, so the words it is asked for later
 /// are its own.
 #[derive(LogicBlock)]
 pub struct Transmit {
     pub clock: Signal<In, Clock>,
-    pub worm_start: Signal<In, Bit>,
-    pub worm_header_valid: Signal<In, Bit>,
-    pub worm_payload_valid: Signal<In, Bit>,
-    pub worm_index: Signal<In, Bits<4>>,
-    pub worm_fetch_index: Signal<In, Bits<4>>,
+    pub worm: WormSource,
     pub late_forget: Signal<In, Bit>,
     pub late_counter: Signal<In, Bits<16>>,
     pub late_destination: Signal<In, Bits<16>>,
@@ -56,9 +52,6 @@ pub struct Transmit {
     pub due_length: Signal<In, Bits<6>>,
     pub due_transmitted: Signal<In, Bit>,
     pub payload_word: Signal<In, Bits<32>>,
-    pub worm_due: Signal<Out, Bit>,
-    pub worm_word: Signal<Out, Bits<32>>,
-    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub late_forget_valid: Signal<Out, Bit>,
     pub forget_sent: Signal<Out, Bit>,
     pub ack_sent: Signal<Out, Bit>,
@@ -103,11 +96,7 @@ impl Transmit {
     pub fn new(cfg: &NiConfig) -> Self {
         Self {
             clock: Default::default(),
-            worm_start: Default::default(),
-            worm_header_valid: Default::default(),
-            worm_payload_valid: Default::default(),
-            worm_index: Default::default(),
-            worm_fetch_index: Default::default(),
+            worm: Default::default(),
             late_forget: Default::default(),
             late_counter: Default::default(),
             late_destination: Default::default(),
@@ -123,9 +112,6 @@ impl Transmit {
             due_length: Default::default(),
             due_transmitted: Default::default(),
             payload_word: Default::default(),
-            worm_due: Default::default(),
-            worm_word: Default::default(),
-            worm_payload_words: Default::default(),
             late_forget_valid: Default::default(),
             forget_sent: Default::default(),
             ack_sent: Default::default(),
@@ -190,9 +176,9 @@ impl Logic for Transmit {
         self.outgoing_words.next = (self.outgoing_length.q.val() + self.word_round_up.val()) >> 2;
 
         // ---- When the transmitter starts a worm, the first due packet in priority.
-        self.worm_due.next =
+        self.worm.due.next =
             self.late.q.val() | self.forget_due.val() | self.ack_due.val() | self.send_due.val();
-        self.worm_payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
+        self.worm.payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
         self.forget_sent.next = false;
         self.ack_sent.next = false;
         self.send_sent.next = false;
@@ -202,7 +188,7 @@ impl Logic for Transmit {
         self.pick_uid.next = 0.into();
         self.pick_counter.next = self.empty_node.val();
         self.pick_length.next = self.empty_len.val();
-        if self.worm_start.val() {
+        if self.worm.start.val() {
             if self.late.q.val() {
                 self.pick_kind.next = self.kind_forget.val();
                 self.late.d.next = false;
@@ -238,7 +224,7 @@ impl Logic for Transmit {
             self.outgoing_uid.d.next = self.pick_uid.val();
             self.outgoing_slot.d.next = self.due_slot.val();
         }
-        self.fetch_word.next = self.worm_fetch_index.val().get_bits::<3>(0);
+        self.fetch_word.next = self.worm.fetch_index.val().get_bits::<3>(0);
         // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
         // its slot is busy until its FORGET, so the words cannot change meanwhile.
         self.read_address.next =
@@ -247,22 +233,22 @@ impl Logic for Transmit {
         // The word the transmitter asks for: the route, header word 0 (type, length), header
         // word 1 (the uid), payload word `index` (the memory's read register).
         self.outgoing_word.next = 0.into();
-        if self.worm_start.val() {
+        if self.worm.start.val() {
             self.outgoing_word.next =
                 self.node_upper.val() | bit_cast::<32, 16>(self.pick_destination.val());
         }
-        if self.worm_header_valid.val() {
-            if !self.worm_index.val().any() {
+        if self.worm.header_valid.val() {
+            if !self.worm.index.val().any() {
                 self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
                     | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24);
             } else {
                 self.outgoing_word.next = self.outgoing_uid.q.val();
             }
         }
-        if self.worm_payload_valid.val() {
+        if self.worm.payload_valid.val() {
             self.outgoing_word.next = self.payload_word.val();
         }
-        self.worm_word.next = self.outgoing_word.val();
+        self.worm.word.next = self.outgoing_word.val();
         self.done_valid.next = self.completion_valid.q.val();
         self.done_uid.next = self.completion_uid.q.val();
     }

@@ -7,6 +7,7 @@
 
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::worm_receiver::ReceivedWorm;
+use idemnet_rtl::worm_transmitter::WormSource;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
@@ -103,14 +104,10 @@ pub enum DropReason {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`idemnet_rtl::worm_receiver::WormReceiver`] this core does not own ([`ReceivedWorm`]: the receive path alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm_start` | in | 1 | the transmitter starts a reply at this edge: the lowest slot with a reply due is picked |
-/// | `worm_header_valid`, `worm_index` | in | 1, 4 | the transmitter asks for header word `worm_index` |
+/// | `worm$*` | | | the replies this path sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the path alone's transmitter or of the node's merge, §13.2): at `start` the lowest slot with a reply due (CTS, MSGEND, MSGDROP) is picked; `word` is the route at `start`, header word `index` while `header_valid`; `payload_words` is 0 (replies carry no payload); `payload_valid`, `fetch_index` and `finish` are not read |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
 /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
-/// | `worm_due` | out | 1 | a reply is due (CTS, MSGEND, MSGDROP) |
-/// | `worm_word` | out | 32 | the word asked for: the route at `worm_start`, header word `worm_index` while `worm_header_valid` |
-/// | `worm_payload_words` | out | 4 | 0: replies carry no payload |
 /// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
 /// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
 /// | `rd_data` | out | 32 | the buffer word read |
@@ -128,15 +125,15 @@ pub enum DropReason {
 /// both edges). An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and `up_ready`,
 /// and the answer register acts at edge `t + 2` at the earliest; a delivery is taken likewise,
 /// and the delivered register acts at `t + 1` at the earliest. A reply started in cycle `t`
-/// (`worm_start`) is picked at edge `t` and asked for its words 0-6 in the cycles after it.
+/// (`worm$start`) is picked at edge `t` and asked for its words 0-6 in the cycles after it.
 /// `rd_data` in `O_t` is the word addressed in `I_t`, before edge `t`, masked by the slot's
 /// `limit` before edge `t`.
 ///
-/// Every output but `worm_word` (combinational from `worm_*` and registers) is a register or a
+/// Every output but `worm$word` (combinational from `worm$*` and registers) is a register or a
 /// function of registers only (no path from an input port to an output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
 /// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
 /// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
-/// registered output under a registered byte mask; `worm_due` is the slot table's scan.
+/// registered output under a registered byte mask; `worm$due` is the slot table's scan.
 ///
 /// Internals: `receive` reads the worm a [`idemnet_rtl::worm_receiver::WormReceiver`] frames
 /// (through `receiver`, §13.3) and latches the header; `verdict` takes and latches the verdict
@@ -174,17 +171,12 @@ pub enum DropReason {
 pub struct RmppRxCore {
     pub clock: Signal<In, Clock>,
     pub receiver: ReceivedWorm,
-    pub worm_start: Signal<In, Bit>,
-    pub worm_header_valid: Signal<In, Bit>,
-    pub worm_index: Signal<In, Bits<4>>,
+    pub worm: WormSource,
     pub up_ready: Signal<In, Bit>,
     pub up_accept: Signal<In, Bits<32>>,
     pub dlv_ready: Signal<In, Bit>,
     pub rd_slot: Signal<In, Bits<4>>,
     pub rd_word: Signal<In, Bits<10>>,
-    pub worm_due: Signal<Out, Bit>,
-    pub worm_word: Signal<Out, Bits<32>>,
-    pub worm_payload_words: Signal<Out, Bits<4>>,
     pub up_valid: Signal<Out, Bit>,
     pub up_slot: Signal<Out, Bits<4>>,
     pub up_src: Signal<Out, Bits<16>>,
@@ -275,17 +267,12 @@ impl RmppRxCore {
         Self {
             clock: Default::default(),
             receiver: Default::default(),
-            worm_start: Default::default(),
-            worm_header_valid: Default::default(),
-            worm_index: Default::default(),
+            worm: Default::default(),
             up_ready: Default::default(),
             up_accept: Default::default(),
             dlv_ready: Default::default(),
             rd_slot: Default::default(),
             rd_word: Default::default(),
-            worm_due: Default::default(),
-            worm_word: Default::default(),
-            worm_payload_words: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             up_src: Default::default(),
@@ -444,7 +431,7 @@ impl Logic for RmppRxCore {
             (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
         self.slots.action.next = self.act.action.val();
         self.slots.action_slot.next = self.act.action_slot.val();
-        self.slots.picked.next = self.worm_start.val();
+        self.slots.picked.next = self.worm.start.val();
         self.slots.msg_num.next = self.receive.msg_num.val();
         self.slots.len.next = self.receive.len.val();
         self.slots.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
@@ -457,12 +444,12 @@ impl Logic for RmppRxCore {
         self.slots.answer_cts.next = self.an_cts.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
-        self.worm_due.next = self.slots.due.val();
-        self.worm_payload_words.next = self.no_payload.val();
-        self.reply.start.next = self.worm_start.val();
-        self.reply.header_valid.next = self.worm_header_valid.val();
-        self.reply.index.next = self.worm_index.val();
-        self.worm_word.next = self.reply.word.val();
+        self.worm.due.next = self.slots.due.val();
+        self.worm.payload_words.next = self.no_payload.val();
+        self.reply.start.next = self.worm.start.val();
+        self.reply.header_valid.next = self.worm.header_valid.val();
+        self.reply.index.next = self.worm.index.val();
+        self.worm.word.next = self.reply.word.val();
         self.reply.pick_src.next = self.slots.pick_src.val();
         self.reply.pick_msg_id.next = self.slots.pick_msg_id.val();
         self.reply.pick_msg_num.next = self.slots.pick_msg_num.val();
@@ -659,11 +646,6 @@ macro_rules! rmpp_rx_with_transmitter {
             receives: net_in into receiver(cfg.node),
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
-            asks: {
-                worm_start = start,
-                worm_header_valid = header_valid,
-                worm_index = index,
-            },
         }
     };
 }
