@@ -2,10 +2,10 @@
 //! framing and header ([`receiver::RmppReceiver`]), the verdict ([`verdict::RmppVerdict`]), the
 //! slot table ([`slots::RmppSlots`]), the edge's action and Figure 8's credits
 //! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall and
-//! delivery queues ([`queue::SlotQueue`]), the buffer read port ([`read_port::ReadPort`]) and the
+//! delivery queues ([`SlotFifo`]s), the buffer read port ([`read_port::ReadPort`]) and the
 //! counters ([`counters::RmppCounters`]).
 
-use idemnet_rtl::fifo::Memory;
+use idemnet_rtl::fifo::{Fifo, Memory};
 use idemnet_rtl::worm_receiver::ReceivedWorm;
 use idemnet_rtl::worm_transmitter::WormSource;
 use idemnet_spec::rmpp::RmppConfig;
@@ -17,7 +17,6 @@ use crate::standalone::with_transmitter;
 pub mod action;
 pub mod counters;
 pub mod header;
-pub mod queue;
 pub mod read_port;
 pub mod receiver;
 pub mod reply;
@@ -26,12 +25,14 @@ pub mod verdict;
 
 use action::RmppAction;
 use counters::RmppCounters;
-use queue::SlotQueue;
 use read_port::ReadPort;
 use receiver::RmppReceiver;
 use reply::ReplySource;
 use slots::RmppSlots;
 use verdict::RmppVerdict;
+
+/// A FIFO of slot numbers (up to 16 slots): the upcall and the delivery queue (§11.4).
+pub type SlotFifo = Fifo<Bits<4>, 4, 5>;
 
 /// Address bits of the message buffer RAM: 16 slots of 1024 words, the largest configuration
 /// (§11.2). The RAM itself holds `rx_slots * max_msg / 4` words (slot `k` from word
@@ -145,8 +146,9 @@ pub enum DropReason {
 /// and per-slot updates;
 /// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
 /// 16 grants of 65535); `reply` latches the reply started and answers its
-/// words; `upcalls` and `deliveries` are the
-/// FIFOs; `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
+/// words; `upcalls` and `deliveries` are the FIFOs of slot numbers ([`SlotFifo`]: the cell
+/// library's [`Fifo`], one entry per slot, so it is never full when a slot is pushed: a slot is
+/// in a queue at most once; its `first` is the FIFO's `pop_data` register); `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
 /// register (`an_*`: the slot, `up_accept` cut to 13 bits, `min(len, max_msg)` and whether
 /// `up_accept` was 0, taken when the upcall is taken; the accepted bytes, the minimum of the two,
 /// and whether they exceed `mtu` (`an_cts`: a CTS follows), one edge later, when `an_ready`
@@ -217,8 +219,8 @@ pub struct RmppRxCore {
     slots: RmppSlots,
     act: RmppAction,
     reply: ReplySource,
-    upcalls: SlotQueue,
-    deliveries: SlotQueue,
+    upcalls: SlotFifo,
+    deliveries: SlotFifo,
     counters: RmppCounters,
     read: ReadPort,
     // Block RAMs.
@@ -312,8 +314,8 @@ impl RmppRxCore {
             slots: RmppSlots::new(cfg),
             act: RmppAction::new(cfg),
             reply: ReplySource::new(cfg),
-            upcalls: SlotQueue::new(n),
-            deliveries: SlotQueue::new(n),
+            upcalls: SlotFifo::new(n),
+            deliveries: SlotFifo::new(n),
             counters: Default::default(),
             read: ReadPort::new(cfg),
             // Two words at least: yosys builds no block RAM of one (`nodes` may be 1).
@@ -463,16 +465,16 @@ impl Logic for RmppRxCore {
         // taken in two steps (the answer acts at the second edge after the take at the earliest,
         // §11.5), so that neither the lookup of the FIFO's first slot nor the accepted bytes
         // lie on one path with the other or with the action.
-        self.up_v.next = self.upcalls.not_empty.val() & !self.an_valid.q.val();
+        self.up_v.next = self.upcalls.pop_valid.val() & !self.an_valid.q.val();
         self.up_s.next = self.no_slot.val();
         if self.up_v.val() {
-            self.up_s.next = self.upcalls.first.val();
+            self.up_s.next = self.upcalls.pop_data.val();
         }
-        self.upcalls.push.next = self.act.action.val() == Action::New;
-        self.upcalls.push_slot.next = self.act.action_slot.val();
-        self.upcalls.pop.next = self.up_v.val() & self.up_ready.val();
+        self.upcalls.push_valid.next = self.act.action.val() == Action::New;
+        self.upcalls.push_data.next = self.act.action_slot.val();
+        self.upcalls.pop_ready.next = self.up_v.val() & self.up_ready.val();
         self.slots.up_valid.next = self.up_v.val();
-        self.slots.up_slot.next = self.upcalls.first.val();
+        self.slots.up_slot.next = self.upcalls.pop_data.val();
         self.len_mm.next = self.slots.up_len.val().get_bits::<13>(0);
         if self.slots.up_len.val() >= self.max_msg_len.val() {
             self.len_mm.next = self.max_msg_limit.val();
@@ -503,18 +505,18 @@ impl Logic for RmppRxCore {
         self.an_ready.d.next = self.an_valid.q.val() & (self.act.action.val() != Action::Answer);
 
         // ---- Delivery FIFO and the delivered register.
-        self.dl_v.next = self.deliveries.not_empty.val() & !self.dl_valid.q.val();
+        self.dl_v.next = self.deliveries.pop_valid.val() & !self.dl_valid.q.val();
         self.dl_s.next = self.no_slot.val();
         if self.dl_v.val() {
-            self.dl_s.next = self.deliveries.first.val();
+            self.dl_s.next = self.deliveries.pop_data.val();
         }
-        self.deliveries.push.next = ((self.act.action.val() == Action::InSequence)
+        self.deliveries.push_valid.next = ((self.act.action.val() == Action::InSequence)
             & self.verdict.finish.val())
             | ((self.act.action.val() == Action::Answer)
                 & !self.an_x0.q.val()
                 & !self.an_cts.q.val());
-        self.deliveries.push_slot.next = self.act.action_slot.val();
-        self.deliveries.pop.next = self.dl_v.val() & self.dlv_ready.val();
+        self.deliveries.push_data.next = self.act.action_slot.val();
+        self.deliveries.pop_ready.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
         self.slots.dlv_slot.next = self.dl_s.val();
         if self.dl_v.val() & self.dlv_ready.val() {
