@@ -1,8 +1,9 @@
 //! The RMPP receive path of docs/protocol.md §11, as a rust-hdl block built of sub-blocks: the
 //! framing and header ([`receiver::RmppReceiver`]), the verdict ([`verdict::RmppVerdict`]), the
 //! slot table ([`slots::RmppSlots`]), the edge's action and Figure 8's credits
-//! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall and
-//! delivery queues ([`SlotFifo`]s), the buffer read port ([`read_port::ReadPort`]) and the
+//! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall queue and the
+//! answer register ([`answer::UpcallAnswer`]), the delivery queue ([`SlotFifo`]), the buffer
+//! read port ([`read_port::ReadPort`]) and the
 //! counters ([`counters::RmppCounters`]).
 
 use idemnet_rtl::fifo::{Fifo, Memory};
@@ -15,6 +16,7 @@ use crate::host_ports::with_host_ports;
 use crate::standalone::with_transmitter;
 
 pub mod action;
+pub mod answer;
 pub mod counters;
 pub mod header;
 pub mod read_port;
@@ -24,6 +26,7 @@ pub mod slots;
 pub mod verdict;
 
 use action::RmppAction;
+use answer::UpcallAnswer;
 use counters::RmppCounters;
 use read_port::ReadPort;
 use receiver::RmppReceiver;
@@ -146,13 +149,12 @@ pub enum DropReason {
 /// and per-slot updates;
 /// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
 /// 16 grants of 65535); `reply` latches the reply started and answers its
-/// words; `upcalls` and `deliveries` are the FIFOs of slot numbers ([`SlotFifo`]: the cell
-/// library's [`Fifo`], one entry per slot, so it is never full when a slot is pushed: a slot is
-/// in a queue at most once; its `first` is the FIFO's `pop_data` register); `read` the read port; `counters` the counters. This block keeps the RAMs, the answer
-/// register (`an_*`: the slot, `up_accept` cut to 13 bits, `min(len, max_msg)` and whether
-/// `up_accept` was 0, taken when the upcall is taken; the accepted bytes, the minimum of the two,
-/// and whether they exceed `mtu` (`an_cts`: a CTS follows), one edge later, when `an_ready`
-/// rises) and the delivered register (`dl_*`), and
+/// words; `answer` ([`answer::UpcallAnswer`]) queues the upcalls and holds the upper layer's
+/// answer (the accepted bytes `min(up_accept, len, max_msg)`, registered in two steps);
+/// `deliveries` is the delivery queue; both queues are [`SlotFifo`]s (the cell library's
+/// [`Fifo`], one entry per slot, so never full when a slot is pushed: a slot is in a queue at
+/// most once; the first entry is the FIFO's `pop_data` register); `read` the read port;
+/// `counters` the counters. This block keeps the RAMs and the delivered register (`dl_*`), and
 /// wires the sub-blocks. The RAMs are [`Memory::block`]s of the configuration's size
 /// (`rx_slots * max_msg / 4` and `nodes` words): no read meets a write of the same word at
 /// one edge that matters (§11.6 reads the word before the edge; `expected` is written at a
@@ -219,7 +221,7 @@ pub struct RmppRxCore {
     slots: RmppSlots,
     act: RmppAction,
     reply: ReplySource,
-    upcalls: SlotFifo,
+    answer: UpcallAnswer,
     deliveries: SlotFifo,
     counters: RmppCounters,
     read: ReadPort,
@@ -227,30 +229,14 @@ pub struct RmppRxCore {
     exp_ram: Memory<Bits<32>, EXP_ADDR_BITS>,
     buf_ram: Memory<Bits<32>, BUF_ADDR_BITS>,
     // The answer and delivered registers, the snd_valid pulse.
-    an_valid: DFF<Bit>,
-    an_ready: DFF<Bit>,
-    an_slot: DFF<Bits<4>>,
-    an_x: DFF<Bits<13>>,
-    an_len: DFF<Bits<13>>,
-    an_acc: DFF<Bits<13>>,
-    an_x0: DFF<Bit>,
-    an_cts: DFF<Bit>,
     dl_valid: DFF<Bit>,
     dl_slot: DFF<Bits<4>>,
     o_snd_valid: DFF<Bit>,
     // Combinational temporaries.
     key_node: Signal<Local, Bits<8>>,
-    up_v: Signal<Local, Bit>,
-    up_s: Signal<Local, Bits<4>>,
     dl_v: Signal<Local, Bit>,
     dl_s: Signal<Local, Bits<4>>,
-    len_mm: Signal<Local, Bits<13>>,
-    accept_low: Signal<Local, Bits<13>>,
     // Parameters and named values.
-    max_msg_len: Constant<Bits<32>>,
-    max_msg_limit: Constant<Bits<13>>,
-    mtu_limit: Constant<Bits<13>>,
-    accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
     empty_type: Constant<Bits<4>>,
     empty_node: Constant<Bits<16>>,
@@ -314,35 +300,19 @@ impl RmppRxCore {
             slots: RmppSlots::new(cfg),
             act: RmppAction::new(cfg),
             reply: ReplySource::new(cfg),
-            upcalls: SlotFifo::new(n),
+            answer: UpcallAnswer::new(cfg),
             deliveries: SlotFifo::new(n),
             counters: Default::default(),
             read: ReadPort::new(cfg),
             // Two words at least: yosys builds no block RAM of one (`nodes` may be 1).
             exp_ram: Memory::block(cfg.nodes.max(2)),
             buf_ram: Memory::block((n * cfg.slot_words()).max(2)),
-            an_valid: Default::default(),
-            an_ready: Default::default(),
-            an_slot: Default::default(),
-            an_x: Default::default(),
-            an_len: Default::default(),
-            an_acc: Default::default(),
-            an_x0: Default::default(),
-            an_cts: Default::default(),
             dl_valid: Default::default(),
             dl_slot: Default::default(),
             o_snd_valid: Default::default(),
             key_node: Default::default(),
-            up_v: Default::default(),
-            up_s: Default::default(),
             dl_v: Default::default(),
             dl_s: Default::default(),
-            len_mm: Default::default(),
-            accept_low: Default::default(),
-            max_msg_len: c(cfg.max_msg as u64),
-            max_msg_limit: c(cfg.max_msg as u64),
-            mtu_limit: c(cfg.mtu as u64),
-            accept_most: c(0x1FFF),
             no_slot: c(0),
             empty_type: c(0),
             empty_node: c(0),
@@ -354,10 +324,7 @@ impl RmppRxCore {
 impl Logic for RmppRxCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, an_valid, an_ready, an_slot, an_x, an_len, an_acc, an_x0, an_cts,
-            dl_valid, dl_slot
-        );
+        dff_setup!(self, clock, dl_valid, dl_slot);
         self.o_snd_valid.clock.next = self.clock.val();
         self.exp_ram.clock.next = self.clock.val();
         self.buf_ram.clock.next = self.clock.val();
@@ -367,7 +334,7 @@ impl Logic for RmppRxCore {
         self.act.clock.next = self.clock.val();
         self.read.clock.next = self.clock.val();
         self.reply.clock.next = self.clock.val();
-        self.upcalls.clock.next = self.clock.val();
+        self.answer.clock.next = self.clock.val();
         self.deliveries.clock.next = self.clock.val();
         self.counters.clock.next = self.clock.val();
 
@@ -422,9 +389,9 @@ impl Logic for RmppRxCore {
         self.act.finish.next = self.verdict.finish.val();
         self.act.new_cts.next = self.verdict.new_cts.val();
         self.act.target_busy.next = self.slots.target_busy.val();
-        self.act.answer_valid.next = self.an_ready.q.val();
-        self.act.answer_slot.next = self.an_slot.q.val();
-        self.act.answer_cts.next = self.an_cts.q.val();
+        self.act.answer_valid.next = self.answer.ready.val();
+        self.act.answer_slot.next = self.answer.slot.val();
+        self.act.answer_cts.next = self.answer.cts.val();
         self.act.delivered_valid.next = self.dl_valid.q.val();
         self.act.delivered_slot.next = self.dl_slot.q.val();
         self.act.target_grant.next = self.slots.target_grant.val();
@@ -441,9 +408,9 @@ impl Logic for RmppRxCore {
         self.slots.finish.next = self.verdict.finish.val();
         self.slots.new_cts.next = self.verdict.new_cts.val();
         self.slots.allowance.next = self.act.allowance.val();
-        self.slots.answer_limit.next = self.an_acc.q.val();
-        self.slots.answer_zero.next = self.an_x0.q.val();
-        self.slots.answer_cts.next = self.an_cts.q.val();
+        self.slots.answer_limit.next = self.answer.limit.val();
+        self.slots.answer_zero.next = self.answer.zero.val();
+        self.slots.answer_cts.next = self.answer.cts.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
@@ -461,48 +428,14 @@ impl Logic for RmppRxCore {
         self.reply.pick_receiving.next = self.slots.pick_receiving.val();
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 
-        // ---- Upcall FIFO and the answer register: accepted = min(up_accept, len, max_msg),
-        // taken in two steps (the answer acts at the second edge after the take at the earliest,
-        // §11.5), so that neither the lookup of the FIFO's first slot nor the accepted bytes
-        // lie on one path with the other or with the action.
-        self.up_v.next = self.upcalls.pop_valid.val() & !self.an_valid.q.val();
-        self.up_s.next = self.no_slot.val();
-        if self.up_v.val() {
-            self.up_s.next = self.upcalls.pop_data.val();
-        }
-        self.upcalls.push_valid.next = self.act.action.val() == Action::New;
-        self.upcalls.push_data.next = self.act.action_slot.val();
-        self.upcalls.pop_ready.next = self.up_v.val() & self.up_ready.val();
-        self.slots.up_valid.next = self.up_v.val();
-        self.slots.up_slot.next = self.upcalls.pop_data.val();
-        self.len_mm.next = self.slots.up_len.val().get_bits::<13>(0);
-        if self.slots.up_len.val() >= self.max_msg_len.val() {
-            self.len_mm.next = self.max_msg_limit.val();
-        }
-        // `up_accept` beyond 13 bits accepts more than any `len_mm` (at most 4096).
-        self.accept_low.next = self.up_accept.val().get_bits::<13>(0);
-        if (self.up_accept.val() >> 13).any() {
-            self.accept_low.next = self.accept_most.val();
-        }
-        // `min(x, len) > mtu` is `x > mtu` and `len > mtu`: two compares beside the minimum's,
-        // so that whether the answer sends a CTS is a flip-flop at its action, not a compare of
-        // `an_acc` in the action's cycle.
-        self.an_cts.d.next = (self.an_x.q.val() > self.mtu_limit.val())
-            & (self.an_len.q.val() > self.mtu_limit.val());
-        self.an_acc.d.next = self.an_x.q.val();
-        if self.an_x.q.val() >= self.an_len.q.val() {
-            self.an_acc.d.next = self.an_len.q.val();
-        }
-        if self.up_v.val() & self.up_ready.val() {
-            self.an_valid.d.next = true;
-            self.an_slot.d.next = self.up_s.val();
-            self.an_x.d.next = self.accept_low.val();
-            self.an_len.d.next = self.len_mm.val();
-            self.an_x0.d.next = !self.up_accept.val().any();
-        } else if self.act.action.val() == Action::Answer {
-            self.an_valid.d.next = false;
-        }
-        self.an_ready.d.next = self.an_valid.q.val() & (self.act.action.val() != Action::Answer);
+        // ---- The upcall queue and the answer register.
+        self.answer.action.next = self.act.action.val();
+        self.answer.action_slot.next = self.act.action_slot.val();
+        self.answer.up_ready.next = self.up_ready.val();
+        self.answer.up_accept.next = self.up_accept.val();
+        self.answer.up_len.next = self.slots.up_len.val();
+        self.slots.up_valid.next = self.answer.up_valid.val();
+        self.slots.up_slot.next = self.answer.first.val();
 
         // ---- Delivery FIFO and the delivered register.
         self.dl_v.next = self.deliveries.pop_valid.val() & !self.dl_valid.q.val();
@@ -513,8 +446,8 @@ impl Logic for RmppRxCore {
         self.deliveries.push_valid.next = ((self.act.action.val() == Action::InSequence)
             & self.verdict.finish.val())
             | ((self.act.action.val() == Action::Answer)
-                & !self.an_x0.q.val()
-                & !self.an_cts.q.val());
+                & !self.answer.zero.val()
+                & !self.answer.cts.val());
         self.deliveries.push_data.next = self.act.action_slot.val();
         self.deliveries.pop_ready.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
@@ -552,8 +485,8 @@ impl Logic for RmppRxCore {
 
         // ---- Outputs.
         self.rd_data.next = self.read.rd_data.val();
-        self.up_valid.next = self.up_v.val();
-        self.up_slot.next = self.up_s.val();
+        self.up_valid.next = self.answer.up_valid.val();
+        self.up_slot.next = self.answer.up_slot.val();
         self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
         self.up_msg_id.next = self.slots.up_msg_id.val();
         self.up_msg_num.next = self.slots.up_msg_num.val();
