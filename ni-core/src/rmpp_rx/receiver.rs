@@ -49,6 +49,8 @@ const SEQ_BYTES_BITS: u64 = 14;
 /// `(seq + 1) * mtu`, which the verdict reads only at word 6, are 14 bits and an "at least
 /// 16 KB" bit (the limit they are compared with is at most 4096), the latter two registered
 /// each cycle from `seq`, which is latched at word 4 and so is settled in them from word 5.
+/// The payload length is registered each cycle too (`payload_words` to the receiver, read only
+/// with word 6).
 #[derive(LogicBlock)]
 pub struct RmppReceiver {
     pub clock: Signal<In, Clock>,
@@ -94,6 +96,7 @@ pub struct RmppReceiver {
     seq_far_held: DFF<Bit>,
     seq_end_held: DFF<Bits<14>>,
     seq_end_far_held: DFF<Bit>,
+    payload_words_held: DFF<Bits<4>>,
     type_field: Signal<Local, Bits<14>>,
     length_wrong: Signal<Local, Bit>,
     rejected: Signal<Local, Bit>,
@@ -191,6 +194,7 @@ impl RmppReceiver {
             seq_far_held: Default::default(),
             seq_end_held: Default::default(),
             seq_end_far_held: Default::default(),
+            payload_words_held: Default::default(),
             type_field: Default::default(),
             length_wrong: Default::default(),
             rejected: Default::default(),
@@ -253,7 +257,8 @@ impl Logic for RmppReceiver {
             bad_length,
             seq_far_held,
             seq_end_held,
-            seq_end_far_held
+            seq_end_far_held,
+            payload_words_held
         );
         self.word.next = self.receiver.word.val();
         self.source.next = self.receiver.source.val();
@@ -330,7 +335,10 @@ impl Logic for RmppReceiver {
             self.bad_fields.q.val() | self.bad_version.q.val() | self.bad_length.q.val();
         self.receiver.reject.next =
             (self.receiver.index.val() == self.header_last.val()) & self.rejected.val();
-        self.receiver.payload_words.next = self.rx_words.val().get_bits::<4>(0);
+        // Read by the receiver only with word 6, two edges or more after `seq` (word 4): so
+        // registered, which takes the length arithmetic off the receiver's next-state path.
+        self.payload_words_held.d.next = self.rx_words.val().get_bits::<4>(0);
+        self.receiver.payload_words.next = self.payload_words_held.q.val();
         if self.receiver.header_valid.val() {
             if self.receiver.index.val() == self.header_first.val() {
                 self.rx_type.d.next = self.receiver.word.val().get_bits::<4>(16);
