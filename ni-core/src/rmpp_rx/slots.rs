@@ -26,11 +26,11 @@ use super::{Action, SlotState};
 /// | `answer_limit`, `answer_zero`, `answer_cts` | in | 13, 1, 1 | the answer register (it acts on `action_slot`): accepted bytes, `up_accept` was 0, more than one packet |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
-/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` (`next_seq` not defined while nothing matched) |
+/// | `match_upcall`, `match_receiving`, `match_complete`, `match_over`, `match_next_seq`, `match_limit` | out | 1 x 4, 11, 13 | its state (ENDED or DROPPED: `over`), `next_seq`, `limit` (`next_seq` and `limit` not defined while nothing matched) |
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
-/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num`, `next_seq`, `cts_n` not defined while no reply is due) |
+/// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num`, `limit`, `next_seq`, `cts_n` not defined while no reply is due) |
 /// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
@@ -58,8 +58,12 @@ use super::{Action, SlotState};
 /// `msg_id` are kept in flip-flops as well, for the key compare, which needs every slot at once.
 /// `next_seq` and `cts_n` are written only at the action's slot (*in sequence* and *answer*) and
 /// never cleared (a slot's next use writes them before reading them), so they are [`LutRam`]s
-/// too: `next_seq` read by the pick and at `match_slot`, `cts_n` by the pick. The fields that
-/// the timer or a free writes, or that an action reads at its own slot (`state`, `limit`,
+/// too: `next_seq` read by the pick and at `match_slot`, `cts_n` by the pick. `limit` is written
+/// only by *new* (`min(len, mtu)` or `len`), *abort new* (0) and *answer* (the accepted bytes),
+/// at the action's slot, and read by the pick, at `match_slot`, by the delivery and by the read
+/// port, so it is a [`LutRam`] too; a free slot is never asked for it but by the read port,
+/// which then reads word `rx_slots` (zero), as a limit cleared at the free would show. The
+/// fields that the timer or a free writes, or that an action reads at its own slot (`state`,
 /// `grant`, `reply_due`, the deadline), are flip-flops.
 ///
 /// Timing: every output is combinational from the inputs, the slot registers and the memories,
@@ -133,7 +137,7 @@ pub struct RmppSlots {
     m_len: LutRam<Bits<32>, 5>,
     m_next_seq: LutRam<Bits<11>, 5>,
     m_cts_n: LutRam<Bits<16>, 5>,
-    s_limit: Vec<DFF<Bits<13>>>,
+    m_limit: LutRam<Bits<13>, 5>,
     s_grant: Vec<DFF<Bits<16>>>,
     s_due: Vec<DFF<Bit>>,
     s_deadline: Vec<DFF<Bits<21>>>,
@@ -144,6 +148,8 @@ pub struct RmppSlots {
     hit: Signal<Local, Bit>,
     due_next: Signal<Local, Bit>,
     new_limit: Signal<Local, Bits<13>>,
+    read_busy: Signal<Local, Bit>,
+    read_address: Signal<Local, Bits<5>>,
     pick_slot: Signal<Local, Bits<4>>,
     up_address: Signal<Local, Bits<5>>,
     dlv_address: Signal<Local, Bits<5>>,
@@ -171,6 +177,8 @@ pub struct RmppSlots {
 
 /// Read ports of the `src`, `msgID` and `msgNum` memories: the pick, the upcall, the delivery.
 const WORD_READS: usize = 3;
+/// Reads of `limit`: the match, the pick, the delivery and the read port's slot.
+const LIMIT_READS: usize = 4;
 
 fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
@@ -257,7 +265,7 @@ impl RmppSlots {
             m_len: LutRam::new(n + 1, 1),
             m_next_seq: LutRam::narrow(n + 1, 2, bits_holding((cfg.max_msg / cfg.mtu) as u64)),
             m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
-            s_limit: vec_of(n),
+            m_limit: LutRam::narrow(n + 1, LIMIT_READS, bits_holding(cfg.max_msg as u64)),
             s_grant: vec_of(n),
             s_due: vec_of(n),
             s_deadline: vec_of(n),
@@ -268,6 +276,8 @@ impl RmppSlots {
             hit: Default::default(),
             due_next: Default::default(),
             new_limit: Default::default(),
+            read_busy: Default::default(),
+            read_address: Default::default(),
             pick_slot: Default::default(),
             up_address: Default::default(),
             dlv_address: Default::default(),
@@ -303,6 +313,7 @@ impl Logic for RmppSlots {
         self.m_msg_id.clock.next = self.clock.val();
         self.m_msg_num.clock.next = self.clock.val();
         self.m_len.clock.next = self.clock.val();
+        self.m_limit.clock.next = self.clock.val();
         self.m_next_seq.clock.next = self.clock.val();
         self.m_cts_n.clock.next = self.clock.val();
         self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
@@ -310,7 +321,6 @@ impl Logic for RmppSlots {
             self.s_state[k].clock.next = self.clock.val();
             self.s_src[k].clock.next = self.clock.val();
             self.s_msg_id[k].clock.next = self.clock.val();
-            self.s_limit[k].clock.next = self.clock.val();
             self.s_grant[k].clock.next = self.clock.val();
             self.s_due[k].clock.next = self.clock.val();
             self.s_deadline[k].clock.next = self.clock.val();
@@ -321,7 +331,6 @@ impl Logic for RmppSlots {
             self.s_state[k].d.next = self.s_state[k].q.val();
             self.s_src[k].d.next = self.s_src[k].q.val();
             self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
-            self.s_limit[k].d.next = self.s_limit[k].q.val();
             self.s_grant[k].d.next = self.s_grant[k].q.val();
             self.s_deadline[k].d.next = self.s_deadline[k].q.val();
         }
@@ -334,7 +343,6 @@ impl Logic for RmppSlots {
         self.match_receiving.next = false;
         self.match_complete.next = false;
         self.match_over.next = false;
-        self.match_limit.next = self.empty_limit.val();
         self.free.next = false;
         self.free_slot.next = self.no_slot.val();
         self.due_slots.next = self.slot_none.val();
@@ -354,7 +362,6 @@ impl Logic for RmppSlots {
                     self.match_over.next = self.match_over.val()
                         | (self.s_state[k].q.val() == SlotState::Ended)
                         | (self.s_state[k].q.val() == SlotState::Dropped);
-                    self.match_limit.next = self.match_limit.val() | self.s_limit[k].q.val();
                 }
                 if self.target.val() == self.slot_number[k].val() {
                     self.target_busy.next = true;
@@ -387,7 +394,6 @@ impl Logic for RmppSlots {
                 & (self.s_deadline[k].q.val() == self.now.q.val())
             {
                 self.s_state[k].d.next = SlotState::Free;
-                self.s_limit[k].d.next = self.empty_limit.val();
             }
             if self.picked.val()
                 & self.due_slots.val().get_bit(k)
@@ -402,7 +408,6 @@ impl Logic for RmppSlots {
                     self.s_msg_id[k].d.next = self.key_msg_id.val();
                     if self.action.val() == Action::New {
                         self.s_state[k].d.next = SlotState::Upcall;
-                        self.s_limit[k].d.next = self.new_limit.val() & self.limit_mask.val();
                     } else {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_next.next = true;
@@ -423,14 +428,12 @@ impl Logic for RmppSlots {
                     self.due_next.next = true;
                 } else if self.action.val() == Action::Free {
                     self.s_state[k].d.next = SlotState::Free;
-                    self.s_limit[k].d.next = self.empty_limit.val();
                     self.due_next.next = false;
                 } else if self.action.val() == Action::Abort {
                     self.s_state[k].d.next = SlotState::Dropped;
                     self.s_grant[k].d.next = self.empty_grant.val();
                     self.due_next.next = true;
                 } else if self.action.val() == Action::Answer {
-                    self.s_limit[k].d.next = self.answer_limit.val() & self.limit_mask.val();
                     if self.answer_zero.val() {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_next.next = true;
@@ -464,6 +467,20 @@ impl Logic for RmppSlots {
         self.m_len.write_enable.next = self.m_src.write_enable.val();
         self.m_len.write_address.next = self.m_src.write_address.val();
         self.m_len.write_data.next = self.len.val();
+        self.m_limit.write_address.next = bit_cast::<5, 4>(self.action_slot.val());
+        self.m_limit.write_enable.next = false;
+        self.m_limit.write_data.next = self.empty_limit.val();
+        if self.action.val() == Action::New {
+            self.m_limit.write_enable.next = true;
+            self.m_limit.write_data.next = self.new_limit.val() & self.limit_mask.val();
+        }
+        if self.action.val() == Action::AbortNew {
+            self.m_limit.write_enable.next = true;
+        }
+        if self.action.val() == Action::Answer {
+            self.m_limit.write_enable.next = true;
+            self.m_limit.write_data.next = self.answer_limit.val() & self.limit_mask.val();
+        }
 
         // ---- The fields in-sequence data and the answer write at the action's slot: a CTS's
         // `n` and the sequence number expected next (the first after the answer, the packet's
@@ -531,28 +548,39 @@ impl Logic for RmppSlots {
 
         // ---- Fields of selected slots (one-hot or by number, OR-ed).
         self.target_grant.next = self.empty_grant.val();
-        self.pick_limit.next = self.empty_limit.val();
         self.pick_receiving.next = false;
         self.pick_ended.next = false;
-        self.dlv_limit.next = self.empty_limit.val();
-        self.read_limit.next = self.empty_limit.val();
+        self.read_busy.next = false;
         for k in 0..self._n {
             if self.target.val() == self.slot_number[k].val() {
                 self.target_grant.next = self.target_grant.val() | self.s_grant[k].q.val();
             }
             if self.due_slots.val().get_bit(k) {
-                self.pick_limit.next = self.pick_limit.val() | self.s_limit[k].q.val();
                 self.pick_receiving.next =
                     self.pick_receiving.val() | (self.s_state[k].q.val() == SlotState::Receiving);
                 self.pick_ended.next =
                     self.pick_ended.val() | (self.s_state[k].q.val() == SlotState::Ended);
             }
-            if self.dlv_valid.val() & (self.dlv_slot.val() == self.slot_number[k].val()) {
-                self.dlv_limit.next = self.dlv_limit.val() | self.s_limit[k].q.val();
-            }
-            if self.read_slot.val() == self.slot_number[k].val() {
-                self.read_limit.next = self.read_limit.val() | self.s_limit[k].q.val();
+            if (self.read_slot.val() == self.slot_number[k].val())
+                & (self.s_state[k].q.val() != SlotState::Free)
+            {
+                self.read_busy.next = true;
             }
         }
+        // `limit` is written only by *new*, *abort new* and *answer* (at the action's slot), so
+        // it is LUT RAM; a free slot reads as limit 0 through word `n`, never written, as
+        // `limit` was cleared when a slot was freed.
+        self.read_address.next = self.no_word.val();
+        if self.read_busy.val() {
+            self.read_address.next = bit_cast::<5, 4>(self.read_slot.val());
+        }
+        self.m_limit.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_limit.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
+        self.m_limit.read_address[2].next = self.dlv_address.val();
+        self.m_limit.read_address[3].next = self.read_address.val();
+        self.pick_limit.next = self.m_limit.read_data[0].val();
+        self.match_limit.next = self.m_limit.read_data[1].val();
+        self.dlv_limit.next = self.m_limit.read_data[2].val();
+        self.read_limit.next = self.m_limit.read_data[3].val();
     }
 }
