@@ -393,8 +393,7 @@ impl Logic for TxMerge {
         // Only the framer reads `finish` (the NI's and the replies' state moves at `start`).
         self.ni.finish.next = false;
         self.rmpp.finish.next = false;
-        self.framer.finish.next = self.transmitter.source.finish.val()
-            & (self.arbiter.grant_index.val() == self.framer_source.val());
+        self.framer.finish.next = false;
         self.transmitter.source.word.next = self.ni.word.val();
         self.transmitter.header_words.next = self.ni_header_words.val();
         self.transmitter.source.payload_words.next = self.ni.payload_words.val();
@@ -407,6 +406,7 @@ impl Logic for TxMerge {
             self.transmitter.source.word.next = self.framer.word.val();
             self.transmitter.header_words.next = self.rmpp_header_words.val();
             self.transmitter.source.payload_words.next = self.framer.payload_words.val();
+            self.framer.finish.next = self.transmitter.source.finish.val();
         }
         self.ni.header_valid.next = self.transmitter.source.header_valid.val();
         self.ni.payload_valid.next = self.transmitter.source.payload_valid.val();

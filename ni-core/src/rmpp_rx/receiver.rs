@@ -107,7 +107,7 @@ pub struct RmppReceiver {
     last_seq: Signal<Local, Bits<32>>,
     seq_at_last: Signal<Local, Bit>,
     seq_after_last: Signal<Local, Bit>,
-    len_short: Signal<Local, Bit>,
+    len_or_seq_zero: Signal<Local, Bit>,
     len_partial: Signal<Local, Bits<6>>,
     payload_bytes: Signal<Local, Bits<6>>,
     rx_words: Signal<Local, Bits<6>>,
@@ -205,7 +205,7 @@ impl RmppReceiver {
             last_seq: Default::default(),
             seq_at_last: Default::default(),
             seq_after_last: Default::default(),
-            len_short: Default::default(),
+            len_or_seq_zero: Default::default(),
             len_partial: Default::default(),
             payload_bytes: Default::default(),
             rx_words: Default::default(),
@@ -299,7 +299,7 @@ impl Logic for RmppReceiver {
         self.last_seq.next = (self.rx_len.q.val() - 1) >> self.log2_mtu.val();
         self.seq_at_last.next = self.rx_seq.q.val() == self.last_seq.val();
         self.seq_after_last.next = self.rx_seq.q.val() > self.last_seq.val();
-        self.len_short.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
+        self.len_or_seq_zero.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
         self.len_partial.next = self.rx_len.q.val().get_bits::<6>(0) & self.mtu_low_mask.val();
         // Well-formed check 3 and the payload bytes of the packet (§11.1).
         self.length_wrong.next = false;
@@ -318,10 +318,10 @@ impl Logic for RmppReceiver {
             | (self.rx_type.q.val() == self.type_stop_data.val())
         {
             self.length_wrong.next =
-                self.len_short.val() | self.seq_at_last.val() | self.seq_after_last.val();
+                self.len_or_seq_zero.val() | self.seq_at_last.val() | self.seq_after_last.val();
             self.payload_bytes.next = self.mtu_bytes.val();
         } else if self.rx_type.q.val() == self.type_last_data.val() {
-            self.length_wrong.next = self.len_short.val() | self.seq_after_last.val();
+            self.length_wrong.next = self.len_or_seq_zero.val() | self.seq_after_last.val();
             if self.seq_at_last.val() & self.len_partial.val().any() {
                 self.payload_bytes.next = self.len_partial.val();
             } else {
