@@ -27,7 +27,10 @@ pub enum Design {
     Node,
     /// The self-test (docs/protocol.md §14) for the board's clock.
     Selftest,
-    /// The 16-node system of the co-simulation (`system16`), on the ECP5 only.
+    /// The 16-node machine of the co-simulation's `system16` configuration, on the ECP5 only:
+    /// its nodes and switches with wires for links, without the co-simulation's fault
+    /// injectors ([`idemnet_ni_core::system::Links::Plain`]; the self-test images carry
+    /// injectors onto the boards).
     System16,
 }
 
@@ -72,8 +75,7 @@ impl Design {
             Design::Switch => Some("switch-4x2"),
             Design::Ni => Some("ni"),
             Design::RmppRx => Some("rmpp-rx"),
-            Design::System16 => Some("system16"),
-            Design::Node | Design::Selftest => None,
+            Design::Node | Design::Selftest | Design::System16 => None,
         }
     }
 
@@ -113,6 +115,19 @@ impl Design {
                 let top = harness::stimulus_top(&ports);
                 Ok((v, ports, top))
             }
+            None if self == Design::System16 => {
+                let system = Config::system16();
+                let (v, ports) = idemnet_ni_core::system_verilog_with_links(
+                    system.k,
+                    system.n,
+                    &system.ni,
+                    &system.rmpp,
+                    idemnet_ni_core::system::Links::Plain,
+                )
+                .map_err(|e| anyhow!("system16: {e}"))?;
+                let top = harness::stimulus_top(&ports);
+                Ok((v, ports, top))
+            }
             None => {
                 let (v, ports) = idemnet_ni_core::selftest_verilog(&Self::selftest_config(board))
                     .map_err(|e| anyhow!("selftest: {e}"))?;
@@ -122,11 +137,12 @@ impl Design {
         }
     }
 
-    /// The flip-flops the board top adds around the design.
-    pub fn harness_flip_flops(self, ports: &[PortSpec]) -> u64 {
+    /// The stimulus harness around a black box in place of the design, for its own cells;
+    /// `None` for the self-test, whose ports are the pins.
+    pub fn harness(self, ports: &[PortSpec]) -> Option<String> {
         match self {
-            Design::Selftest => 0,
-            _ => harness::harness_flip_flops(ports),
+            Design::Selftest => None,
+            _ => Some(harness::harness_alone(ports)),
         }
     }
 }

@@ -64,8 +64,16 @@ pub struct Report {
     /// the device, the flow packs without placing, to give this count.
     pub logic_cells: Option<u64>,
     pub logic_cell_pct: Option<f64>,
-    /// Flip-flops of the stimulus harness included in `flip_flops` (0 for the self-test).
+    /// The stimulus harness's own cells, included in the totals above (0 for the self-test,
+    /// which has none): its board top synthesized alone around a black box in place of the
+    /// design, by the same script (`harness/` in the build folder). On a block with many output
+    /// bits the harness's XOR fold is large (system16: 16,544 bits into 64).
+    pub harness_luts: u64,
     pub harness_flip_flops: u64,
+    /// The design's own LUT positions (the totals' less the harness's) and their share of the
+    /// device: what the design would take in a user's image. What must fit is the total.
+    pub design_lut_positions: u64,
+    pub design_lut_position_pct: f64,
     /// The clock constraint the place and route ran against.
     pub constraint_mhz: f64,
     /// nextpnr's Fmax for the clock (after place and route).
@@ -373,25 +381,26 @@ pub fn run_flow(
     let label = format!("idemnet fpga: {board} / {design}");
     eprintln!("{label}: synthesis, LUT mapping {mapping} ({synth}) ...");
     let t0 = Instant::now();
-    run_program(
-        &yosys,
-        &dir,
-        &[
-            "-q",
-            "-l",
-            "yosys.log",
-            "-p",
-            &format!("{synth}; tee -q -o stat.json stat -json"),
-            "top.v",
-        ],
-    )?;
+    let stat = synthesize(&yosys, &synth, &dir)?;
     let synth_seconds = t0.elapsed().as_secs_f64();
     eprintln!("{label}: synthesis took {synth_seconds:.1} s");
-    let stat: Value = serde_json::from_str(
-        &fs::read_to_string(dir.join("stat.json")).context("reading stat.json")?,
-    )
-    .context("parsing stat.json")?;
     let (luts, flip_flops, carries, brams) = cells(&stat, board)?;
+    let (harness_luts, harness_flip_flops, harness_carries) = match design.harness(&ports) {
+        None => (0, 0, 0),
+        Some(harness) => {
+            eprintln!("{label}: synthesis of the stimulus harness alone ...");
+            let t = Instant::now();
+            let (l, f, c) = synthesize_harness(board, &yosys, &synth, &dir, &harness)?;
+            eprintln!(
+                "{label}: the harness alone: {l} LUT4, {f} flip-flops, {c} carries ({:.1} s)",
+                t.elapsed().as_secs_f64()
+            );
+            (l, f, c)
+        }
+    };
+    let design_lut_positions = board
+        .lut_positions(luts, carries)
+        .saturating_sub(board.lut_positions(harness_luts, harness_carries));
     let cap = board.capacity();
     let constraint_mhz = freq_mhz.unwrap_or(board.clock_mhz());
     let mut report = Report {
@@ -410,7 +419,10 @@ pub fn run_flow(
         lut_position_pct: pct(board.lut_positions(luts, carries), cap.luts),
         logic_cells: None,
         logic_cell_pct: None,
-        harness_flip_flops: design.harness_flip_flops(&ports),
+        harness_luts,
+        harness_flip_flops,
+        design_lut_positions,
+        design_lut_position_pct: pct(design_lut_positions, cap.luts),
         constraint_mhz,
         fmax_mhz: None,
         icetime_mhz: None,
@@ -527,6 +539,48 @@ pub fn run_flow(
     finish(&dir, report)
 }
 
+/// Synthesizes `top.v` in `dir` by `synth` (the netlist `board.json`, the log `yosys.log`) and
+/// returns yosys's statistics (`stat.json`).
+fn synthesize(yosys: &Path, synth: &str, dir: &Path) -> Result<Value> {
+    run_program(
+        yosys,
+        dir,
+        &[
+            "-q",
+            "-l",
+            "yosys.log",
+            "-p",
+            &format!("{synth}; tee -q -o stat.json stat -json"),
+            "top.v",
+        ],
+    )?;
+    let file = dir.join("stat.json");
+    serde_json::from_str(
+        &fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?,
+    )
+    .with_context(|| format!("parsing {}", file.display()))
+}
+
+/// The LUT4, flip-flops and carries of the board top `harness` (the design a black box),
+/// synthesized by `synth` in `dir/harness`.
+fn synthesize_harness(
+    board: Board,
+    yosys: &Path,
+    synth: &str,
+    dir: &Path,
+    harness: &str,
+) -> Result<(u64, u64, u64)> {
+    let hdir = dir.join("harness");
+    fs::create_dir_all(&hdir).with_context(|| format!("creating {}", hdir.display()))?;
+    fs::write(hdir.join("top.v"), harness).context("writing harness/top.v")?;
+    if dir.join(ECP5_MUX_MAP).exists() {
+        fs::copy(dir.join(ECP5_MUX_MAP), hdir.join(ECP5_MUX_MAP))
+            .with_context(|| format!("copying {ECP5_MUX_MAP}"))?;
+    }
+    let (luts, flip_flops, carries, _) = cells(&synthesize(yosys, synth, &hdir)?, board)?;
+    Ok((luts, flip_flops, carries))
+}
+
 /// Runs place and route; `false` (and `fits` cleared, with nextpnr's words in `unfit`) when
 /// the design does not fit the device.
 fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Report) -> Result<bool> {
@@ -570,8 +624,8 @@ fn finish(dir: &Path, report: Report) -> Result<Report> {
 /// The reports as a table (Markdown, so that the README can carry it as printed).
 pub fn table(reports: &[Report]) -> String {
     let mut s = String::from(
-        "| board | design | LUT mapping | logic cells (packed) | LUT4 | flip-flops | carry | block RAM | constraint | Fmax (nextpnr) | icetime | timing |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| board | design | LUT mapping | logic cells (packed) | LUT4 | flip-flops | carry | block RAM | harness LUT4 / FF | LUT positions without it | constraint | Fmax (nextpnr) | icetime | timing |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         let mhz = |x: Option<f64>| x.map(|f| format!("{f:.1} MHz")).unwrap_or("-".into());
@@ -589,7 +643,7 @@ pub fn table(reports: &[Report]) -> String {
             _ => "-".into(),
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} MHz | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} / {} | {} ({}%) | {} MHz | {} | {} | {} |\n",
             r.board,
             r.design,
             r.lut_mapping,
@@ -602,6 +656,10 @@ pub fn table(reports: &[Report]) -> String {
             r.carry_pct,
             r.brams,
             r.bram_pct,
+            r.harness_luts,
+            r.harness_flip_flops,
+            r.design_lut_positions,
+            r.design_lut_position_pct,
             r.constraint_mhz,
             mhz(r.fmax_mhz),
             mhz(r.icetime_mhz),

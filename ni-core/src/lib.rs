@@ -75,12 +75,25 @@ pub fn node_verilog(ni: &NiConfig, rmpp: &RmppConfig) -> Result<(String, Vec<Por
 }
 
 /// The Verilog of the system of the k-ary n-tree (top module `top`; node `p` has an NI with `ni`
-/// and an RMPP receive path with `rmpp`, both with `node = p`, §13) and its port list.
+/// and an RMPP receive path with `rmpp`, both with `node = p`, §13) with a fault injector on
+/// every link, and its port list.
 pub fn system_verilog(
     k: usize,
     n: usize,
     ni: &NiConfig,
     rmpp: &RmppConfig,
+) -> Result<(String, Vec<PortSpec>), String> {
+    system_verilog_with_links(k, n, ni, rmpp, system::Links::Injected)
+}
+
+/// [`system_verilog`] with `links` on the links ([`system::Links::Plain`]: the machine without
+/// the injectors, for the FPGA).
+pub fn system_verilog_with_links(
+    k: usize,
+    n: usize,
+    ni: &NiConfig,
+    rmpp: &RmppConfig,
+    links: system::Links,
 ) -> Result<(String, Vec<PortSpec>), String> {
     ni.validate()?;
     let topo = idemnet_router::Topology::new(k, n).map_err(|e| e.to_string())?;
@@ -93,7 +106,7 @@ pub fn system_verilog(
         .validate()
         .map_err(|e| format!("node {p}: {e}"))?;
     }
-    let mut b = system::System::new(topo, ni, rmpp);
+    let mut b = system::System::with_links(topo, ni, rmpp, links);
     b.connect_all();
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
     Ok((generate_verilog_unchecked(&b), port_list(&b)))

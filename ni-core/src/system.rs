@@ -82,18 +82,29 @@ macro_rules! system_with_node_ports {
         }
 
         impl System {
-            /// The system of `topo`; node `p` has an NI with the parameters of `ni` and an
-            /// RMPP receive path with those of `rmpp`, both with `node = p`.
-            pub fn new(topo: Topology, ni: &NiConfig, rmpp: &RmppConfig) -> Self {
+            /// The system of `topo` with its `links`; node `p` has an NI with the parameters
+            /// of `ni` and an RMPP receive path with those of `rmpp`, both with `node = p`.
+            pub fn with_links(
+                topo: Topology,
+                ni: &NiConfig,
+                rmpp: &RmppConfig,
+                links: Links,
+            ) -> Self {
                 let n = topo.nodes;
-                let links = (topo.n - 1) * topo.per_level * topo.k;
-                let wires = wires(&topo);
-                let injectors = 2 * n + 2 * links;
+                let inter_switch = (topo.n - 1) * topo.per_level * topo.k;
+                let mut wires = wires(&topo);
+                let injectors = match links {
+                    Links::Injected => 2 * n + 2 * inter_switch,
+                    Links::Plain => {
+                        wires.iter_mut().for_each(|w| w.injector = None);
+                        0
+                    }
+                };
                 Self {
                     clock: Default::default(),
                     loss: Default::default(),
                     corrupt: Default::default(),
-                    dead: sigs(links),
+                    dead: sigs(inter_switch),
                     $($ni_input: sigs(n),)*
                     $($ni_output: sigs(n),)*
                     drops: sigs(topo.switches() * 2 * topo.k),
@@ -156,6 +167,29 @@ macro_rules! system_with_node_ports {
 }
 
 with_host_ports!(system_with_node_ports);
+
+/// What stands on the system's links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// A [`LinkFault`] on every directed link (§9): the co-simulated system, whose `loss`,
+    /// `corrupt` and `dead$j` ports drive them.
+    Injected,
+    /// Wires: the machine as it would be built, without the test's injectors (about 100 LUT4
+    /// and 25 carry cells each, 64 of them in system16: a tenth of an LFE5U-85F). `loss`,
+    /// `corrupt` and `dead$j` are then read by nothing; they stay, so that the port list is the
+    /// same and the system behaves as the injected one with both thresholds 0 and no dead
+    /// link (a co-simulation against the model checks it). The FPGA image of system16; the
+    /// self-test images keep their injectors.
+    Plain,
+}
+
+impl System {
+    /// The co-simulated system of `topo`: [`System::with_links`] with an injector on every
+    /// link.
+    pub fn new(topo: Topology, ni: &NiConfig, rmpp: &RmppConfig) -> Self {
+        Self::with_links(topo, ni, rmpp, Links::Injected)
+    }
+}
 
 impl LinkNode for Node {
     fn net_out(&self) -> Flit {

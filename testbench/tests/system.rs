@@ -92,3 +92,42 @@ fn messages_once_complete_and_in_order_beside_datagrams_uniform_and_many_to_one(
         assert!(extra(&r, "RMPP receive paths: restart") > 0, "{r}");
     }
 }
+
+/// The FPGA's system (`idemnet_ni_core::system::Links::Plain`: wires for links, no injectors)
+/// is the co-simulated one with no faults: in lockstep with the model on a 2-ary 2-tree with
+/// both protocols; and with flits lost, which only the model then loses, the lockstep sees
+/// the difference (so the first run could have failed).
+#[test]
+fn the_system_without_injectors_is_the_system_without_faults() {
+    use idemnet_ni_core::system::Links;
+    let cfg = Config::system(2, 2);
+    let (verilog, _) =
+        idemnet_ni_core::system_verilog_with_links(cfg.k, cfg.n, &cfg.ni, &cfg.rmpp, Links::Plain)
+            .unwrap();
+    assert!(!verilog.contains("faults$"), "an injector left");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain.v");
+    std::fs::write(&file, verilog).unwrap();
+    let run = |loss: f64| {
+        let mut opts = CosimOptions {
+            faults: Faults::from_probabilities(loss, 0.0).unwrap(),
+            verilog: Some(file.clone()),
+            drain: 100_000,
+            ..CosimOptions::new(10_000, 9, 0.3)
+        };
+        opts.rmpp.load = 0.05;
+        cosim(&cfg, &opts, |_| {}).unwrap()
+    };
+    let clean = run(0.0);
+    assert!(clean.passed(), "{clean}");
+    assert!(
+        figure(&clean, "sent (datagrams / messages)").0 > 500,
+        "{clean}"
+    );
+    assert!(
+        figure(&clean, "sent (datagrams / messages)").1 > 0,
+        "{clean}"
+    );
+    let lossy = run(0.01);
+    assert!(!lossy.lockstep.passed(), "{lossy}");
+}
