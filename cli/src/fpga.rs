@@ -28,7 +28,7 @@ pub enum DesignArg {
     Node,
     /// The on-chip self-test (docs/protocol.md §14), wired to the board's pins.
     Selftest,
-    /// The 16-node system of the co-simulation (configuration `system16`), ECP5 only.
+    /// The 16-node machine of configuration `system16` (nodes and switches; links are wires, without the co-simulation's fault injectors) in the stimulus harness, ECP5 only.
     System16,
 }
 

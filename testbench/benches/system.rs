@@ -222,14 +222,16 @@ fn drive(dut: &mut dyn ClockedDut, tree: FatTree, cycles: u64) -> f64 {
 
 /// The clock each board achieves for the system's blocks: the lowest Fmax nextpnr reported in
 /// `build/fpga/<board>/<design>/idemnet-report.json` over the switch, the NI, the RMPP receive
-/// path and the whole system (those that have a report), with the designs it came from. The
+/// path, the node (those three with the framer and the shared link, in system16's
+/// configuration) and the whole system (those that have a report), with the designs it came
+/// from. The
 /// figures are read from the last `idemnet fpga` run, never written here.
 fn achieved_clocks() -> Vec<(&'static str, Option<(f64, String)>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../build/fpga");
     ["ice40-hx8k", "ecp5-85k"]
         .into_iter()
         .map(|board| {
-            let mut found: Vec<(f64, &str)> = ["switch", "ni", "rmpp-rx", "system16"]
+            let mut found: Vec<(f64, &str)> = ["switch", "ni", "rmpp-rx", "node", "system16"]
                 .into_iter()
                 .filter_map(|design| {
                     let path = root.join(board).join(design).join("idemnet-report.json");
