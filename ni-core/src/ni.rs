@@ -4,7 +4,7 @@
 //! transmit pick and words ([`transmit::Transmit`]).
 
 use idemnet_rtl::counter_bank::CounterBank;
-use idemnet_rtl::worm_receiver::{ReceivedWorm, WormVerdict};
+use idemnet_rtl::worm_receiver::{ReceivedWorm, WormEndStrobes};
 use idemnet_rtl::worm_transmitter::WormSource;
 use idemnet_spec::ni::{NiConfig, COUNTERS};
 use rust_hdl::prelude::*;
@@ -147,6 +147,7 @@ pub struct NiCore {
     delivery: Delivery,
     transmit: Transmit,
     counters: CounterBank<{ COUNTERS.len() }, COUNTER_SOURCES, COUNTER_BITS, 16>,
+    ends: WormEndStrobes,
     // The packet in reception.
     arriving_kind: DFF<Bits<2>>,
     arriving_length: DFF<Bits<6>>,
@@ -158,18 +159,13 @@ pub struct NiCore {
     presented_uid: Signal<Local, Bits<32>>,
     presented_counter: Signal<Local, Bits<16>>,
     header_malformed: Signal<Local, Bit>,
-    arrived: Signal<Local, Bit>,
     arriving_uid: Signal<Local, Bits<32>>,
     arriving_words: Signal<Local, Bits<6>>,
     /// The payload word the receiver presents (a payload has at most 8 words, the low 3 bits
     /// of the cell's index; named, as rust-hdl cannot widen a slice without a width warning).
     arriving_word: Signal<Local, Bits<3>>,
     // One strobe per counter (`cut` is `truncated`'s second source).
-    count_crc: Signal<Local, Bit>,
-    count_truncated: Signal<Local, Bit>,
     count_cut: Signal<Local, Bit>,
-    count_malformed: Signal<Local, Bit>,
-    count_misrouted: Signal<Local, Bit>,
     count_not_source: Signal<Local, Bit>,
     count_table_full: Signal<Local, Bit>,
     count_unknown: Signal<Local, Bit>,
@@ -247,6 +243,7 @@ impl NiCore {
             delivery: Default::default(),
             transmit: Transmit::new(cfg),
             counters: CounterBank::new(false),
+            ends: Default::default(),
             arriving_kind: Default::default(),
             arriving_length: Default::default(),
             arriving_counter: Default::default(),
@@ -255,15 +252,10 @@ impl NiCore {
             presented_uid: Default::default(),
             presented_counter: Default::default(),
             header_malformed: Default::default(),
-            arrived: Default::default(),
             arriving_uid: Default::default(),
             arriving_words: Default::default(),
             arriving_word: Default::default(),
-            count_crc: Default::default(),
-            count_truncated: Default::default(),
             count_cut: Default::default(),
-            count_malformed: Default::default(),
-            count_misrouted: Default::default(),
             count_not_source: Default::default(),
             count_table_full: Default::default(),
             count_unknown: Default::default(),
@@ -309,11 +301,7 @@ impl Logic for NiCore {
         self.arriving_words.next = (self.arriving_length.q.val() + self.word_round_up.val()) >> 2;
 
         // ---- Counter strobes: none unless an event below raises one.
-        self.count_crc.next = false;
-        self.count_truncated.next = false;
         self.count_cut.next = false;
-        self.count_malformed.next = false;
-        self.count_misrouted.next = false;
         self.count_not_source.next = false;
         self.count_table_full.next = false;
         self.count_unknown.next = false;
@@ -367,27 +355,8 @@ impl Logic for NiCore {
         self.delivery.write_data.next = self.receiver.word.val();
         // A head that is also a tail, cutting a worm short, ends two worms at once.
         self.count_cut.next = self.receiver.cut.val();
-        self.arrived.next = false;
-        if self.receiver.worm_end.val() {
-            match self.receiver.verdict.val() {
-                WormVerdict::Ok => {
-                    self.arrived.next = true;
-                }
-                WormVerdict::Crc => {
-                    self.count_crc.next = true;
-                }
-                WormVerdict::Truncated => {
-                    self.count_truncated.next = true;
-                }
-                WormVerdict::Malformed => {
-                    self.count_malformed.next = true;
-                }
-                WormVerdict::Misrouted => {
-                    self.count_misrouted.next = true;
-                }
-                _ => {}
-            }
-        }
+        self.ends.worm_end.next = self.receiver.worm_end.val();
+        self.ends.verdict.next = self.receiver.verdict.val();
 
         // ---- What an arrived packet does (§8.4).
         self.receive.take.next = false;
@@ -396,7 +365,7 @@ impl Logic for NiCore {
         self.transmit.late_forget.next = false;
         self.transmit.late_counter.next = self.arriving_counter.q.val();
         self.transmit.late_destination.next = self.receiver.source.val();
-        if self.arrived.val() {
+        if self.ends.arrived.val() {
             if self.arriving_kind.q.val() == self.kind_send.val() {
                 if !self.arriving_owner_is_source.q.val() {
                     self.count_not_source.next = true;
@@ -453,10 +422,10 @@ impl Logic for NiCore {
 
         // ---- The counters, in the order of idemnet_spec::ni::COUNTERS; source 11 is the
         // second `truncated`.
-        self.counters.strobe[0].next = self.count_crc.val();
-        self.counters.strobe[1].next = self.count_truncated.val();
-        self.counters.strobe[2].next = self.count_malformed.val();
-        self.counters.strobe[3].next = self.count_misrouted.val();
+        self.counters.strobe[0].next = self.ends.crc.val();
+        self.counters.strobe[1].next = self.ends.truncated.val();
+        self.counters.strobe[2].next = self.ends.malformed.val();
+        self.counters.strobe[3].next = self.ends.misrouted.val();
         self.counters.strobe[4].next = self.count_not_source.val();
         self.counters.strobe[5].next = self.count_table_full.val();
         self.counters.strobe[6].next = self.count_unknown.val();

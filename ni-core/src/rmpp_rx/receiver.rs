@@ -1,6 +1,6 @@
 //! The framing and header of an RMPP packet in reception (docs/protocol.md §11.1, §11.5).
 
-use idemnet_rtl::worm_receiver::{ReceivedWorm, WormVerdict};
+use idemnet_rtl::worm_receiver::{ReceivedWorm, WormEndStrobes};
 use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use rust_hdl::prelude::*;
 
@@ -83,6 +83,7 @@ pub struct RmppReceiver {
     pub count_malformed: Signal<Out, Bit>,
     pub count_misrouted: Signal<Out, Bit>,
     pub count_version: Signal<Out, Bit>,
+    ends: WormEndStrobes,
     rx_type: DFF<Bits<4>>,
     rx_nid: DFF<Bits<16>>,
     rx_msg_id: DFF<Bits<32>>,
@@ -181,6 +182,7 @@ impl RmppReceiver {
             count_malformed: Default::default(),
             count_misrouted: Default::default(),
             count_version: Default::default(),
+            ends: Default::default(),
             rx_type: Default::default(),
             rx_nid: Default::default(),
             rx_msg_id: Default::default(),
@@ -384,31 +386,14 @@ impl Logic for RmppReceiver {
             & self.bad_version.q.val();
         self.count_version.next = self.version_rejected.val();
         self.count_cut.next = self.receiver.cut.val();
-        self.count_crc.next = false;
-        self.count_truncated.next = false;
-        self.count_malformed.next = false;
-        self.count_misrouted.next = false;
         self.crc_flit.next = self.receiver.crc_check.val();
-        self.arrived.next = false;
-        if self.receiver.worm_end.val() {
-            match self.receiver.verdict.val() {
-                WormVerdict::Ok => {
-                    self.arrived.next = true;
-                }
-                WormVerdict::Crc => {
-                    self.count_crc.next = true;
-                }
-                WormVerdict::Misrouted => {
-                    self.count_misrouted.next = true;
-                }
-                WormVerdict::Truncated => {
-                    self.count_truncated.next = true;
-                }
-                _ => {
-                    // Malformed: the rejection of word 6 that is a version is counted as such.
-                    self.count_malformed.next = !self.version_rejected.val();
-                }
-            }
-        }
+        self.ends.worm_end.next = self.receiver.worm_end.val();
+        self.ends.verdict.next = self.receiver.verdict.val();
+        self.arrived.next = self.ends.arrived.val();
+        self.count_crc.next = self.ends.crc.val();
+        self.count_misrouted.next = self.ends.misrouted.val();
+        self.count_truncated.next = self.ends.truncated.val();
+        // The rejection of word 6 that is a version is counted as such, not as malformed.
+        self.count_malformed.next = self.ends.malformed.val() & !self.version_rejected.val();
     }
 }
