@@ -53,8 +53,10 @@ pub struct Report {
     pub ff_pct: f64,
     pub carry_pct: f64,
     pub bram_pct: f64,
-    /// The LUT positions the LUT4 and carry cells take at least ([`Board::lut_positions`]: on
-    /// the ECP5 each carry cell takes two) and their share of the device's LUTs; what must fit.
+    /// The LUT positions the LUT4, carry and distributed RAM cells take at least
+    /// ([`Board::lut_positions`]: on the ECP5 each carry cell takes two, and each 16x4 RAM two
+    /// more for its write port beside the four in `luts`: nextpnr's "Total LUT4s") and their
+    /// share of the device's LUTs; what must fit.
     pub lut_positions: u64,
     pub lut_position_pct: f64,
     /// The logic cells nextpnr packed the design into and their share of the device
@@ -250,12 +252,32 @@ pub fn build_dir(root: &Path, board: Board, design: Design) -> PathBuf {
 }
 
 /// Cell counts from yosys's `stat -json`.
-fn cells(stat: &Value, board: Board) -> Result<(u64, u64, u64, u64)> {
+/// What yosys's statistics count, as the report needs it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cells {
+    /// LUT4, distributed RAM included (four per ECP5 16x4 block).
+    luts: u64,
+    flip_flops: u64,
+    carries: u64,
+    brams: u64,
+    /// LUT positions that distributed RAM's write ports take beside the RAM's own (two per ECP5
+    /// 16x4 block: nextpnr's "RAMW LUTs"), usable for nothing else.
+    ram_write: u64,
+}
+
+impl Cells {
+    /// The LUT positions these cells take at least (nextpnr's "Total LUT4s" before packing).
+    fn lut_positions(&self, board: Board) -> u64 {
+        board.lut_positions(self.luts, self.carries) + self.ram_write
+    }
+}
+
+fn cells(stat: &Value, board: Board) -> Result<Cells> {
     let by_type = stat
         .pointer("/design/num_cells_by_type")
         .and_then(Value::as_object)
         .ok_or_else(|| anyhow!("yosys statistics without num_cells_by_type"))?;
-    let (mut l, mut f, mut c, mut b) = (0, 0, 0, 0);
+    let (mut l, mut f, mut c, mut b, mut w) = (0, 0, 0, 0, 0);
     for (name, n) in by_type {
         let n = n.as_u64().unwrap_or(0);
         match (board, name.as_str()) {
@@ -265,15 +287,25 @@ fn cells(stat: &Value, board: Board) -> Result<(u64, u64, u64, u64)> {
             (Board::Ecp5_85k, "DP16KD") | (Board::Ecp5_85k, "PDPW16KD") => b += n,
             (Board::Ice40Hx8k, x) if x.starts_with("SB_DFF") => f += n,
             (Board::Ecp5_85k, "TRELLIS_FF") => f += n,
-            // Distributed RAM is built of LUTs: four per 16x4 block.
-            (Board::Ecp5_85k, "TRELLIS_DPR16X4") => l += 4 * n,
+            // Distributed RAM is built of LUTs: four per 16x4 block (nextpnr's "RAM LUTs"),
+            // and two more that its write port (RAMW) takes from a slice ([`Cells::ram_write`]).
+            (Board::Ecp5_85k, "TRELLIS_DPR16X4") => {
+                l += 4 * n;
+                w += 2 * n;
+            }
             _ => {}
         }
     }
     if l == 0 {
         bail!("yosys statistics without LUTs");
     }
-    Ok((l, f, c, b))
+    Ok(Cells {
+        luts: l,
+        flip_flops: f,
+        carries: c,
+        brams: b,
+        ram_write: w,
+    })
 }
 
 fn pct(n: u64, of: u64) -> f64 {
@@ -384,23 +416,32 @@ pub fn run_flow(
     let stat = synthesize(&yosys, &synth, &dir)?;
     let synth_seconds = t0.elapsed().as_secs_f64();
     eprintln!("{label}: synthesis took {synth_seconds:.1} s");
-    let (luts, flip_flops, carries, brams) = cells(&stat, board)?;
-    let (harness_luts, harness_flip_flops, harness_carries) = match design.harness(&ports) {
-        None => (0, 0, 0),
+    let all = cells(&stat, board)?;
+    let Cells {
+        luts,
+        flip_flops,
+        carries,
+        brams,
+        ..
+    } = all;
+    let harness = match design.harness(&ports) {
+        None => Cells::default(),
         Some(harness) => {
             eprintln!("{label}: synthesis of the stimulus harness alone ...");
             let t = Instant::now();
-            let (l, f, c) = synthesize_harness(board, &yosys, &synth, &dir, &harness)?;
+            let h = synthesize_harness(board, &yosys, &synth, &dir, &harness)?;
             eprintln!(
-                "{label}: the harness alone: {l} LUT4, {f} flip-flops, {c} carries ({:.1} s)",
+                "{label}: the harness alone: {} LUT4, {} flip-flops, {} carries ({:.1} s)",
+                h.luts,
+                h.flip_flops,
+                h.carries,
                 t.elapsed().as_secs_f64()
             );
-            (l, f, c)
+            h
         }
     };
-    let design_lut_positions = board
-        .lut_positions(luts, carries)
-        .saturating_sub(board.lut_positions(harness_luts, harness_carries));
+    let lut_positions = all.lut_positions(board);
+    let design_lut_positions = lut_positions.saturating_sub(harness.lut_positions(board));
     let cap = board.capacity();
     let constraint_mhz = freq_mhz.unwrap_or(board.clock_mhz());
     let mut report = Report {
@@ -415,12 +456,12 @@ pub fn run_flow(
         ff_pct: pct(flip_flops, cap.flip_flops),
         carry_pct: pct(carries, cap.carries),
         bram_pct: pct(brams, cap.brams),
-        lut_positions: board.lut_positions(luts, carries),
-        lut_position_pct: pct(board.lut_positions(luts, carries), cap.luts),
+        lut_positions,
+        lut_position_pct: pct(lut_positions, cap.luts),
         logic_cells: None,
         logic_cell_pct: None,
-        harness_luts,
-        harness_flip_flops,
+        harness_luts: harness.luts,
+        harness_flip_flops: harness.flip_flops,
         design_lut_positions,
         design_lut_position_pct: pct(design_lut_positions, cap.luts),
         constraint_mhz,
@@ -428,7 +469,7 @@ pub fn run_flow(
         icetime_mhz: None,
         critical_path: None,
         timing_met: None,
-        fits: board.lut_positions(luts, carries) <= cap.luts
+        fits: lut_positions <= cap.luts
             && flip_flops <= cap.flip_flops
             && carries <= cap.carries
             && brams <= cap.brams,
@@ -561,7 +602,7 @@ fn synthesize(yosys: &Path, synth: &str, dir: &Path) -> Result<Value> {
     .with_context(|| format!("parsing {}", file.display()))
 }
 
-/// The LUT4, flip-flops and carries of the board top `harness` (the design a black box),
+/// The cells of the board top `harness` (the design a black box),
 /// synthesized by `synth` in `dir/harness`.
 fn synthesize_harness(
     board: Board,
@@ -569,7 +610,7 @@ fn synthesize_harness(
     synth: &str,
     dir: &Path,
     harness: &str,
-) -> Result<(u64, u64, u64)> {
+) -> Result<Cells> {
     let hdir = dir.join("harness");
     fs::create_dir_all(&hdir).with_context(|| format!("creating {}", hdir.display()))?;
     fs::write(hdir.join("top.v"), harness).context("writing harness/top.v")?;
@@ -577,8 +618,7 @@ fn synthesize_harness(
         fs::copy(dir.join(ECP5_MUX_MAP), hdir.join(ECP5_MUX_MAP))
             .with_context(|| format!("copying {ECP5_MUX_MAP}"))?;
     }
-    let (luts, flip_flops, carries, _) = cells(&synthesize(yosys, synth, &hdir)?, board)?;
-    Ok((luts, flip_flops, carries))
+    cells(&synthesize(yosys, synth, &hdir)?, board)
 }
 
 /// Runs place and route; `false` (and `fits` cleared, with nextpnr's words in `unfit`) when
@@ -594,13 +634,7 @@ fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Repor
         Ok(_) => Ok(true),
         Err(e) => {
             let msg = format!("{e:#}");
-            let unfit = [
-                "Failed to expand region",
-                "Unable to place",
-                "too large",
-                "Not enough",
-            ];
-            match msg.lines().find(|l| unfit.iter().any(|u| l.contains(u))) {
+            match unfit_line(&msg) {
                 Some(line) => {
                     report.fits = false;
                     report.unfit = Some(line.trim().to_string());
@@ -610,6 +644,20 @@ fn place(board: Board, prog: &str, dir: &Path, args: &[&str], report: &mut Repor
             }
         }
     }
+}
+
+/// The line of nextpnr's output that says the design does not fit the device, if one does.
+fn unfit_line(output: &str) -> Option<&str> {
+    const UNFIT: [&str; 5] = [
+        "Failed to expand region",
+        "Unable to place",
+        "Unable to find legal placement",
+        "too large",
+        "Not enough",
+    ];
+    output
+        .lines()
+        .find(|line| UNFIT.iter().any(|u| line.contains(u)))
 }
 
 fn finish(dir: &Path, report: Report) -> Result<Report> {
@@ -680,6 +728,19 @@ mod tests {
         let log = "Info: \t        TRELLIS_COMB:    5941/  83640     7%\n";
         assert_eq!(packed_cells(log, Board::Ecp5_85k), Some((5941, 83640)));
         assert_eq!(packed_cells(log, Board::Ice40Hx8k), None);
+    }
+
+    /// nextpnr-ecp5's words when the placer gives up on a full device (system16 at 98.5 % of
+    /// the LFE5U-85F's LUTs), and a failure that is not about size.
+    #[test]
+    fn knows_a_design_that_does_not_fit() {
+        let out = "Info: Running main analytical placer, max placement attempts per cell = 48372802.\n\
+                   ERROR: Unable to find legal placement for all cells, design is probably at utilisation limit.\n\
+                   0 warnings, 1 error\n";
+        assert!(unfit_line(out)
+            .unwrap()
+            .starts_with("ERROR: Unable to find legal placement"));
+        assert_eq!(unfit_line("ERROR: cannot open board.json\n"), None);
     }
 
     #[test]
