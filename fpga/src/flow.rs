@@ -520,10 +520,16 @@ pub fn run_flow(
             .tools
             .push(tool_version(board, board.nextpnr(), "--version")?);
         eprintln!("{label}: place and route at {constraint_mhz} MHz ...");
-        if !place(board, board.nextpnr(), &dir, &a, &mut report)? {
+        let placed = place(board, board.nextpnr(), &dir, &a, &mut report)?;
+        // The time of an attempt that found no placement too: on a full device it is long.
+        report.pnr_seconds = t1.elapsed().as_secs_f64();
+        if !placed {
+            eprintln!(
+                "{label}: place and route gave up after {:.1} s",
+                report.pnr_seconds
+            );
             return finish(&dir, report);
         }
-        report.pnr_seconds = t1.elapsed().as_secs_f64();
         eprintln!("{label}: place and route took {:.1} s", report.pnr_seconds);
         let t2 = Instant::now();
         let bitstream = match board {
