@@ -117,8 +117,8 @@ pub struct Capacity {
 impl Board {
     pub const ALL: [Board; 2] = [Board::Ice40Hx8k, Board::Ecp5_85k];
 
-    /// The LUT positions that `luts` LUT4 (distributed RAM counted as six each: its four and
-    /// the two of its write port) and `carries`
+    /// The LUT positions that `luts` LUT4 (distributed RAM counted as four each; the flow adds
+    /// the two its write port takes) and `carries`
     /// carry cells take at least. An ECP5 `CCU2C` is a whole slice's two LUT4 positions
     /// (nextpnr's `TRELLIS_COMB` counts two), so a design can exceed the device with fewer
     /// LUT4 than it has; an iCE40 `SB_CARRY` shares the logic cell of a LUT4. nextpnr packs a

@@ -251,7 +251,6 @@ pub fn build_dir(root: &Path, board: Board, design: Design) -> PathBuf {
     root.join(board.name()).join(design.name())
 }
 
-/// Cell counts from yosys's `stat -json`.
 /// What yosys's statistics count, as the report needs it.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cells {
@@ -272,6 +271,7 @@ impl Cells {
     }
 }
 
+/// Cell counts from yosys's `stat -json`.
 fn cells(stat: &Value, board: Board) -> Result<Cells> {
     let by_type = stat
         .pointer("/design/num_cells_by_type")
