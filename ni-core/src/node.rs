@@ -574,7 +574,7 @@ macro_rules! node_with_host_ports {
         /// | `cnt_crc` ... `cnt_retransmit`, `cnt_host_error` | out | 16 each | the NI's counters |
         /// | `rx_up_ready`, `rx_up_accept`, `rx_dlv_ready`, `rx_rd_slot`, `rx_rd_word` | in | 1, 32, 1, 4, 10 | the RMPP receive path's host inputs (§11.3) |
         /// | `rx_up_valid`, `rx_up_slot`, `rx_up_src`, `rx_up_msg_id`, `rx_up_msg_num`, `rx_up_len` | out | 1, 4, 16, 32, 32, 32 | its upcall |
-        /// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_src`, `rx_dlv_msg_id`, `rx_dlv_msg_num`, `rx_dlv_len` | out | 1, 4, 16, 32, 32, 32 | its delivery |
+        /// | `rx_dlv_valid`, `rx_dlv_slot`, `rx_dlv_len` | out | 1, 4, 32 | its delivery (the slot of an upcall taken, and the accepted bytes) |
         /// | `rx_rd_data` | out | 32 | its buffer read port |
         /// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
         /// | `rx_cnt_crc` ... `rx_cnt_restart` | out | 16 each | its counters |

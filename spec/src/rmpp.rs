@@ -32,9 +32,6 @@ pub const PORTS: Table = Table::new(&[
     Port::host_output("up_len", 32),
     Port::host_output("dlv_valid", 1),
     Port::host_output("dlv_slot", 4),
-    Port::host_output("dlv_src", 16),
-    Port::host_output("dlv_msg_id", 32),
-    Port::host_output("dlv_msg_num", 32),
     Port::host_output("dlv_len", 32),
     Port::host_output("rd_data", 32),
     Port::host_output("snd_valid", 1),
@@ -63,7 +60,7 @@ pub const PORTS: Table = Table::new(&[
 /// The receive path's host inputs, in port order (a node shows them as `rx_<name>`, §10).
 pub const HOST_INPUTS: [&str; 5] = PORTS.names(PortDir::In, Side::Host);
 /// The receive path's host outputs, counters included, in port order.
-pub const HOST_OUTPUTS: [&str; 34] = PORTS.names(PortDir::Out, Side::Host);
+pub const HOST_OUTPUTS: [&str; 31] = PORTS.names(PortDir::Out, Side::Host);
 
 /// The receive path's counters, in port order (the ports `cnt_<name>`, §11.3).
 pub const COUNTERS: [&str; 13] = PORTS.names_after("cnt_");
@@ -118,9 +115,6 @@ pub mod out {
         UP_LEN = "up_len",
         DLV_VALID = "dlv_valid",
         DLV_SLOT = "dlv_slot",
-        DLV_SRC = "dlv_src",
-        DLV_MSG_ID = "dlv_msg_id",
-        DLV_MSG_NUM = "dlv_msg_num",
         DLV_LEN = "dlv_len",
         RD_DATA = "rd_data",
         SND_VALID = "snd_valid",

@@ -18,6 +18,7 @@
 //! event the run stops once every event has been presented and nothing has happened for 1,000
 //! cycles. Cycles in which the block has settled are skipped (docs/replay.md, "Idle cycles").
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::{anyhow, bail, Result};
@@ -301,6 +302,9 @@ pub fn replay_rmpp<D: ClockedDut>(
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
     let mut reader = Reader::Idle;
+    // slot -> (src, msg_id) of the upcall taken for it: a delivery names only its slot, which
+    // holds that message until the delivery is taken (docs/protocol.md §11.3).
+    let mut slot_messages: HashMap<u64, (u64, u64)> = HashMap::new();
     loop {
         let showing = outputs[out::UP_VALID] & 1 == 1 || outputs[out::DLV_VALID] & 1 == 1;
         let idle = net.between_packets() && matches!(reader, Reader::Idle) && !showing;
@@ -350,6 +354,10 @@ pub fn replay_rmpp<D: ClockedDut>(
                 inputs[inp::UP_ACCEPT] = trace.accept as u64;
                 let len = outputs[out::UP_LEN];
                 let bytes = ni::words_to_bytes(data, len.min(config.mtu as u64) as usize);
+                slot_messages.insert(
+                    outputs[out::UP_SLOT],
+                    (outputs[out::UP_SRC], outputs[out::UP_MSG_ID]),
+                );
                 taken = Some((
                     "upcall",
                     json!({ "cycle": now, "upcall": {
@@ -361,10 +369,14 @@ pub fn replay_rmpp<D: ClockedDut>(
                 inputs[inp::DLV_READY] = 1;
                 let len = outputs[out::DLV_LEN];
                 let bytes = ni::words_to_bytes(data, len as usize);
+                let slot = outputs[out::DLV_SLOT];
+                let Some(&(src, msg_id)) = slot_messages.get(&slot) else {
+                    bail!("cycle {now}: the block delivered slot {slot}, which no upcall named");
+                };
                 taken = Some((
                     "deliver",
                     json!({ "cycle": now, "deliver": {
-                    "src": outputs[out::DLV_SRC], "msg_id": outputs[out::DLV_MSG_ID],
+                    "src": src, "msg_id": msg_id,
                     "len": len, "data": hex::encode(bytes) } }),
                 ));
             }

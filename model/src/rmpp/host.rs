@@ -25,6 +25,9 @@ use crate::stream::Beats;
 use crate::system::Layout;
 use idemnet_spec::framer;
 
+/// Slot numbers a 4-bit `up_slot` / `dlv_slot` can name (`rx_slots <= 16`, §11.2).
+const SLOT_NUMBERS: usize = 16;
+
 /// Where messages go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -93,6 +96,10 @@ pub struct MsgHosts {
     /// Per node: the packet being streamed to the framer, and its beats.
     framing: Vec<Option<(Packet, Beats)>>,
     reading: Vec<Option<Reading>>,
+    /// Per node and slot: the message (`src`, `msg_id`) of the last upcall that named the slot.
+    /// A delivery names only the slot (docs/protocol.md §11.3), which holds that message from
+    /// its upcall until its delivery is taken.
+    slot_messages: Vec<[Option<(u16, u32)>; SLOT_NUMBERS]>,
     recs: HashMap<(u16, u32), Rec>,
     next_upcall: HashMap<(u16, u16), u32>,
     sent_num: HashMap<(u16, u16), u32>,
@@ -148,6 +155,7 @@ impl MsgHosts {
             senders,
             framing: vec![None; lay.nodes],
             reading: (0..lay.nodes).map(|_| None).collect(),
+            slot_messages: vec![[None; SLOT_NUMBERS]; lay.nodes],
             recs: HashMap::new(),
             next_upcall: HashMap::new(),
             sent_num: HashMap::new(),
@@ -306,20 +314,23 @@ impl MsgHosts {
             inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
             if self.reading[p].is_none() && ro(rxo::DLV_VALID, p) & 1 == 1 {
                 let len = ro(rxo::DLV_LEN, p) as usize;
+                let slot = ro(rxo::DLV_SLOT, p);
+                let Some((src, msg_id)) = self.slot_messages[p][slot as usize % SLOT_NUMBERS]
+                else {
+                    self.error(format!(
+                        "cycle {t}: node {p} delivered slot {slot}, which no upcall named"
+                    ));
+                    continue;
+                };
                 self.reading[p] = Some(Reading {
-                    slot: ro(rxo::DLV_SLOT, p),
-                    src: ro(rxo::DLV_SRC, p) as u16,
-                    msg_id: ro(rxo::DLV_MSG_ID, p) as u32,
+                    slot,
+                    src,
+                    msg_id,
                     len,
                     issued: 0,
                     words: vec![],
                 });
-                self.shown(
-                    t - 1,
-                    p,
-                    ro(rxo::DLV_SRC, p) as u16,
-                    ro(rxo::DLV_MSG_ID, p) as u32,
-                );
+                self.shown(t - 1, p, src, msg_id);
             }
             let mut take = None;
             if let Some(r) = self.reading[p].as_mut() {
@@ -378,6 +389,7 @@ impl MsgHosts {
             ro(rxo::UP_MSG_NUM) as u32,
         );
         self.upcalls += 1;
+        self.slot_messages[q][ro(rxo::UP_SLOT) as usize % SLOT_NUMBERS] = Some((src, msg_id));
         let expected = self.next_upcall.entry((src, q as u16)).or_insert(1);
         let want = *expected;
         let Some(r) = self.recs.get_mut(&(src, msg_id)) else {

@@ -63,6 +63,9 @@ pub struct RxPeers {
     sent: HashMap<(u16, u32), Vec<u8>>,
     /// (src, msg_id) -> accepted bytes (from the answer)
     accepted: HashMap<(u16, u32), u32>,
+    /// slot -> (src, msg_id) of the last upcall taken for it: a delivery names only its slot
+    /// (docs/protocol.md §11.3).
+    slot_messages: HashMap<u64, (u16, u32)>,
     reading: Option<(u64, u16, u32, usize, u64, Vec<u32>)>,
     read_issued: bool,
     pub messages: u64,
@@ -97,6 +100,7 @@ impl RxPeers {
             worm: vec![],
             sent: HashMap::new(),
             accepted: HashMap::new(),
+            slot_messages: HashMap::new(),
             reading: None,
             read_issued: false,
             messages: 0,
@@ -211,18 +215,20 @@ impl RxPeers {
                 a.min(len).min(self.cfg.max_msg as u32)
             };
             self.accepted.insert((src, id), acc);
+            self.slot_messages.insert(prev[out::UP_SLOT], (src, id));
         }
         i[inp::DLV_READY] = 0;
         self.read_issued = false;
         if self.reading.is_none() && prev[out::DLV_VALID] & 1 == 1 {
-            self.reading = Some((
-                prev[out::DLV_SLOT],
-                prev[out::DLV_SRC] as u16,
-                prev[out::DLV_MSG_ID] as u32,
-                prev[out::DLV_LEN] as usize,
-                0,
-                vec![],
-            ));
+            let slot = prev[out::DLV_SLOT];
+            match self.slot_messages.get(&slot) {
+                Some(&(src, id)) => {
+                    self.reading = Some((slot, src, id, prev[out::DLV_LEN] as usize, 0, vec![]))
+                }
+                None => self.error(format!(
+                    "cycle {t}: slot {slot} delivered, which no upcall taken named"
+                )),
+            }
         }
         let mut done = None;
         if let Some(r) = self.reading.as_mut() {

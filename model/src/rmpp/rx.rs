@@ -715,16 +715,17 @@ impl ModelBlock for RmppRx {
             .front()
             .copied()
             .filter(|_| self.delivered.is_none());
-        for (base, k, is_up) in [(out::UP_VALID, up, true), (out::DLV_VALID, dlv, false)] {
-            let s = k.map(|k| self.slots[k]).unwrap_or_default();
-            let len = if is_up { s.len } else { s.limit };
-            o[base] = k.is_some() as u64;
-            o[base + 1] = k.unwrap_or(0) as u64;
-            o[base + 2] = s.src as u64;
-            o[base + 3] = s.msg_id as u64;
-            o[base + 4] = s.msg_num as u64;
-            o[base + 5] = len as u64;
-        }
+        let shown = up.map(|k| self.slots[k]).unwrap_or_default();
+        o[out::UP_VALID] = up.is_some() as u64;
+        o[out::UP_SLOT] = up.unwrap_or(0) as u64;
+        o[out::UP_SRC] = shown.src as u64;
+        o[out::UP_MSG_ID] = shown.msg_id as u64;
+        o[out::UP_MSG_NUM] = shown.msg_num as u64;
+        o[out::UP_LEN] = shown.len as u64;
+        // The delivery names the slot (the upper layer took its upcall) and the accepted bytes.
+        o[out::DLV_VALID] = dlv.is_some() as u64;
+        o[out::DLV_SLOT] = dlv.unwrap_or(0) as u64;
+        o[out::DLV_LEN] = dlv.map(|k| self.slots[k].limit).unwrap_or(0) as u64;
         o[out::RD_DATA] = self.rd_data as u64;
         let s = self.snd.unwrap_or_default();
         o[out::SND_VALID] = self.snd.is_some() as u64;

@@ -60,9 +60,14 @@ pub struct UpcallAnswer {
     taken: Signal<Local, Bit>,
     length_capped: Signal<Local, Bits<13>>,
     accept_low: Signal<Local, Bits<13>>,
-    max_msg_length: Constant<Bits<32>>,
+    /// The bits of a length at or above `max_msg` (a power of two).
+    from_max_msg: Constant<Bits<32>>,
     max_msg_limit: Constant<Bits<13>>,
-    mtu_limit: Constant<Bits<13>>,
+    /// `x > mtu` as masks (`mtu` is a power of two): a bit above `mtu`'s, or `mtu`'s bit and one
+    /// below it.
+    above_mtu: Constant<Bits<13>>,
+    mtu_bit: Constant<Bits<13>>,
+    below_mtu: Constant<Bits<13>>,
     accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
 }
@@ -103,9 +108,11 @@ impl UpcallAnswer {
             taken: Default::default(),
             length_capped: Default::default(),
             accept_low: Default::default(),
-            max_msg_length: c(cfg.max_msg as u64),
+            from_max_msg: c(!(cfg.max_msg as u64 - 1) & 0xFFFF_FFFF),
             max_msg_limit: c(cfg.max_msg as u64),
-            mtu_limit: c(cfg.mtu as u64),
+            above_mtu: c(!(2 * cfg.mtu as u64 - 1) & 0x1FFF),
+            mtu_bit: c(cfg.mtu as u64),
+            below_mtu: c(cfg.mtu as u64 - 1),
             accept_most: c(0x1FFF),
             no_slot: c(0),
         }
@@ -141,7 +148,9 @@ impl Logic for UpcallAnswer {
         self.first.next = self.upcalls.pop_data.val();
 
         self.length_capped.next = self.up_len.val().get_bits::<13>(0);
-        if self.up_len.val() >= self.max_msg_length.val() {
+        // Compares with constants (powers of two) as masks and OR trees: yosys builds a carry
+        // chain for each `>=` or `>` (19 CCU2C in all on the ECP5).
+        if (self.up_len.val() & self.from_max_msg.val()).any() {
             self.length_capped.next = self.max_msg_limit.val();
         }
         self.accept_low.next = self.up_accept.val().get_bits::<13>(0);
@@ -151,8 +160,12 @@ impl Logic for UpcallAnswer {
         // `min(x, len) > mtu` is `x > mtu` and `len > mtu`: two compares beside the minimum's,
         // so that whether the answer sends a CTS is a flip-flop at its action, not a compare of
         // the accepted bytes in the action's cycle.
-        self.answer_cts.d.next = (self.accepted.q.val() > self.mtu_limit.val())
-            & (self.length.q.val() > self.mtu_limit.val());
+        self.answer_cts.d.next = ((self.accepted.q.val() & self.above_mtu.val()).any()
+            | ((self.accepted.q.val() & self.mtu_bit.val()).any()
+                & (self.accepted.q.val() & self.below_mtu.val()).any()))
+            & ((self.length.q.val() & self.above_mtu.val()).any()
+                | ((self.length.q.val() & self.mtu_bit.val()).any()
+                    & (self.length.q.val() & self.below_mtu.val()).any()));
         self.answer_limit.d.next = self.accepted.q.val();
         if self.accepted.q.val() >= self.length.q.val() {
             self.answer_limit.d.next = self.length.q.val();

@@ -113,7 +113,7 @@ pub enum DropReason {
 /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
 /// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
-/// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
+/// | `dlv_valid`, `dlv_slot`, `dlv_len` | out | 1, 4, 32 | the delivery: the slot (whose upcall the upper layer took) and the accepted bytes |
 /// | `rd_data` | out | 32 | the buffer word read |
 /// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
 /// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |
@@ -189,9 +189,6 @@ pub struct RmppRxCore {
     pub up_len: Signal<Out, Bits<32>>,
     pub dlv_valid: Signal<Out, Bit>,
     pub dlv_slot: Signal<Out, Bits<4>>,
-    pub dlv_src: Signal<Out, Bits<16>>,
-    pub dlv_msg_id: Signal<Out, Bits<32>>,
-    pub dlv_msg_num: Signal<Out, Bits<32>>,
     pub dlv_len: Signal<Out, Bits<32>>,
     pub rd_data: Signal<Out, Bits<32>>,
     pub snd_valid: Signal<Out, Bit>,
@@ -269,9 +266,6 @@ impl RmppRxCore {
             up_len: Default::default(),
             dlv_valid: Default::default(),
             dlv_slot: Default::default(),
-            dlv_src: Default::default(),
-            dlv_msg_id: Default::default(),
-            dlv_msg_num: Default::default(),
             dlv_len: Default::default(),
             rd_data: Default::default(),
             snd_valid: Default::default(),
@@ -493,9 +487,6 @@ impl Logic for RmppRxCore {
         self.up_len.next = self.slots.up_len.val();
         self.dlv_valid.next = self.dl_v.val();
         self.dlv_slot.next = self.dl_s.val();
-        self.dlv_src.next = bit_cast::<16, 8>(self.slots.dlv_src.val());
-        self.dlv_msg_id.next = self.slots.dlv_msg_id.val();
-        self.dlv_msg_num.next = self.slots.dlv_msg_num.val();
         self.dlv_len.next = bit_cast::<32, 13>(self.slots.dlv_limit.val());
         self.snd_valid.next = self.o_snd_valid.q.val();
         self.snd_type.next = self.empty_type.val();
@@ -558,7 +549,7 @@ macro_rules! rmpp_rx_with_transmitter {
             /// | `net_out` | out | 35 | CTS, MSGEND, MSGDROP worms |
             /// | `tx_req` | out | 1 | idle with a reply due |
             /// | `up_valid`, `up_slot`, `up_src`, `up_msg_id`, `up_msg_num`, `up_len` | out | 1, 4, 16, 32, 32, 32 | the upcall |
-            /// | `dlv_valid`, `dlv_slot`, `dlv_src`, `dlv_msg_id`, `dlv_msg_num`, `dlv_len` | out | 1, 4, 16, 32, 32, 32 | the delivery |
+            /// | `dlv_valid`, `dlv_slot`, `dlv_len` | out | 1, 4, 32 | the delivery: the slot (whose upcall the upper layer took) and the accepted bytes |
             /// | `rd_data` | out | 32 | the buffer word read |
             /// | `snd_valid`, `snd_type`, `snd_peer`, `snd_msg_id`, `snd_len`, `snd_seq`, `snd_info`, `snd_msg_num` | out | 1, 4, 16, 32 x 5 | one-cycle pulse: a CTS, MSGEND or MSGDROP for the send side |
             /// | `cnt_crc` ... `cnt_restart` | out | 16 each | wrapping counters, in the order of `idemnet_spec::rmpp::COUNTERS` |

@@ -31,7 +31,7 @@ use super::{Action, SlotState};
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
 /// | `pick_*` | out | | the lowest slot with a reply due: `src` (8), `msg_id`, `msg_num`, `limit` (13), `next_seq` (11), `cts_n` (16), RECEIVING, ENDED (`src`, `msg_id`, `msg_num`, `limit`, `next_seq`, `cts_n` not defined while no reply is due) |
-/// | `up_*`, `dlv_*`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
+/// | `up_*`, `dlv_limit`, `read_limit` | out | | the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
 /// `next_seq` 11, `grant` and `cts_n` 16, the deadline 21 bits); every value loaded into them
@@ -53,8 +53,9 @@ use super::{Action, SlotState};
 /// Storage: `src`, `msg_id`, `msg_num` and `len` are written only by *new* and *abort new*, one
 /// slot at an edge, and read by slot number, so they are kept in [`LutRam`]s (one write port,
 /// asynchronous reads; LUT RAM on the ECP5, one copy per read port): read by the pick (at the
-/// lowest due slot's number), the upcall and the delivery. These two read word `rx_slots`, which
-/// is never written and so zero, while not valid, and show zero without a gate per bit. `src` and
+/// lowest due slot's number) and the upcall (the delivery reads only `limit`). The upcall and
+/// the delivery read word `rx_slots`, which is never written and so zero, while not valid, and
+/// show zero without a gate per bit. `src` and
 /// `msg_id` are kept in flip-flops as well, for the key compare, which needs every slot at once.
 /// `next_seq` and `cts_n` are written only at the action's slot (*in sequence* and *answer*) and
 /// never cleared (a slot's next use writes them before reading them), so they are [`LutRam`]s
@@ -123,9 +124,6 @@ pub struct RmppSlots {
     pub up_msg_id: Signal<Out, Bits<32>>,
     pub up_msg_num: Signal<Out, Bits<32>>,
     pub up_len: Signal<Out, Bits<32>>,
-    pub dlv_src: Signal<Out, Bits<8>>,
-    pub dlv_msg_id: Signal<Out, Bits<32>>,
-    pub dlv_msg_num: Signal<Out, Bits<32>>,
     pub dlv_limit: Signal<Out, Bits<13>>,
     pub read_limit: Signal<Out, Bits<13>>,
     s_state: Vec<DFF<SlotState>>,
@@ -165,7 +163,11 @@ pub struct RmppSlots {
     sequence_first: Constant<Bits<11>>,
     time_step: Constant<Bits<21>>,
     timeout_end: Constant<Bits<21>>,
-    mtu_len: Constant<Bits<32>>,
+    /// `len > mtu` as masks (`mtu` is a power of two): a bit above `mtu`'s, or `mtu`'s bit and
+    /// one below it.
+    above_mtu: Constant<Bits<32>>,
+    mtu_bit: Constant<Bits<32>>,
+    below_mtu: Constant<Bits<32>>,
     mtu_limit: Constant<Bits<13>>,
     node_mask: Constant<Bits<8>>,
     limit_mask: Constant<Bits<13>>,
@@ -175,8 +177,9 @@ pub struct RmppSlots {
     _n: usize,
 }
 
-/// Read ports of the `src`, `msgID` and `msgNum` memories: the pick, the upcall, the delivery.
-const WORD_READS: usize = 3;
+/// Read ports of the `src`, `msgID` and `msgNum` memories: the pick and the upcall (a delivery
+/// shows only its slot and `limit`, docs/protocol.md §11.3).
+const WORD_READS: usize = 2;
 /// Reads of `limit`: the match, the pick, the delivery and the read port's slot.
 const LIMIT_READS: usize = 4;
 
@@ -251,9 +254,6 @@ impl RmppSlots {
             up_msg_id: Default::default(),
             up_msg_num: Default::default(),
             up_len: Default::default(),
-            dlv_src: Default::default(),
-            dlv_msg_id: Default::default(),
-            dlv_msg_num: Default::default(),
             dlv_limit: Default::default(),
             read_limit: Default::default(),
             s_state: vec_of(n),
@@ -293,7 +293,9 @@ impl RmppSlots {
             sequence_first: c(1),
             time_step: c(1),
             timeout_end: c(cfg.gch_timeout as u64 + 1),
-            mtu_len: c(cfg.mtu as u64),
+            above_mtu: c(!(2 * cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
+            mtu_bit: c(cfg.mtu as u64),
+            below_mtu: c(cfg.mtu as u64 - 1),
             mtu_limit: c(cfg.mtu as u64),
             node_mask: holding(cfg.nodes as u64 - 1),
             limit_mask: holding(cfg.max_msg as u64),
@@ -379,7 +381,12 @@ impl Logic for RmppSlots {
 
         // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
         self.new_limit.next = self.len.val().get_bits::<13>(0);
-        if self.len.val() > self.mtu_len.val() {
+        // A compare with a constant as masks and OR trees: yosys would build a 32-bit carry
+        // chain for `>` (13 CCU2C on the ECP5).
+        if (self.len.val() & self.above_mtu.val()).any()
+            | ((self.len.val() & self.mtu_bit.val()).any()
+                & (self.len.val() & self.below_mtu.val()).any())
+        {
             self.new_limit.next = self.mtu_limit.val();
         }
         for k in 0..self._n {
@@ -529,9 +536,6 @@ impl Logic for RmppSlots {
         self.m_msg_id.read_address[1].next = self.up_address.val();
         self.m_msg_num.read_address[1].next = self.up_address.val();
         self.m_len.read_address[0].next = self.up_address.val();
-        self.m_src.read_address[2].next = self.dlv_address.val();
-        self.m_msg_id.read_address[2].next = self.dlv_address.val();
-        self.m_msg_num.read_address[2].next = self.dlv_address.val();
         self.pick_src.next = self.m_src.read_data[0].val();
         self.pick_msg_id.next = self.m_msg_id.read_data[0].val();
         self.pick_msg_num.next = self.m_msg_num.read_data[0].val();
@@ -542,9 +546,6 @@ impl Logic for RmppSlots {
         self.up_msg_id.next = self.m_msg_id.read_data[1].val();
         self.up_msg_num.next = self.m_msg_num.read_data[1].val();
         self.up_len.next = self.m_len.read_data[0].val();
-        self.dlv_src.next = self.m_src.read_data[2].val();
-        self.dlv_msg_id.next = self.m_msg_id.read_data[2].val();
-        self.dlv_msg_num.next = self.m_msg_num.read_data[2].val();
 
         // ---- Fields of selected slots (one-hot or by number, OR-ed).
         self.target_grant.next = self.empty_grant.val();
