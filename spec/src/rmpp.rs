@@ -307,8 +307,8 @@ mod tests {
     #[test]
     fn offsets_agree_with_the_widths_and_the_counters_are_last() {
         crate::ports::tests::offsets_agree_with_widths(&PORTS);
-        assert_eq!((inp::WORDS, out::WORDS), (7, 36));
-        assert_eq!((inp::UP_READY, out::UP_VALID, out::RD_DATA), (2, 2, 14));
+        assert_eq!((inp::WORDS, out::WORDS), (7, 33));
+        assert_eq!((inp::UP_READY, out::UP_VALID, out::RD_DATA), (2, 2, 11));
         assert_eq!(out::COUNTERS + COUNTERS.len(), out::WORDS);
         assert_eq!(
             HOST_INPUTS,
