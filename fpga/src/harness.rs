@@ -137,9 +137,8 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
 /// harness's, which the flow synthesizes alone to report them apart from the design's.
 pub fn harness_alone(ports: &[PortSpec]) -> String {
     // The board top connects `clock` whether the port list names it or not.
-    let clock = PortSpec::input("clock", 1);
-    let ports: Vec<&PortSpec> = std::iter::once(&clock)
-        .chain(ports.iter().filter(|p| p.name != "clock"))
+    let ports: Vec<PortSpec> = std::iter::once(PortSpec::input("clock", 1))
+        .chain(ports.iter().filter(|p| p.name != "clock").cloned())
         .collect();
     let names: Vec<String> = ports.iter().map(|p| esc(&p.name)).collect();
     let mut v = format!("(* blackbox *)\nmodule top({});\n", names.join(", "));
@@ -156,7 +155,6 @@ pub fn harness_alone(ports: &[PortSpec]) -> String {
         let _ = writeln!(v, "    {dir} {range}{};", esc(&p.name));
     }
     v.push_str("endmodule\n");
-    let ports: Vec<PortSpec> = ports.into_iter().cloned().collect();
     v + &stimulus_top(&ports)
 }
 

@@ -63,11 +63,10 @@ pub struct UpcallAnswer {
     /// The bits of a length at or above `max_msg` (a power of two).
     from_max_msg: Constant<Bits<32>>,
     max_msg_limit: Constant<Bits<13>>,
-    /// `x > mtu` as masks (`mtu` is a power of two): a bit above `mtu`'s, or `mtu`'s bit and one
-    /// below it.
-    above_mtu: Constant<Bits<13>>,
-    mtu_bit: Constant<Bits<13>>,
-    below_mtu: Constant<Bits<13>>,
+    /// The bits of a byte count at or above `mtu` (a power of two): `x > mtu` is a bit of
+    /// them set and `x != mtu`.
+    from_mtu: Constant<Bits<13>>,
+    mtu_limit: Constant<Bits<13>>,
     accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
 }
@@ -110,9 +109,8 @@ impl UpcallAnswer {
             accept_low: Default::default(),
             from_max_msg: c(!(cfg.max_msg as u64 - 1) & 0xFFFF_FFFF),
             max_msg_limit: c(cfg.max_msg as u64),
-            above_mtu: c(!(2 * cfg.mtu as u64 - 1) & 0x1FFF),
-            mtu_bit: c(cfg.mtu as u64),
-            below_mtu: c(cfg.mtu as u64 - 1),
+            from_mtu: c(!(cfg.mtu as u64 - 1) & 0x1FFF),
+            mtu_limit: c(cfg.mtu as u64),
             accept_most: c(0x1FFF),
             no_slot: c(0),
         }
@@ -160,12 +158,10 @@ impl Logic for UpcallAnswer {
         // `min(x, len) > mtu` is `x > mtu` and `len > mtu`: two compares beside the minimum's,
         // so that whether the answer sends a CTS is a flip-flop at its action, not a compare of
         // the accepted bytes in the action's cycle.
-        self.answer_cts.d.next = ((self.accepted.q.val() & self.above_mtu.val()).any()
-            | ((self.accepted.q.val() & self.mtu_bit.val()).any()
-                & (self.accepted.q.val() & self.below_mtu.val()).any()))
-            & ((self.length.q.val() & self.above_mtu.val()).any()
-                | ((self.length.q.val() & self.mtu_bit.val()).any()
-                    & (self.length.q.val() & self.below_mtu.val()).any()));
+        self.answer_cts.d.next = (self.accepted.q.val() & self.from_mtu.val()).any()
+            & (self.accepted.q.val() != self.mtu_limit.val())
+            & (self.length.q.val() & self.from_mtu.val()).any()
+            & (self.length.q.val() != self.mtu_limit.val());
         self.answer_limit.d.next = self.accepted.q.val();
         if self.accepted.q.val() >= self.length.q.val() {
             self.answer_limit.d.next = self.length.q.val();

@@ -163,11 +163,10 @@ pub struct RmppSlots {
     sequence_first: Constant<Bits<11>>,
     time_step: Constant<Bits<21>>,
     timeout_end: Constant<Bits<21>>,
-    /// `len > mtu` as masks (`mtu` is a power of two): a bit above `mtu`'s, or `mtu`'s bit and
-    /// one below it.
-    above_mtu: Constant<Bits<32>>,
-    mtu_bit: Constant<Bits<32>>,
-    below_mtu: Constant<Bits<32>>,
+    /// The bits of a length at or above `mtu` (a power of two): `len > mtu` is a bit of them
+    /// set and `len != mtu`.
+    from_mtu: Constant<Bits<32>>,
+    mtu_len: Constant<Bits<32>>,
     mtu_limit: Constant<Bits<13>>,
     node_mask: Constant<Bits<8>>,
     limit_mask: Constant<Bits<13>>,
@@ -293,9 +292,8 @@ impl RmppSlots {
             sequence_first: c(1),
             time_step: c(1),
             timeout_end: c(cfg.gch_timeout as u64 + 1),
-            above_mtu: c(!(2 * cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
-            mtu_bit: c(cfg.mtu as u64),
-            below_mtu: c(cfg.mtu as u64 - 1),
+            from_mtu: c(!(cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
+            mtu_len: c(cfg.mtu as u64),
             mtu_limit: c(cfg.mtu as u64),
             node_mask: holding(cfg.nodes as u64 - 1),
             limit_mask: holding(cfg.max_msg as u64),
@@ -383,10 +381,7 @@ impl Logic for RmppSlots {
         self.new_limit.next = self.len.val().get_bits::<13>(0);
         // A compare with a constant as masks and OR trees: yosys would build a 32-bit carry
         // chain for `>` (13 CCU2C on the ECP5).
-        if (self.len.val() & self.above_mtu.val()).any()
-            | ((self.len.val() & self.mtu_bit.val()).any()
-                & (self.len.val() & self.below_mtu.val()).any())
-        {
+        if (self.len.val() & self.from_mtu.val()).any() & (self.len.val() != self.mtu_len.val()) {
             self.new_limit.next = self.mtu_limit.val();
         }
         for k in 0..self._n {
