@@ -228,12 +228,35 @@ impl Board {
         }
     }
 
-    /// The pin constraints (`fpga/boards/`).
+    /// The pin constraints (`fpga/boards/`), as the board's files hold them.
     pub fn constraints(self) -> (&'static str, &'static str) {
         match self {
             Board::Ice40Hx8k => ("board.pcf", include_str!("../boards/alchitry-cu.pcf")),
             Board::Ecp5_85k => ("board.lpf", include_str!("../boards/ulx3s-85f.lpf")),
         }
+    }
+
+    /// The pin constraints with the clock constrained to `mhz`.
+    ///
+    /// nextpnr-ecp5 takes an LPF `FREQUENCY PORT` line over its `--freq`, so the ULX3S's
+    /// 25 MHz line would make every ECP5 run place and route against 25 MHz whatever was
+    /// asked; the line is rewritten here. The PCF carries no frequency (nextpnr-ice40 reads
+    /// `--freq`). An image that is to run at `mhz` on the board needs a PLL from the
+    /// oscillator, which the flow does not instantiate: the figure is the design's Fmax.
+    pub fn constraints_at(self, mhz: f64) -> (&'static str, String) {
+        let (name, text) = self.constraints();
+        let text = text
+            .lines()
+            .map(|line| {
+                if line.trim_start().starts_with("FREQUENCY PORT \"clk\"") {
+                    format!("FREQUENCY PORT \"clk\" {mhz} MHZ;")
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        (name, text + "\n")
     }
 
     /// What the device holds: iCE40-HX8K 7,680 logic cells (a LUT4, a flip-flop and a carry
@@ -275,6 +298,26 @@ mod tests {
     }
 
     use super::*;
+
+    /// The constraint nextpnr places against is the one asked for, not the oscillator's:
+    /// until this test, the ULX3S's LPF line made every ECP5 run a 25 MHz run.
+    #[test]
+    fn the_clock_constraint_follows_the_asked_frequency() {
+        let (name, lpf) = Board::Ecp5_85k.constraints_at(100.0);
+        assert_eq!(name, "board.lpf");
+        let frequencies: Vec<_> = lpf.lines().filter(|l| l.contains("FREQUENCY")).collect();
+        assert_eq!(frequencies, ["FREQUENCY PORT \"clk\" 100 MHZ;"]);
+        assert_eq!(
+            lpf.lines().count(),
+            Board::Ecp5_85k.constraints().1.lines().count()
+        );
+        let (_, lpf) = Board::Ecp5_85k.constraints_at(62.5);
+        assert!(lpf.contains("FREQUENCY PORT \"clk\" 62.5 MHZ;"), "{lpf}");
+        // The PCF has no frequency line; nextpnr-ice40 reads --freq.
+        let (name, pcf) = Board::Ice40Hx8k.constraints_at(100.0);
+        assert_eq!(name, "board.pcf");
+        assert_eq!(pcf.trim_end(), Board::Ice40Hx8k.constraints().1.trim_end());
+    }
 
     #[test]
     fn every_board_has_a_script_for_its_mappings_only() {

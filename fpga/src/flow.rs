@@ -394,7 +394,8 @@ pub fn run_flow(
     let dir = build_dir(root, board, design);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     fs::write(dir.join("top.v"), format!("{dut}\n{top}")).context("writing top.v")?;
-    let (cname, ctext) = board.constraints();
+    let constraint_mhz = freq_mhz.unwrap_or(board.clock_mhz());
+    let (cname, ctext) = board.constraints_at(constraint_mhz);
     fs::write(dir.join(cname), ctext).with_context(|| format!("writing {cname}"))?;
     let mapping = lut_mapping(board)?;
     let synthesizer = synthesizer(board, design)?;
@@ -443,7 +444,6 @@ pub fn run_flow(
     let lut_positions = all.lut_positions(board);
     let design_lut_positions = lut_positions.saturating_sub(harness.lut_positions(board));
     let cap = board.capacity();
-    let constraint_mhz = freq_mhz.unwrap_or(board.clock_mhz());
     let mut report = Report {
         board: board.name().into(),
         design: design.name().into(),
