@@ -1,6 +1,7 @@
 //! The RMPP receive path of docs/protocol.md §11, as a rust-hdl block built of sub-blocks: the
 //! framing and header ([`receiver::RmppReceiver`]), the verdict ([`verdict::RmppVerdict`]), the
-//! slot table ([`slots::RmppSlots`]), the edge's action and Figure 8's credits
+//! slot table ([`slots::RmppSlots`], its LUT-RAM fields in
+//! [`slot_fields::SlotFields`]), the edge's action and Figure 8's credits
 //! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall queue and the
 //! answer register ([`answer::UpcallAnswer`]), the delivery queue ([`SlotFifo`]), the buffer
 //! read port ([`read_port::ReadPort`]) and the
@@ -22,6 +23,7 @@ pub mod header;
 pub mod read_port;
 pub mod receiver;
 pub mod reply;
+pub mod slot_fields;
 pub mod slots;
 pub mod verdict;
 
@@ -335,8 +337,8 @@ impl Logic for RmppRxCore {
         // ---- The packet in reception, its verdict against the slots, its payload.
         ReceivedWorm::link(&mut self.receiver, &mut self.receive.receiver);
         self.key_node.next = self.receive.nid.val().get_bits::<8>(0);
-        self.slots.key_node.next = self.key_node.val();
-        self.slots.key_msg_id.next = self.receive.msg_id.val();
+        self.slots.write.key_node.next = self.key_node.val();
+        self.slots.write.key_msg_id.next = self.receive.msg_id.val();
         self.slots.target.next = self.verdict.target.val();
         self.verdict.decide.next = self.receive.decide.val();
         self.verdict.word.next = self.receive.word.val();
@@ -360,8 +362,8 @@ impl Logic for RmppRxCore {
         self.verdict.match_receiving.next = self.slots.match_receiving.val();
         self.verdict.match_complete.next = self.slots.match_complete.val();
         self.verdict.match_over.next = self.slots.match_over.val();
-        self.verdict.match_next_seq.next = self.slots.match_next_seq.val();
-        self.verdict.match_limit.next = self.slots.match_limit.val();
+        self.verdict.match_next_seq.next = self.slots.reads.match_next_seq.val();
+        self.verdict.match_limit.next = self.slots.reads.match_limit.val();
         self.verdict.free.next = self.slots.free.val();
         self.verdict.free_slot.next = self.slots.free_slot.val();
         // `expected` at the latched srcNID; the buffer written from the payload.
@@ -392,19 +394,19 @@ impl Logic for RmppRxCore {
         self.o_snd_valid.d.next = self.act.to_sender.val();
         self.exp_ram.write_enable.next =
             (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
-        self.slots.action.next = self.act.action.val();
-        self.slots.action_slot.next = self.act.action_slot.val();
+        self.slots.write.action.next = self.act.action.val();
+        self.slots.write.action_slot.next = self.act.action_slot.val();
         self.slots.picked.next = self.worm.start.val();
-        self.slots.msg_num.next = self.receive.msg_num.val();
-        self.slots.len.next = self.receive.len.val();
-        self.slots.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
-        self.slots.restart.next = self.verdict.restart.val();
-        self.slots.finish.next = self.verdict.finish.val();
-        self.slots.new_cts.next = self.verdict.new_cts.val();
-        self.slots.allowance.next = self.act.allowance.val();
-        self.slots.answer_limit.next = self.answer.limit.val();
-        self.slots.answer_zero.next = self.answer.zero.val();
-        self.slots.answer_cts.next = self.answer.cts.val();
+        self.slots.write.msg_num.next = self.receive.msg_num.val();
+        self.slots.write.len.next = self.receive.len.val();
+        self.slots.write.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
+        self.slots.write.restart.next = self.verdict.restart.val();
+        self.slots.write.finish.next = self.verdict.finish.val();
+        self.slots.write.new_cts.next = self.verdict.new_cts.val();
+        self.slots.write.allowance.next = self.act.allowance.val();
+        self.slots.write.answer_limit.next = self.answer.limit.val();
+        self.slots.write.answer_zero.next = self.answer.zero.val();
+        self.slots.write.answer_cts.next = self.answer.cts.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
@@ -413,12 +415,12 @@ impl Logic for RmppRxCore {
         self.reply.header_valid.next = self.worm.header_valid.val();
         self.reply.index.next = self.worm.index.val();
         self.worm.word.next = self.reply.word.val();
-        self.reply.pick_src.next = self.slots.pick_src.val();
-        self.reply.pick_msg_id.next = self.slots.pick_msg_id.val();
-        self.reply.pick_msg_num.next = self.slots.pick_msg_num.val();
-        self.reply.pick_limit.next = self.slots.pick_limit.val();
-        self.reply.pick_next_seq.next = self.slots.pick_next_seq.val();
-        self.reply.pick_cts_n.next = self.slots.pick_cts_n.val();
+        self.reply.pick_src.next = self.slots.reads.pick_src.val();
+        self.reply.pick_msg_id.next = self.slots.reads.pick_msg_id.val();
+        self.reply.pick_msg_num.next = self.slots.reads.pick_msg_num.val();
+        self.reply.pick_limit.next = self.slots.reads.pick_limit.val();
+        self.reply.pick_next_seq.next = self.slots.reads.pick_next_seq.val();
+        self.reply.pick_cts_n.next = self.slots.reads.pick_cts_n.val();
         self.reply.pick_receiving.next = self.slots.pick_receiving.val();
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 
@@ -427,7 +429,7 @@ impl Logic for RmppRxCore {
         self.answer.action_slot.next = self.act.action_slot.val();
         self.answer.up_ready.next = self.up_ready.val();
         self.answer.up_accept.next = self.up_accept.val();
-        self.answer.up_len.next = self.slots.up_len.val();
+        self.answer.up_len.next = self.slots.reads.up_len.val();
         self.slots.up_valid.next = self.answer.up_valid.val();
         self.slots.up_slot.next = self.answer.first.val();
 
@@ -457,7 +459,7 @@ impl Logic for RmppRxCore {
         self.read.rd_slot.next = self.rd_slot.val();
         self.read.rd_word.next = self.rd_word.val();
         self.slots.read_slot.next = self.rd_slot.val();
-        self.read.limit.next = self.slots.read_limit.val();
+        self.read.limit.next = self.slots.reads.read_limit.val();
         self.buf_ram.read_address.next = self.read.ram_address.val();
         self.read.ram_data.next = self.buf_ram.read_data.val();
 
@@ -481,13 +483,13 @@ impl Logic for RmppRxCore {
         self.rd_data.next = self.read.rd_data.val();
         self.up_valid.next = self.answer.up_valid.val();
         self.up_slot.next = self.answer.up_slot.val();
-        self.up_src.next = bit_cast::<16, 8>(self.slots.up_src.val());
-        self.up_msg_id.next = self.slots.up_msg_id.val();
-        self.up_msg_num.next = self.slots.up_msg_num.val();
-        self.up_len.next = self.slots.up_len.val();
+        self.up_src.next = bit_cast::<16, 8>(self.slots.reads.up_src.val());
+        self.up_msg_id.next = self.slots.reads.up_msg_id.val();
+        self.up_msg_num.next = self.slots.reads.up_msg_num.val();
+        self.up_len.next = self.slots.reads.up_len.val();
         self.dlv_valid.next = self.dl_v.val();
         self.dlv_slot.next = self.dl_s.val();
-        self.dlv_len.next = bit_cast::<32, 13>(self.slots.dlv_limit.val());
+        self.dlv_len.next = bit_cast::<32, 13>(self.slots.reads.dlv_limit.val());
         self.snd_valid.next = self.o_snd_valid.q.val();
         self.snd_type.next = self.empty_type.val();
         self.snd_peer.next = self.empty_node.val();

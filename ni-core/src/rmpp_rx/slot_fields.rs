@@ -1,0 +1,301 @@
+//! The per-slot fields of the RMPP receive path that are written at one slot an edge and read
+//! by slot number (docs/protocol.md §11.4), kept in LUT RAM.
+
+use idemnet_rtl::lut_ram::LutRam;
+use idemnet_spec::rmpp::RmppConfig;
+use rust_hdl::prelude::*;
+
+use super::Action;
+
+/// The one action of an edge and the packet fields it writes (docs/protocol.md §11.5), as the
+/// slot table ([`super::slots::RmppSlots`]) takes them and hands them on to its [`SlotFields`].
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct SlotWrite {
+    /// The action ([`Action`]; `None`: none) and its slot.
+    pub action: Signal<In, Action>,
+    pub action_slot: Signal<In, Bits<4>>,
+    /// The packet's `srcNID` and `msgID` (also the key the slot table matches), `msgNum`, `len`
+    /// and the low bits of `seq`.
+    pub key_node: Signal<In, Bits<8>>,
+    pub key_msg_id: Signal<In, Bits<32>>,
+    pub msg_num: Signal<In, Bits<32>>,
+    pub len: Signal<In, Bits<32>>,
+    pub seq_low: Signal<In, Bits<11>>,
+    /// The latched in-sequence verdict: a restart, the last packet, a new CTS due.
+    pub restart: Signal<In, Bit>,
+    pub finish: Signal<In, Bit>,
+    pub new_cts: Signal<In, Bit>,
+    /// A new CTS's `n` (Figure 8).
+    pub allowance: Signal<In, Bits<16>>,
+    /// The answer register: accepted bytes, `up_accept` was 0, more than one packet.
+    pub answer_limit: Signal<In, Bits<13>>,
+    pub answer_zero: Signal<In, Bit>,
+    pub answer_cts: Signal<In, Bit>,
+}
+
+/// The fields a [`SlotFields`] shows, each of the slot its reader names; what the slot table
+/// ([`super::slots::RmppSlots`]) hands on as its own outputs.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct SlotReads {
+    /// The slot the transmitter picks: `src`, `msgID`, `msgNum`, `limit`, `next_seq`, a CTS's `n`.
+    pub pick_src: Signal<Out, Bits<8>>,
+    pub pick_msg_id: Signal<Out, Bits<32>>,
+    pub pick_msg_num: Signal<Out, Bits<32>>,
+    pub pick_limit: Signal<Out, Bits<13>>,
+    pub pick_next_seq: Signal<Out, Bits<11>>,
+    pub pick_cts_n: Signal<Out, Bits<16>>,
+    /// The slot holding the key.
+    pub match_next_seq: Signal<Out, Bits<11>>,
+    pub match_limit: Signal<Out, Bits<13>>,
+    /// The upcall's slot (zero unless `up_valid`).
+    pub up_src: Signal<Out, Bits<8>>,
+    pub up_msg_id: Signal<Out, Bits<32>>,
+    pub up_msg_num: Signal<Out, Bits<32>>,
+    pub up_len: Signal<Out, Bits<32>>,
+    /// The delivery's and the read port's slot (zero unless valid).
+    pub dlv_limit: Signal<Out, Bits<13>>,
+    pub read_limit: Signal<Out, Bits<13>>,
+}
+
+/// The message's `src`, `msgID`, `msgNum` and `len`, and `limit`, `next_seq` and a CTS's `n`,
+/// one word per slot, written by the edge's action at its slot and read by slot number.
+///
+/// Ports (Verilog names, as a child `fields$<port>`):
+///
+/// | port | dir | width | |
+/// |------|-----|-------|-|
+/// | `clock` | in | 1 | |
+/// | `write$*` | in | | the edge's action and the packet fields it writes ([`SlotWrite`]) |
+/// | `pick_slot`, `match_slot` | in | 4, 4 | the slot the transmitter picks and the slot holding the key |
+/// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_valid`, `read_slot` | in | 1, 4 each | slots whose fields are shown, each while valid |
+/// | `reads$*` | out | | the fields of `pick_slot`, `match_slot`, `up_slot`, `dlv_slot` and `read_slot` ([`SlotReads`]) |
+///
+/// Writes: `src`, `msg_id`, `msg_num` and `len` only by *new* and *abort new*; `limit` by *new*
+/// (`min(len, mtu)` or `len`), *abort new* (0) and *answer* (the accepted bytes); `next_seq`
+/// and `cts_n` by *in sequence* and *answer*, never cleared (a slot's next use writes them
+/// before reading them). Each is a [`LutRam`] (one write port, asynchronous reads, one copy
+/// per read port on the ECP5) of `rx_slots + 1` words: the upcall, the delivery and the read
+/// port read word `rx_slots`, which is never written and so zero, while not valid, and show
+/// zero without a gate per bit (a free slot's `limit` reads 0 there, as a limit cleared at the
+/// free would). Values are masked to the bits the configuration's largest value needs, so the
+/// memories are no wider than that.
+///
+/// Timing: the outputs are combinational from the addresses (asynchronous reads); a write
+/// shows at the edge.
+#[derive(LogicBlock)]
+pub struct SlotFields {
+    pub clock: Signal<In, Clock>,
+    pub write: SlotWrite,
+    pub pick_slot: Signal<In, Bits<4>>,
+    pub match_slot: Signal<In, Bits<4>>,
+    pub up_valid: Signal<In, Bit>,
+    pub up_slot: Signal<In, Bits<4>>,
+    pub dlv_valid: Signal<In, Bit>,
+    pub dlv_slot: Signal<In, Bits<4>>,
+    pub read_valid: Signal<In, Bit>,
+    pub read_slot: Signal<In, Bits<4>>,
+    pub reads: SlotReads,
+    m_src: LutRam<Bits<8>, 5>,
+    m_msg_id: LutRam<Bits<32>, 5>,
+    m_msg_num: LutRam<Bits<32>, 5>,
+    m_len: LutRam<Bits<32>, 5>,
+    m_next_seq: LutRam<Bits<11>, 5>,
+    m_cts_n: LutRam<Bits<16>, 5>,
+    m_limit: LutRam<Bits<13>, 5>,
+    new_limit: Signal<Local, Bits<13>>,
+    up_address: Signal<Local, Bits<5>>,
+    dlv_address: Signal<Local, Bits<5>>,
+    read_address: Signal<Local, Bits<5>>,
+    no_word: Constant<Bits<5>>,
+    empty_limit: Constant<Bits<13>>,
+    sequence_step: Constant<Bits<11>>,
+    sequence_first: Constant<Bits<11>>,
+    /// The bits of a length at or above `mtu` (a power of two): `len > mtu` is a bit of them
+    /// set and `len != mtu`.
+    from_mtu: Constant<Bits<32>>,
+    mtu_len: Constant<Bits<32>>,
+    mtu_limit: Constant<Bits<13>>,
+    node_mask: Constant<Bits<8>>,
+    limit_mask: Constant<Bits<13>>,
+    sequence_mask: Constant<Bits<11>>,
+    grant_mask: Constant<Bits<16>>,
+}
+
+/// Read ports of the `src`, `msgID` and `msgNum` memories: the pick and the upcall (a delivery
+/// shows only its slot and `limit`, docs/protocol.md §11.3).
+const WORD_READS: usize = 2;
+/// Reads of `limit`: the match, the pick, the delivery and the read port's slot.
+const LIMIT_READS: usize = 4;
+
+fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::from(x))
+}
+
+/// How many low bits hold every value `0..=largest` (at least one).
+pub(crate) fn bits_holding(largest: u64) -> usize {
+    ((u64::BITS - largest.leading_zeros()) as usize).max(1)
+}
+
+/// The low bits that hold every value `0..=largest`: a field's register bits above them are
+/// constant zero once its inputs are masked by this, and synthesis removes them.
+pub(crate) fn holding<const N: usize>(largest: u64) -> Constant<Bits<N>> {
+    c((1u64 << (u64::BITS - largest.leading_zeros())) - 1)
+}
+
+impl SlotFields {
+    /// `cfg.rx_slots` slots with `cfg`'s `mtu`, `max_msg`, `max_data_pkts` and `nodes`.
+    pub fn new(cfg: &RmppConfig) -> Self {
+        let n = cfg.rx_slots;
+        Self {
+            clock: Default::default(),
+            write: Default::default(),
+            pick_slot: Default::default(),
+            match_slot: Default::default(),
+            up_valid: Default::default(),
+            up_slot: Default::default(),
+            dlv_valid: Default::default(),
+            dlv_slot: Default::default(),
+            read_valid: Default::default(),
+            read_slot: Default::default(),
+            reads: Default::default(),
+            m_src: LutRam::narrow(n + 1, WORD_READS, bits_holding(cfg.nodes as u64 - 1)),
+            m_msg_id: LutRam::new(n + 1, WORD_READS),
+            m_msg_num: LutRam::new(n + 1, WORD_READS),
+            m_len: LutRam::new(n + 1, 1),
+            m_next_seq: LutRam::narrow(n + 1, 2, bits_holding((cfg.max_msg / cfg.mtu) as u64)),
+            m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
+            m_limit: LutRam::narrow(n + 1, LIMIT_READS, bits_holding(cfg.max_msg as u64)),
+            new_limit: Default::default(),
+            up_address: Default::default(),
+            dlv_address: Default::default(),
+            read_address: Default::default(),
+            no_word: c(n as u64),
+            empty_limit: c(0),
+            sequence_step: c(1),
+            sequence_first: c(1),
+            from_mtu: c(!(cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
+            mtu_len: c(cfg.mtu as u64),
+            mtu_limit: c(cfg.mtu as u64),
+            node_mask: holding(cfg.nodes as u64 - 1),
+            limit_mask: holding(cfg.max_msg as u64),
+            sequence_mask: holding((cfg.max_msg / cfg.mtu) as u64),
+            grant_mask: holding(cfg.max_data_pkts as u64),
+        }
+    }
+}
+
+impl Logic for SlotFields {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.m_src.clock.next = self.clock.val();
+        self.m_msg_id.clock.next = self.clock.val();
+        self.m_msg_num.clock.next = self.clock.val();
+        self.m_len.clock.next = self.clock.val();
+        self.m_limit.clock.next = self.clock.val();
+        self.m_next_seq.clock.next = self.clock.val();
+        self.m_cts_n.clock.next = self.clock.val();
+
+        // ---- The fields a new message brings, written once into the slot it takes.
+        self.m_src.write_enable.next = (self.write.action.val() == Action::New)
+            | (self.write.action.val() == Action::AbortNew);
+        self.m_src.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
+        self.m_src.write_data.next = self.write.key_node.val() & self.node_mask.val();
+        self.m_msg_id.write_enable.next = self.m_src.write_enable.val();
+        self.m_msg_id.write_address.next = self.m_src.write_address.val();
+        self.m_msg_id.write_data.next = self.write.key_msg_id.val();
+        self.m_msg_num.write_enable.next = self.m_src.write_enable.val();
+        self.m_msg_num.write_address.next = self.m_src.write_address.val();
+        self.m_msg_num.write_data.next = self.write.msg_num.val();
+        self.m_len.write_enable.next = self.m_src.write_enable.val();
+        self.m_len.write_address.next = self.m_src.write_address.val();
+        self.m_len.write_data.next = self.write.len.val();
+        self.new_limit.next = self.write.len.val().get_bits::<13>(0);
+        // A compare with a constant as masks and OR trees: yosys would build a 32-bit carry
+        // chain for `>` (13 CCU2C on the ECP5).
+        if (self.write.len.val() & self.from_mtu.val()).any()
+            & (self.write.len.val() != self.mtu_len.val())
+        {
+            self.new_limit.next = self.mtu_limit.val();
+        }
+        self.m_limit.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
+        self.m_limit.write_enable.next = false;
+        self.m_limit.write_data.next = self.empty_limit.val();
+        if self.write.action.val() == Action::New {
+            self.m_limit.write_enable.next = true;
+            self.m_limit.write_data.next = self.new_limit.val() & self.limit_mask.val();
+        }
+        if self.write.action.val() == Action::AbortNew {
+            self.m_limit.write_enable.next = true;
+        }
+        if self.write.action.val() == Action::Answer {
+            self.m_limit.write_enable.next = true;
+            self.m_limit.write_data.next = self.write.answer_limit.val() & self.limit_mask.val();
+        }
+
+        // ---- The fields in-sequence data and the answer write at the action's slot: a CTS's
+        // `n` and the sequence number expected next (the first after the answer, the packet's
+        // successor after in-sequence data unless it restarts).
+        self.m_next_seq.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
+        self.m_next_seq.write_enable.next = false;
+        self.m_next_seq.write_data.next =
+            (self.write.seq_low.val() + self.sequence_step.val()) & self.sequence_mask.val();
+        self.m_cts_n.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
+        self.m_cts_n.write_enable.next = false;
+        self.m_cts_n.write_data.next = self.write.allowance.val() & self.grant_mask.val();
+        if self.write.action.val() == Action::InSequence {
+            self.m_next_seq.write_enable.next = !self.write.restart.val();
+            self.m_cts_n.write_enable.next = !self.write.finish.val() & self.write.new_cts.val();
+        }
+        if (self.write.action.val() == Action::Answer)
+            & !self.write.answer_zero.val()
+            & self.write.answer_cts.val()
+        {
+            self.m_next_seq.write_enable.next = true;
+            self.m_next_seq.write_data.next = self.sequence_first.val();
+            self.m_cts_n.write_enable.next = true;
+        }
+
+        // ---- Reads by slot number; the upcall, the delivery and the read port read word `n`,
+        // never written, so zero, when not valid.
+        self.up_address.next = self.no_word.val();
+        if self.up_valid.val() {
+            self.up_address.next = bit_cast::<5, 4>(self.up_slot.val());
+        }
+        self.dlv_address.next = self.no_word.val();
+        if self.dlv_valid.val() {
+            self.dlv_address.next = bit_cast::<5, 4>(self.dlv_slot.val());
+        }
+        self.read_address.next = self.no_word.val();
+        if self.read_valid.val() {
+            self.read_address.next = bit_cast::<5, 4>(self.read_slot.val());
+        }
+        self.m_src.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_msg_id.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_msg_num.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_next_seq.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_cts_n.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_limit.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_next_seq.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
+        self.m_limit.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
+        self.m_src.read_address[1].next = self.up_address.val();
+        self.m_msg_id.read_address[1].next = self.up_address.val();
+        self.m_msg_num.read_address[1].next = self.up_address.val();
+        self.m_len.read_address[0].next = self.up_address.val();
+        self.m_limit.read_address[2].next = self.dlv_address.val();
+        self.m_limit.read_address[3].next = self.read_address.val();
+        self.reads.pick_src.next = self.m_src.read_data[0].val();
+        self.reads.pick_msg_id.next = self.m_msg_id.read_data[0].val();
+        self.reads.pick_msg_num.next = self.m_msg_num.read_data[0].val();
+        self.reads.pick_next_seq.next = self.m_next_seq.read_data[0].val();
+        self.reads.pick_cts_n.next = self.m_cts_n.read_data[0].val();
+        self.reads.pick_limit.next = self.m_limit.read_data[0].val();
+        self.reads.match_next_seq.next = self.m_next_seq.read_data[1].val();
+        self.reads.match_limit.next = self.m_limit.read_data[1].val();
+        self.reads.up_src.next = self.m_src.read_data[1].val();
+        self.reads.up_msg_id.next = self.m_msg_id.read_data[1].val();
+        self.reads.up_msg_num.next = self.m_msg_num.read_data[1].val();
+        self.reads.up_len.next = self.m_len.read_data[0].val();
+        self.reads.dlv_limit.next = self.m_limit.read_data[2].val();
+        self.reads.read_limit.next = self.m_limit.read_data[3].val();
+    }
+}
