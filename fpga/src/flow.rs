@@ -148,6 +148,19 @@ pub fn synthesizer(board: Board, design: Design) -> Result<Synthesizer> {
     }
 }
 
+/// The yosys command that gives abc9 its delay target for `design` at `mhz`
+/// ([`Design::abc9_delay_share`] of the period, in picoseconds), or none; a mapping that does
+/// not run abc9 does not read it.
+pub fn abc9_delay_target(design: Design, mhz: f64) -> String {
+    match design.abc9_delay_share() {
+        None => String::new(),
+        Some(share) => {
+            let picoseconds = (1e6 / mhz * share).round() as u64;
+            format!("scratchpad -set abc9.D {picoseconds}; ")
+        }
+    }
+}
+
 /// The yosys program of `synthesizer` on `board`.
 fn yosys(board: Board, synthesizer: Synthesizer) -> Result<PathBuf> {
     match synthesizer {
@@ -402,6 +415,7 @@ pub fn run_flow(
     let synth = board
         .synth_script(mapping, synthesizer)
         .ok_or_else(|| anyhow!("{board} has no LUT mapping {mapping}"))?;
+    let synth = format!("{}{synth}", abc9_delay_target(design, constraint_mhz));
     if matches!(
         mapping,
         LutMapping::MuxcoverAbc9NoWideLut | LutMapping::MuxcoverAbc9
@@ -726,6 +740,23 @@ pub fn table(reports: &[Report]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// system16's abc9 is told half the period of the asked clock, in picoseconds; the blocks'
+    /// abc9 maps for its least delay.
+    #[test]
+    fn abc9_delay_target_is_half_the_period_for_system16_only() {
+        assert_eq!(
+            abc9_delay_target(Design::System16, 50.0),
+            "scratchpad -set abc9.D 10000; "
+        );
+        assert_eq!(
+            abc9_delay_target(Design::System16, 62.5),
+            "scratchpad -set abc9.D 8000; "
+        );
+        for design in [Design::Switch, Design::Ni, Design::RmppRx, Design::Node] {
+            assert_eq!(abc9_delay_target(design, 100.0), "", "{design}");
+        }
+    }
 
     #[test]
     fn parses_packed_cells() {
