@@ -76,6 +76,11 @@ pub struct RequestReader {
     one_beat_bytes: Constant<Bits<6>>,
     one_beat_final: Constant<Bits<6>>,
     most_bytes: Constant<Bits<6>>,
+    /// The bits of a length at or above `one_beat_bytes` and `most_bytes` (powers of two): the
+    /// compares with them are masks and equalities, where Debian's yosys 0.23 builds a carry
+    /// chain for each.
+    from_one_beat: Constant<Bits<6>>,
+    from_most: Constant<Bits<6>>,
 }
 
 impl Default for RequestReader {
@@ -103,6 +108,8 @@ impl Default for RequestReader {
             one_beat_bytes: Constant::new(Bits::from(4)),
             one_beat_final: Constant::new(Bits::default()),
             most_bytes: Constant::new(Bits::from(32)),
+            from_one_beat: Constant::new(Bits::from(0b11_1100)),
+            from_most: Constant::new(Bits::from(0b10_0000)),
         }
     }
 }
@@ -126,17 +133,22 @@ impl Logic for RequestReader {
             self.bytes.next = self.length.val();
         }
         self.final_beat.next = self.one_beat_final.val();
-        if self.length.val() >= self.first_final_bytes.val() {
+        // `length >= 1`.
+        if self.length.val().any() {
             self.final_beat.next = (self.length.val() - self.first_final_bytes.val()) >> 2;
         }
         self.ends_here.next =
             bit_cast::<6, 3>(self.latched_beat.q.val()) == self.latched_final.q.val();
         if self.first.val() {
-            self.ends_here.next = self.length.val() <= self.one_beat_bytes.val();
+            // `length <= 4`.
+            self.ends_here.next = !(self.length.val() & self.from_one_beat.val()).any()
+                | (self.length.val() == self.one_beat_bytes.val());
         }
         // A beat count past the end is impossible once well formed (the end needs `last`).
-        self.malformed.next =
-            (self.bytes.val() > self.most_bytes.val()) | (self.last.val() != self.ends_here.val());
+        // `bytes > 32` is a bit at or above 32's set and not 32.
+        self.malformed.next = ((self.bytes.val() & self.from_most.val()).any()
+            & (self.bytes.val() != self.most_bytes.val()))
+            | (self.last.val() != self.ends_here.val());
         self.accepted.next = self.state.q.val() != RequestState::Refusing;
         self.refused.next = self.taken.val() & self.accepted.val() & self.malformed.val();
         self.complete.next =

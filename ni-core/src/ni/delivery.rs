@@ -66,6 +66,8 @@ pub struct Delivery {
     first_beat: Constant<Bits<3>>,
     least_beats: Constant<Bits<6>>,
     word_bytes: Constant<Bits<6>>,
+    /// The bits of a length at or above `word_bytes`.
+    from_word: Constant<Bits<6>>,
     word_round_up: Constant<Bits<6>>,
 }
 
@@ -104,6 +106,7 @@ impl Default for Delivery {
             first_beat: c(0),
             least_beats: c(1),
             word_bytes: c(4),
+            from_word: c(0b11_1100),
             word_round_up: c(3),
         }
     }
@@ -176,7 +179,9 @@ impl Logic for Delivery {
             self.delivery_uid.d.next = self.start_uid.val();
             self.delivery_length.d.next = self.start_length.val();
             self.delivery_beat.d.next = self.first_beat.val();
-            self.delivery_last.d.next = self.start_length.val() <= self.word_bytes.val();
+            // `start_length <= 4` as a mask and an equality, not a carry chain.
+            self.delivery_last.d.next = !(self.start_length.val() & self.from_word.val()).any()
+                | (self.start_length.val() == self.word_bytes.val());
         }
 
         // ---- Outputs.

@@ -100,6 +100,8 @@ pub struct RmppReceiver {
     payload_words_held: DFF<Bits<4>>,
     type_field: Signal<Local, Bits<14>>,
     length_wrong: Signal<Local, Bit>,
+    /// `len > mtu`, for check 3 of RTS (`len <= mtu` is wrong) and RTS_LAST.
+    above_mtu: Signal<Local, Bit>,
     rejected: Signal<Local, Bit>,
     version_rejected: Signal<Local, Bit>,
     seq_low: Signal<Local, Bits<14>>,
@@ -126,6 +128,10 @@ pub struct RmppReceiver {
     type_msg_drop: Constant<Bits<4>>,
     type_null: Constant<Bits<4>>,
     mtu_bytes: Constant<Bits<6>>,
+    /// The bits of a length at or above `mtu` (a power of two, §11.2): `len > mtu` is a bit of
+    /// them set and `len != mtu`, one mask and an equality where a compare is a carry chain.
+    from_mtu: Constant<Bits<32>>,
+    mtu_len: Constant<Bits<32>>,
     log2_mtu: Constant<Bits<6>>,
     far_shift: Constant<Bits<6>>,
     mtu_low_mask: Constant<Bits<6>>,
@@ -199,6 +205,7 @@ impl RmppReceiver {
             payload_words_held: Default::default(),
             type_field: Default::default(),
             length_wrong: Default::default(),
+            above_mtu: Default::default(),
             rejected: Default::default(),
             version_rejected: Default::default(),
             seq_low: Default::default(),
@@ -225,6 +232,8 @@ impl RmppReceiver {
             type_msg_drop: code(Type::MsgDrop),
             type_null: code(Type::Null),
             mtu_bytes: c(cfg.mtu as u64),
+            from_mtu: c(!(cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
+            mtu_len: c(cfg.mtu as u64),
             log2_mtu: c(cfg.mtu.trailing_zeros() as u64),
             far_shift: c(SEQ_BYTES_BITS - cfg.mtu.trailing_zeros() as u64),
             mtu_low_mask: c(cfg.mtu as u64 - 1),
@@ -304,17 +313,15 @@ impl Logic for RmppReceiver {
         self.len_or_seq_zero.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
         self.len_partial.next = self.rx_len.q.val().get_bits::<6>(0) & self.mtu_low_mask.val();
         // Well-formed check 3 and the payload bytes of the packet (§11.1).
+        self.above_mtu.next = (self.rx_len.q.val() & self.from_mtu.val()).any()
+            & (self.rx_len.q.val() != self.mtu_len.val());
         self.length_wrong.next = false;
         self.payload_bytes.next = self.no_bytes.val();
         if self.rx_type.q.val() == self.type_rts.val() {
-            self.length_wrong.next = (self.rx_len.q.val()
-                <= bit_cast::<32, 6>(self.mtu_bytes.val()))
-                | self.rx_seq.q.val().any();
+            self.length_wrong.next = !self.above_mtu.val() | self.rx_seq.q.val().any();
             self.payload_bytes.next = self.mtu_bytes.val();
         } else if self.rx_type.q.val() == self.type_rts_last.val() {
-            self.length_wrong.next = (self.rx_len.q.val()
-                > bit_cast::<32, 6>(self.mtu_bytes.val()))
-                | self.rx_seq.q.val().any();
+            self.length_wrong.next = self.above_mtu.val() | self.rx_seq.q.val().any();
             self.payload_bytes.next = self.rx_len.q.val().get_bits::<6>(0);
         } else if (self.rx_type.q.val() == self.type_data.val())
             | (self.rx_type.q.val() == self.type_stop_data.val())
