@@ -120,3 +120,13 @@ pub fn selftest_verilog(cfg: &selftest::SelfTestConfig) -> Result<(String, Vec<P
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
     Ok((generate_verilog_unchecked(&b), port_list(&b)))
 }
+
+/// A constant of `N` bits from `x`: the blocks' named constants (`Constant<Bits<N>>`).
+pub(crate) fn c<const N: usize>(x: u64) -> rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<N>> {
+    rust_hdl::prelude::Constant::new(rust_hdl::prelude::Bits::from(x))
+}
+
+/// `n` default values: a block's per-slot registers and signals.
+pub(crate) fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}

@@ -17,6 +17,7 @@ pub mod receive_slots;
 pub mod send_slots;
 pub mod transmit;
 
+use crate::{c, vec_of};
 use delivery::Delivery;
 use receive_slots::ReceiveSlots;
 use send_slots::SendSlots;
@@ -181,14 +182,6 @@ pub struct NiCore {
     kind_send: Constant<Bits<2>>,
     kind_ack: Constant<Bits<2>>,
     kind_malformed: Constant<Bits<2>>,
-}
-
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 /// The bits a timer reloaded with `interval - 1` ever uses. Masking the count down to them

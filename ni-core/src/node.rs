@@ -12,15 +12,12 @@ use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
+use crate::c;
 use crate::host_ports::with_host_ports;
 use crate::ni::NiCore;
 use crate::rmpp_rx::header::HeaderWords;
 use crate::rmpp_rx::RmppRxCore;
 use crate::standalone::with_transmitter;
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
-}
 
 /// Header words of an RMPP packet after its route (§11.1).
 const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;

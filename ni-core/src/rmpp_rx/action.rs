@@ -5,6 +5,7 @@ use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use super::{Action, DropReason};
+use crate::c;
 
 /// Chooses the edge's action (the packet whose CRC flit was consumed at the edge before, else
 /// the answer register, else the delivered register, neither of them at a CRC flit's edge),
@@ -81,10 +82,6 @@ pub struct RmppAction {
     credit: CtsAllowance,
     no_slot: Constant<Bits<4>>,
     outstanding_step: Constant<Bits<20>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl RmppAction {

@@ -5,6 +5,7 @@ use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use super::{Action, SlotFifo};
+use crate::c;
 
 /// Queues the slots of new messages for their upcall and holds the upper layer's answer until
 /// the slot table acts on it.
@@ -69,10 +70,6 @@ pub struct UpcallAnswer {
     mtu_limit: Constant<Bits<13>>,
     accept_most: Constant<Bits<13>>,
     no_slot: Constant<Bits<4>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl UpcallAnswer {

@@ -27,6 +27,7 @@ pub mod slot_fields;
 pub mod slots;
 pub mod verdict;
 
+use crate::c;
 use action::RmppAction;
 use answer::UpcallAnswer;
 use counters::RmppCounters;
@@ -240,10 +241,6 @@ pub struct RmppRxCore {
     empty_type: Constant<Bits<4>>,
     empty_node: Constant<Bits<16>>,
     no_payload: Constant<Bits<4>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl RmppRxCore {

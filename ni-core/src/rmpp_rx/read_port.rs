@@ -1,5 +1,6 @@
 //! The buffer read port of the RMPP receive path (docs/protocol.md §11.6).
 
+use crate::c;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
@@ -40,10 +41,6 @@ pub struct ReadPort {
     byte_lane: Vec<Constant<Bits<32>>>,
     all_bytes: Constant<Bits<4>>,
     no_bytes: Constant<Bits<4>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl ReadPort {

@@ -1,5 +1,6 @@
 //! The framing and header of an RMPP packet in reception (docs/protocol.md §11.1, §11.5).
 
+use crate::c;
 use idemnet_rtl::worm_receiver::{ReceivedWorm, WormEndStrobes};
 use idemnet_spec::rmpp::{RmppConfig, Type, HEADER_WORDS, MARKER, VERSION};
 use rust_hdl::prelude::*;
@@ -144,10 +145,6 @@ pub struct RmppReceiver {
     header_seq: Constant<Bits<4>>,
     header_info: Constant<Bits<4>>,
     header_last: Constant<Bits<4>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 fn code<const N: usize>(t: Type) -> Constant<Bits<N>> {

@@ -5,6 +5,7 @@ use idemnet_spec::rmpp::{RmppConfig, Type};
 use rust_hdl::prelude::*;
 
 use super::header::HeaderWords;
+use crate::c;
 
 /// Latches the reply of the slot the slot table picks when a transmitter starts it and answers
 /// the words the transmitter asks for: the route (`src = node`, `dst` = the slot's `src`), then
@@ -54,10 +55,6 @@ pub struct ReplySource {
     type_msg_drop: Constant<Bits<4>>,
     no_seq: Constant<Bits<11>>,
     no_info: Constant<Bits<16>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl ReplySource {

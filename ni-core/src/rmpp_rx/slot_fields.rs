@@ -6,6 +6,7 @@ use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use super::Action;
+use crate::c;
 
 /// The one action of an edge and the packet fields it writes (docs/protocol.md §11.5), as the
 /// slot table ([`super::slots::RmppSlots`]) takes them and hands them on to its [`SlotFields`].
@@ -126,10 +127,6 @@ pub struct SlotFields {
 const WORD_READS: usize = 2;
 /// Reads of `limit`: the match, the pick, the delivery and the read port's slot.
 const LIMIT_READS: usize = 4;
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
-}
 
 /// How many low bits hold every value `0..=largest` (at least one).
 pub(crate) fn bits_holding(largest: u64) -> usize {

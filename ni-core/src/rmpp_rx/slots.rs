@@ -6,6 +6,7 @@ use rust_hdl::prelude::*;
 
 use super::slot_fields::{holding, SlotFields, SlotReads, SlotWrite};
 use super::{Action, SlotState};
+use crate::{c, vec_of};
 
 /// The per-slot state of §11.4, the scans over it (lowest slot first, over the state before the
 /// edge) and the per-slot part of the edge's action, the transmitter's pick and the clean-up
@@ -111,14 +112,6 @@ pub struct RmppSlots {
     grant_mask: Constant<Bits<16>>,
     time_mask: Constant<Bits<21>>,
     _n: usize,
-}
-
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl RmppSlots {

@@ -4,6 +4,7 @@ use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
 use super::{Action, DropReason};
+use crate::c;
 
 /// Takes the verdict of §11.5's table in the cycle header word 6 is consumed, from the state
 /// before that edge, and latches it; then writes the payload words as they arrive.
@@ -105,10 +106,6 @@ pub struct RmppVerdict {
     packet_bytes_max: Constant<Bits<6>>,
     packet_bytes_wide: Constant<Bits<14>>,
     whole_word: Constant<Bits<32>>,
-}
-
-fn c<const N: usize>(x: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::from(x))
 }
 
 impl RmppVerdict {
