@@ -315,8 +315,8 @@ impl MsgHosts {
             if self.reading[p].is_none() && ro(rxo::DLV_VALID, p) & 1 == 1 {
                 let len = ro(rxo::DLV_LEN, p) as usize;
                 let slot = ro(rxo::DLV_SLOT, p);
-                let Some((src, msg_id)) = self.slot_messages[p][slot as usize % SLOT_NUMBERS]
-                else {
+                let named = self.slot_messages[p].get(slot as usize).copied().flatten();
+                let Some((src, msg_id)) = named else {
                     self.error(format!(
                         "cycle {t}: node {p} delivered slot {slot}, which no upcall named"
                     ));
@@ -389,7 +389,13 @@ impl MsgHosts {
             ro(rxo::UP_MSG_NUM) as u32,
         );
         self.upcalls += 1;
-        self.slot_messages[q][ro(rxo::UP_SLOT) as usize % SLOT_NUMBERS] = Some((src, msg_id));
+        let slot = ro(rxo::UP_SLOT);
+        match self.slot_messages[q].get_mut(slot as usize) {
+            Some(named) => *named = Some((src, msg_id)),
+            None => self.error(format!(
+                "node {q}: upcall of slot {slot}, past the 16 slots"
+            )),
+        }
         let expected = self.next_upcall.entry((src, q as u16)).or_insert(1);
         let want = *expected;
         let Some(r) = self.recs.get_mut(&(src, msg_id)) else {
