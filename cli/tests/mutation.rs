@@ -167,6 +167,19 @@ fn ni_send_source_check_inverted_is_caught() {
     );
 }
 
+/// The NI's pick not refreshed at a worm's last flit (docs/protocol.md §8.5): the worm after it
+/// carries the pick of before, the packet just sent, again.
+#[test]
+fn ni_pick_not_refreshed_at_finish_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "refresh = (~in_worm$q & ~worm$start) | worm$finish;",
+        "refresh = ~in_worm$q & ~worm$start;",
+        "mutant-ni-pick",
+    );
+}
+
 /// The per-source ordering check of a new RTS inverted in the RMPP receive path (its verdict
 /// block compares the header's `msgNum` word with its register of `expected + 1`): in-order
 /// messages are dropped and out-of-order ones taken.

@@ -181,7 +181,26 @@ struct RequestHeader {
     len: u8,
 }
 
-/// A packet the receive path completed this cycle.
+/// The NI's next packet, registered a cycle ahead of the worm that carries it (§8.5): the slot
+/// it acts on when it starts and the worm it is.
+#[derive(Clone, Debug)]
+enum Pick {
+    /// The late FORGET.
+    Late(Packet),
+    /// The FORGET of send slot `.0`.
+    Forget(usize, Packet),
+    /// The ACK of receive slot `.0`.
+    Ack(usize, Packet),
+    /// The SEND of send slot `slot`, `sent` before or not.
+    Send {
+        slot: usize,
+        sent: bool,
+        packet: Packet,
+    },
+}
+
+/// A packet the receive path completed: it acts at the next edge (§8.4).
+#[derive(Clone, Debug)]
 struct Arrived {
     kind: Kind,
     src: u16,
@@ -198,6 +217,10 @@ pub struct Ni {
     recv: Vec<RecvSlot>,
     counter: u16,
     late_forget: Option<(u32, u16)>,
+    /// The next packet (§8.5), `None` when none was due.
+    pick: Option<Pick>,
+    /// The packet whose CRC flit was consumed at the last edge: it acts at this one (§8.4).
+    arrived: Option<Arrived>,
     rx: RxRegs,
     /// The worm being sent and the index of its next flit.
     tx: Vec<u64>,
@@ -211,6 +234,8 @@ pub struct Ni {
     req_ready: bool,
     done: Option<u32>,
     counters: [u16; COUNTERS.len()],
+    /// The counters as shown: an event counted at edge `t` shows from `O_(t+1)` (§8.2).
+    shown: [u16; COUNTERS.len()],
 }
 
 impl Ni {
@@ -232,6 +257,8 @@ impl Ni {
             recv: vec![RecvSlot::default(); cfg.recv_slots],
             counter: 0,
             late_forget: None,
+            pick: None,
+            arrived: None,
             rx: RxRegs {
                 state: Rx::Idle,
                 src: 0,
@@ -251,6 +278,7 @@ impl Ni {
             req_ready: false,
             done: None,
             counters: [0; COUNTERS.len()],
+            shown: [0; COUNTERS.len()],
         })
     }
 
@@ -260,7 +288,7 @@ impl Ni {
 
     /// The counters of [`COUNTERS`] as shown in the last `O_t`.
     pub fn counters(&self) -> &[u16; COUNTERS.len()] {
-        &self.counters
+        &self.shown
     }
 
     fn count(&mut self, c: usize) {
@@ -293,13 +321,52 @@ impl Ni {
         self.counter = self.counter.wrapping_add(1);
     }
 
-    /// Some worm is due: what the transmitter would pick if it were idle and granted.
-    fn due(&self) -> bool {
-        self.late_forget.is_some()
-            || self.send.iter().any(|s| {
-                s.state == SendState::ForgetPending || (s.state == SendState::Wait && s.timer == 0)
-            })
-            || self.recv.iter().any(|r| r.active && r.timer == 0)
+    /// The first due packet in priority over the state `send`, `recv`, `late` (§8.5).
+    fn pick_of(
+        &self,
+        send: &[SendSlot],
+        recv: &[RecvSlot],
+        late: Option<(u32, u16)>,
+    ) -> Option<Pick> {
+        let me = self.cfg.node;
+        let packet = |kind, dst, uid, data: Vec<u8>| Packet {
+            kind,
+            src: me,
+            dst,
+            uid,
+            data,
+        };
+        let own_uid = |counter: u16| (me as u32) << 16 | counter as u32;
+        if let Some((uid, dst)) = late {
+            return Some(Pick::Late(packet(Kind::Forget, dst, uid, vec![])));
+        }
+        if let Some(s) = send
+            .iter()
+            .position(|s| s.state == SendState::ForgetPending)
+        {
+            let uid = own_uid(send[s].counter);
+            return Some(Pick::Forget(
+                s,
+                packet(Kind::Forget, send[s].dst, uid, vec![]),
+            ));
+        }
+        if let Some(r) = recv.iter().position(|r| r.active && r.timer == 0) {
+            let uid = recv[r].uid;
+            return Some(Pick::Ack(
+                r,
+                packet(Kind::Ack, (uid >> 16) as u16, uid, vec![]),
+            ));
+        }
+        let s = send
+            .iter()
+            .position(|s| s.state == SendState::Wait && s.timer == 0)?;
+        let slot = send[s];
+        let data = words_to_bytes(&slot.data, slot.len as usize);
+        Some(Pick::Send {
+            slot: s,
+            sent: slot.sent,
+            packet: packet(Kind::Send, slot.dst, own_uid(slot.counter), data),
+        })
     }
 
     /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
@@ -406,6 +473,8 @@ impl ModelBlock for Ni {
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
         let cfg = self.cfg;
+        // The counters show the events of the edges before this one (§8.2).
+        self.shown = self.counters;
         // Decisions below read the state before the edge; the copies keep them from seeing
         // this cycle's own updates.
         let send_before = self.send.clone();
@@ -449,8 +518,9 @@ impl ModelBlock for Ni {
                 Taken::Pending | Taken::Ignored => {}
             }
         }
-        // Receive path and what the packet does (§8.4).
-        if let Some(p) = self.receive(i[inp::NET_IN]) {
+        // What the packet whose CRC flit came at the last edge does (§8.4), then the receive
+        // path, whose packet acts at the next edge.
+        if let Some(p) = self.arrived.take() {
             let owner = (p.uid >> 16) as u16;
             match p.kind {
                 Kind::Send if owner != p.src => self.count(cnt::NOT_SOURCE),
@@ -505,55 +575,53 @@ impl ModelBlock for Ni {
                 },
             }
         }
+        self.arrived = self.receive(i[inp::NET_IN]);
         // Transmitter (§8.5).
         self.done = None;
         if tx_idle {
             self.tx.clear();
             self.tx_next = 0;
         }
+        let mut started = false;
         if tx_idle && i[inp::TX_GNT] & 1 == 1 {
-            let me = cfg.node;
-            let packet = |kind, dst, uid, data: Vec<u8>| Packet {
-                kind,
-                src: me,
-                dst,
-                uid,
-                data,
-            };
-            let mut pick = None;
-            if let Some((uid, dst)) = late_before {
-                self.late_forget = None;
-                pick = Some(packet(Kind::Forget, dst, uid, vec![]));
-            } else if let Some(s) = send_before
-                .iter()
-                .position(|s| s.state == SendState::ForgetPending)
-            {
-                let uid = (me as u32) << 16 | send_before[s].counter as u32;
-                self.send[s].state = SendState::Free;
-                self.done = Some(uid);
-                pick = Some(packet(Kind::Forget, send_before[s].dst, uid, vec![]));
-            } else if let Some(r) = recv_before.iter().position(|r| r.active && r.timer == 0) {
-                let uid = recv_before[r].uid;
-                self.recv[r].timer = cfg.ack_interval - 1;
-                reloaded_recv = r;
-                pick = Some(packet(Kind::Ack, (uid >> 16) as u16, uid, vec![]));
-            } else if let Some(s) = send_before
-                .iter()
-                .position(|s| s.state == SendState::Wait && s.timer == 0)
-            {
-                let sl = send_before[s];
-                self.send[s].timer = cfg.retry_interval - 1;
-                reloaded_send = s;
-                if sl.sent {
-                    self.count(cnt::RETRANSMIT);
-                }
-                self.send[s].sent = true;
-                let uid = (me as u32) << 16 | sl.counter as u32;
-                let data = words_to_bytes(&sl.data, sl.len as usize);
-                pick = Some(packet(Kind::Send, sl.dst, uid, data));
+            if let Some(pick) = self.pick.clone() {
+                started = true;
+                let packet = match pick {
+                    Pick::Late(packet) => {
+                        self.late_forget = None;
+                        packet
+                    }
+                    Pick::Forget(s, packet) => {
+                        self.send[s].state = SendState::Free;
+                        self.done = Some(packet.uid);
+                        packet
+                    }
+                    Pick::Ack(r, packet) => {
+                        // A FORGET at the pick's edge may have freed the slot: no reload then.
+                        if recv_before[r].active {
+                            self.recv[r].timer = cfg.ack_interval.saturating_sub(2);
+                            reloaded_recv = r;
+                        }
+                        packet
+                    }
+                    Pick::Send { slot, sent, packet } => {
+                        self.send[slot].timer = cfg.retry_interval.saturating_sub(2);
+                        reloaded_send = slot;
+                        if sent {
+                            self.count(cnt::RETRANSMIT);
+                        }
+                        self.send[slot].sent = true;
+                        packet
+                    }
+                };
+                self.tx = packet.flits();
+                self.tx_next = 0;
             }
-            self.tx = pick.map(|p| p.flits()).unwrap_or_default();
-            self.tx_next = 0;
+        }
+        // The pick for the next worm: between worms, and at the edge of a worm's last flit.
+        let finishing = !tx_idle && self.tx_next + 1 == self.tx.len();
+        if (tx_idle && !started) || finishing {
+            self.pick = self.pick_of(&send_before, &recv_before, late_before);
         }
         self.net_out = match self.tx.get(self.tx_next) {
             Some(&f) => {
@@ -591,8 +659,8 @@ impl ModelBlock for Ni {
         o[out::DLV_LEN] = len as u64;
         o[out::DONE_VALID] = self.done.is_some() as u64;
         o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
-        o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.due()) as u64;
-        for (k, &c) in self.counters.iter().enumerate() {
+        o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.pick.is_some()) as u64;
+        for (k, &c) in self.shown.iter().enumerate() {
             o[out::COUNTERS + k] = c as u64;
         }
     }

@@ -69,7 +69,7 @@ pub enum SendState {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): at `start` the first due packet in priority is picked; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM a cycle ahead, at `fetch_index`), zero when none is asked for; `payload_words` from the worm's latched length; `finish` is not read |
+/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM a cycle ahead, at `fetch_index`), zero when none is asked for; `payload_words` from the pick's length |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
@@ -79,15 +79,17 @@ pub enum SendState {
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed |
 /// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
 ///
-/// Timing: every output is a register but `worm$due` (from registers only), `worm$word`
+/// Timing: every output is a register but `worm$due` (the pick's register and the worm in
+/// progress, so no path runs from the slot state to the link's arbiter), `worm$word`
 /// (combinational from the `worm$*` inputs, the registers and the send memory's read register)
 /// and `dlv_data`, the receive memory's read register gated by the `dlv_len` register (zero for
 /// a zero-length datagram and between datagrams). A request beat is taken in cycle `t` when
 /// `req_valid` and `req_ready` (`O_(t-1)`); a delivery beat when `dlv_valid` (`O_(t-1)`) and
 /// `dlv_ready`, and the next beat is in `O_t`. The flit on `net_in` in cycle `t` is consumed at
-/// edge `t`; a SEND whose CRC flit arrives in cycle `t` is delivered at edge `t` (its first beat
-/// in `O_t`). A worm started in cycle `t` is the packet picked at edge `t`; its fields are
-/// latched then, so the words it is asked for later are its own.
+/// edge `t`; a packet whose CRC flit arrives in cycle `t` acts at edge `t + 1` (§8.4), and a
+/// SEND so delivered has its first beat in `O_(t+1)`. A worm started in cycle `t` is the packet picked at an earlier edge (§8.5: the
+/// last edge before `t` between worms or at a worm's `finish`), its fields held until its
+/// `finish`, so the words it is asked for are its own.
 ///
 /// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
 /// header word, the uid and the payload words by index and ends each worm with its verdict, and
@@ -98,18 +100,18 @@ pub enum SendState {
 /// a slot, read by the transmitter a cycle ahead); `receive` ([`ReceiveSlots`]) the receive
 /// slots; `delivery` ([`Delivery`]) the delivery stream and the two receive banks of 8 words
 /// (block RAM), an arriving SEND written word by word into the bank not being delivered;
-/// `transmit` ([`Transmit`]) the transmit pick, the late FORGET and the worm's words. Neither
+/// `transmit` ([`Transmit`]) the registered pick, the late FORGET and the worm's words. Neither
 /// memory reads a word at the edge that writes it when the word read matters: the transmitter
 /// reads busy slots and requests write free ones; the delivery reads the bank the receiver
 /// does not write, and between datagrams word 0 of the one it writes, which no flit writes at
-/// the edge that delivers (the CRC flit's). The "lowest slot first" picks are
+/// the edge that delivers (the action edge after the CRC flit's, when at most a head arrives). The "lowest slot first" picks are
 /// [`idemnet_rtl::first_set::FirstSet`]s over the slot masks, the counters a [`CounterBank`];
 /// decisions read only register outputs (the state before the edge), as §8.4 requires. A uid's
 /// owner is compared with the route's `src` and with `node` when the uid word arrives, keeping
 /// one bit for each instead of the field; every uid stored is then rebuilt from the route or
 /// the node number. The receive slots' uids are compared with the arriving one then too, a
 /// cycle or more before the worm's verdict needs the result: the slots change only when a worm
-/// ends, so the match kept (the receive slots' `arriving_match`) is the one of the state before the verdict's
+/// ends, so the match kept (the receive slots' `arriving_match`) is the one of the state before the action
 /// edge, and the 32-bit compares are off the path from the CRC flit to the slots.
 #[derive(LogicBlock)]
 pub struct NiCore {
@@ -155,6 +157,9 @@ pub struct NiCore {
     arriving_counter: DFF<Bits<16>>,
     arriving_owner_is_source: DFF<Bit>,
     arriving_owner_is_node: DFF<Bit>,
+    /// The worm whose CRC flit was consumed at the last edge ended whole and addressed here: its
+    /// packet acts at this edge (§8.4).
+    acting: DFF<Bit>,
     // Combinational temporaries.
     /// The uid of the uid word the receiver presents, its owner the route's `src`.
     presented_uid: Signal<Local, Bits<32>>,
@@ -235,13 +240,16 @@ impl NiCore {
             receive: ReceiveSlots::new(cfg),
             delivery: Default::default(),
             transmit: Transmit::new(cfg),
-            counters: CounterBank::new(false),
+            // Registered strobes: the decision logic ends at a flip-flop, not in the adders
+            // (§8.2: a counter shows an event a cycle after its edge).
+            counters: CounterBank::new(true),
             ends: Default::default(),
             arriving_kind: Default::default(),
             arriving_length: Default::default(),
             arriving_counter: Default::default(),
             arriving_owner_is_source: Default::default(),
             arriving_owner_is_node: Default::default(),
+            acting: Default::default(),
             presented_uid: Default::default(),
             presented_counter: Default::default(),
             header_malformed: Default::default(),
@@ -278,6 +286,7 @@ impl Logic for NiCore {
             arriving_owner_is_source,
             arriving_owner_is_node
         );
+        self.acting.clock.next = self.clock.val();
         self.send.clock.next = self.clock.val();
         self.receive.clock.next = self.clock.val();
         self.delivery.clock.next = self.clock.val();
@@ -311,6 +320,7 @@ impl Logic for NiCore {
         self.send.acknowledge.next = false;
         self.send.forget_sent.next = self.transmit.forget_sent.val();
         self.send.send_sent.next = self.transmit.send_sent.val();
+        self.send.sent_slot.next = self.transmit.sent_slot.val();
         self.send.read_address.next = self.transmit.read_address.val();
 
         // ---- Receive path (§8.3): the receiver frames, the NI reads header word 0 (type,
@@ -351,14 +361,16 @@ impl Logic for NiCore {
         self.ends.worm_end.next = self.receiver.worm_end.val();
         self.ends.verdict.next = self.receiver.verdict.val();
 
-        // ---- What an arrived packet does (§8.4).
+        // ---- What an arrived packet does (§8.4), at the edge after its CRC flit's: the fields
+        // it reads are registers the next worm replaces only from its header words on.
+        self.acting.d.next = self.ends.arrived.val();
         self.receive.take.next = false;
         self.receive.take_uid.next = self.arriving_uid.val();
         self.receive.forget.next = false;
         self.transmit.late_forget.next = false;
         self.transmit.late_counter.next = self.arriving_counter.q.val();
         self.transmit.late_destination.next = self.receiver.source.val();
-        if self.ends.arrived.val() {
+        if self.acting.q.val() {
             if self.arriving_kind.q.val() == self.kind_send.val() {
                 if !self.arriving_owner_is_source.q.val() {
                     self.count_not_source.next = true;
@@ -400,9 +412,11 @@ impl Logic for NiCore {
         // ---- Transmitter (§8.5): the transmit block picks among the due packets.
         WormSource::link(&mut self.worm, &mut self.transmit.worm);
         self.transmit.forget_due.next = self.send.forget_due.val();
+        self.transmit.forget_slot.next = self.send.forget_slot.val();
         self.transmit.forget_destination.next = self.send.forget_destination.val();
         self.transmit.forget_counter.next = self.send.forget_counter.val();
         self.transmit.ack_due.next = self.receive.due.val();
+        self.transmit.ack_slot.next = self.receive.due_slot.val();
         self.transmit.ack_uid.next = self.receive.due_uid.val();
         self.transmit.send_due.next = self.send.send_due.val();
         self.transmit.due_slot.next = self.send.due_slot.val();
@@ -412,6 +426,7 @@ impl Logic for NiCore {
         self.transmit.due_transmitted.next = self.send.due_transmitted.val();
         self.transmit.payload_word.next = self.send.read_data.val();
         self.receive.ack_sent.next = self.transmit.ack_sent.val();
+        self.receive.sent_slot.next = self.transmit.sent_slot.val();
 
         // ---- The counters, in the order of idemnet_spec::ni::COUNTERS; source 11 is the
         // second `truncated`.
@@ -488,8 +503,8 @@ macro_rules! ni_with_transmitter {
             /// | `cnt_crc` ... `cnt_host_error` | out | 16 each | wrapping event counters (§8.2) |
             ///
             /// Timing: the core's, and every output is a register but `tx_req` (from registers
-            /// only) and `dlv_data` (the core's). A worm picked in cycle `t` (the transmitter
-            /// idle, a worm due, `tx_gnt`) has its head in `net_out` of `O_t` and its other
+            /// only) and `dlv_data` (the core's). A worm started in cycle `t` (the transmitter
+            /// idle, a packet picked, `tx_gnt`) has its head in `net_out` of `O_t` and its other
             /// flits in the following cycles, with no gap.
             Ni = NiCore::new(cfg: &NiConfig),
             header_words: HEADER_WORDS,

@@ -284,7 +284,7 @@ with_host_ports!(rmpp_tx_with_transmitter);
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `ni$*`, `rmpp$*`, `framer$*` | | | the three sources ([`WormFetch`], each joined to the source's [`WormSource`]): their `due`, `word`, `payload_words` in; `start` the source's alone; `finish` the framer's alone (0 to the NI and the receive path, which read none); `header_valid`, `payload_valid`, `index`, `fetch_index` the transmitter's, shown to all three |
+/// | `ni$*`, `rmpp$*`, `framer$*` | | | the three sources ([`WormFetch`], each joined to the source's [`WormSource`]): their `due`, `word`, `payload_words` in; `start` the source's alone; `finish` the NI's and the framer's alone (0 to the receive path, which reads none); `header_valid`, `payload_valid`, `index`, `fetch_index` the transmitter's, shown to all three |
 /// | `net_out` | out | 35 | the transmitter's flit (a register; zero when idle) |
 ///
 /// Timing: as §13.2 has it for three transmitters, OR-ed: the link is free in cycle `t` when
@@ -296,7 +296,7 @@ with_host_ports!(rmpp_tx_with_transmitter);
 /// with a worm due and `lock` otherwise, so that its `grant_index` names the source whose worm
 /// is in flight from head to tail: the transmitter's `word`, header length (the NI's 2 or the
 /// RMPP's 7, §8.1, §11.1) and `payload_words` are that source's, through a multiplexer. The
-/// strobes that act on a source (`start`, the framer's `finish`) are its alone; the ones that only ask
+/// strobes that act on a source (`start`, the NI's and the framer's `finish`) are its alone; the ones that only ask
 /// for a word are shared, the source not served answers them into the multiplexer's unused
 /// inputs. `start` is combinational from the `due`s and registers; `word` and `payload_words`
 /// reach only the transmitter's registers, so a source answers in the cycle it is asked.
@@ -314,6 +314,7 @@ pub struct TxMerge {
     receive_request: Constant<Bits<MERGE_SOURCES>>,
     framer_request: Constant<Bits<MERGE_SOURCES>>,
     no_request: Constant<Bits<MERGE_SOURCES>>,
+    ni_source: Constant<Bits<MERGE_SOURCE_BITS>>,
     receive_source: Constant<Bits<MERGE_SOURCE_BITS>>,
     framer_source: Constant<Bits<MERGE_SOURCE_BITS>>,
     ni_header_words: Constant<Bits<4>>,
@@ -354,6 +355,7 @@ impl Default for TxMerge {
             receive_request: request(MergeSource::Receive),
             framer_request: request(MergeSource::Framer),
             no_request: c(0),
+            ni_source: c(MergeSource::Ni.number()),
             receive_source: c(MergeSource::Receive.number()),
             framer_source: c(MergeSource::Framer.number()),
             ni_header_words: c(crate::ni::HEADER_WORDS as u64),
@@ -387,13 +389,16 @@ impl Logic for TxMerge {
         self.ni.start.next = self.arbiter.grant.val().get_bit(0);
         self.rmpp.start.next = self.arbiter.grant.val().get_bit(1);
         self.framer.start.next = self.arbiter.grant.val().get_bit(2);
-        // Only the framer reads `finish` (the NI's and the replies' state moves at `start`).
+        // The NI and the framer read `finish` (the replies' state moves at `start`).
         self.ni.finish.next = false;
         self.rmpp.finish.next = false;
         self.framer.finish.next = false;
         self.transmitter.source.word.next = self.ni.word.val();
         self.transmitter.header_words.next = self.ni_header_words.val();
         self.transmitter.source.payload_words.next = self.ni.payload_words.val();
+        if self.arbiter.grant_index.val() == self.ni_source.val() {
+            self.ni.finish.next = self.transmitter.source.finish.val();
+        }
         if self.arbiter.grant_index.val() == self.receive_source.val() {
             self.transmitter.source.word.next = self.rmpp.word.val();
             self.transmitter.header_words.next = self.rmpp_header_words.val();
@@ -917,8 +922,12 @@ mod tests {
             }
             let want = to_go.pop_front().unwrap_or(0);
             let finishes = [&uut.ni, &uut.rmpp, &uut.framer].map(|source| source.finish.val());
-            let framer_tail = serving == 2 && pick.is_none() && flit::is_tail(want);
-            assert_eq!(finishes, [false, false, framer_tail], "cycle {cycle}");
+            let tail = pick.is_none() && flit::is_tail(want);
+            assert_eq!(
+                finishes,
+                [serving == 0 && tail, false, serving == 2 && tail],
+                "cycle {cycle}"
+            );
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
             assert_eq!(uut.net_out.val().to_u64(), want, "cycle {cycle}");
@@ -1058,8 +1067,8 @@ mod tests {
         // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i.
         let word = |i: u64| (0..4).fold(0u64, |w, j| w << 8 | (0x40 + 4 * i + j));
         // The NI's request: 8 bytes, two beats; the framer's packet: 20 bytes, five beats, in
-        // cycles 1 to 5. `out[i]` is O_(i + 2): the NI's request is taken whole at edge 2 and
-        // its head leaves at edge 3.
+        // cycles 1 to 5. `out[i]` is O_(i + 2): the NI's request is taken whole at edge 2, its
+        // SEND picked at edge 3 and its head leaves at edge 4.
         let mut out = vec![];
         for beat in 0..5u64 {
             pair_cycle(&mut a, &mut b, |a, _| {
@@ -1132,19 +1141,21 @@ mod tests {
             }
         }
         assert_eq!(beats, [(word(0), false), (word(1), true)]);
-        // O_3 .. O_8: the NI's SEND (8 bytes: 6 flits); O_9 .. O_22: the framer's worm.
+        // O_4 .. O_9: the NI's SEND (8 bytes: 6 flits), picked at edge 3 (§8.5); O_10 .. O_23:
+        // the framer's worm.
         let kinds: Vec<(bool, bool, bool)> = out
             .iter()
             .map(|&f| (flit::is_valid(f), flit::is_head(f), flit::is_tail(f)))
             .collect();
-        assert_eq!(kinds[1], (true, true, false));
-        assert_eq!(kinds[6], (true, false, true));
-        assert_eq!(kinds[7], (true, true, false));
-        assert_eq!(flit::data(out[8]), 0xC002_0001);
-        assert_eq!(kinds[20], (true, false, true));
-        assert!(kinds[2..6]
+        assert_eq!(kinds[1], (false, false, false));
+        assert_eq!(kinds[2], (true, true, false));
+        assert_eq!(kinds[7], (true, false, true));
+        assert_eq!(kinds[8], (true, true, false));
+        assert_eq!(flit::data(out[9]), 0xC002_0001);
+        assert_eq!(kinds[21], (true, false, true));
+        assert!(kinds[3..7]
             .iter()
-            .chain(kinds[8..20].iter())
+            .chain(kinds[9..21].iter())
             .all(|&k| k == (true, false, false)));
         assert_eq!((upcall, delivered, done, snd), (1, 1, 1, 1));
         for n in [&a, &b] {

@@ -19,9 +19,12 @@
 //! Timing, two choices given to [`CounterBank::new`]:
 //! * direct: the events of cycle `t` are counted at edge `t` (shown in `O_t`); the path is
 //!   `strobe`/`reason` through a compare and a `WIDTH`-bit adder into the counter.
-//! * registered strobes: `strobe` and `reason` are registered at edge `t` and counted at edge
-//!   `t + 1` (shown in `O_(t+1)`, one cycle late), so the path from the user's decision logic
-//!   ends at a flip-flop and the adder starts from one. For users whose strobe logic is long.
+//! * registered strobes: each counter's events of cycle `t` (how many sources name it) are
+//!   registered at edge `t` and counted at edge `t + 1` (shown in `O_(t+1)`, one cycle late), so
+//!   the path from the user's decision logic ends at a flip-flop after the reason decode and
+//!   the adder starts from one. For users whose strobe logic is long. Registering the decoded
+//!   sums, not the strobes and reasons, keeps a user's constant reasons constant (a register
+//!   of a constant reason is not one from power-on, so yosys would keep its decode).
 //!
 //! Every counter is zero at power-on.
 //!
@@ -30,7 +33,8 @@
 //!
 //! Area (yosys 0.23 `synth_ice40`; `docs/cells.md`): ten 16-bit counters from two sources take
 //! 194 LUT4, 150 `SB_CARRY` and 160 flip-flops (3 LUTs and 15 carries from `strobe` to a
-//! counter), 10 more flip-flops with registered strobes; with one strobe per counter, 160 LUT4
+//! counter), 20 more flip-flops with registered strobes (each counter's 2-bit event sum; yosys
+//! drops the sum bits two sources cannot reach) and 206 LUT4; with one strobe per counter, 160 LUT4
 //! (one per counter bit, the incrementer).
 
 use rust_hdl::prelude::*;
@@ -51,12 +55,9 @@ pub struct CounterBank<
     pub reason: Vec<Signal<In, Bits<REASON_BITS>>>,
     pub count: Vec<Signal<Out, Bits<WIDTH>>>,
     counters: Vec<DFF<Bits<WIDTH>>>,
-    strobe_held: Vec<DFF<Bit>>,
-    reason_held: Vec<DFF<Bits<REASON_BITS>>>,
-    /// The strobes and reasons counted this cycle: the inputs, or the registered ones.
-    strobe_counted: Vec<Signal<Local, Bit>>,
-    reason_counted: Vec<Signal<Local, Bits<REASON_BITS>>>,
-    /// How many sources name the counter at hand.
+    /// Each counter's events of the last cycle (registered strobes only).
+    events_held: Vec<DFF<Bits<SUM_BITS>>>,
+    /// How many sources name the counter at hand this cycle, then the events it counts.
     events: Signal<Local, Bits<SUM_BITS>>,
     no_events: Constant<Bits<SUM_BITS>>,
     registered_strobes: Constant<Bit>,
@@ -90,10 +91,7 @@ impl<const COUNTERS: usize, const SOURCES: usize, const REASON_BITS: usize, cons
             reason: several(SOURCES),
             count: several(COUNTERS),
             counters: several(COUNTERS),
-            strobe_held: several(SOURCES),
-            reason_held: several(SOURCES),
-            strobe_counted: several(SOURCES),
-            reason_counted: several(SOURCES),
+            events_held: several(COUNTERS),
             events: Default::default(),
             no_events: Constant::new(Bits::default()),
             registered_strobes: Constant::new(registered_strobes),
@@ -106,28 +104,18 @@ impl<const COUNTERS: usize, const SOURCES: usize, const REASON_BITS: usize, cons
 {
     #[hdl_gen]
     fn update(&mut self) {
-        for source in 0..SOURCES {
-            self.strobe_held[source].clock.next = self.clock.val();
-            self.reason_held[source].clock.next = self.clock.val();
-            self.strobe_held[source].d.next = self.strobe[source].val();
-            self.reason_held[source].d.next = self.reason[source].val();
-            if self.registered_strobes.val() {
-                self.strobe_counted[source].next = self.strobe_held[source].q.val();
-                self.reason_counted[source].next = self.reason_held[source].q.val();
-            } else {
-                self.strobe_counted[source].next = self.strobe[source].val();
-                self.reason_counted[source].next = self.reason[source].val();
-            }
-        }
         for counter in 0..COUNTERS {
             self.counters[counter].clock.next = self.clock.val();
+            self.events_held[counter].clock.next = self.clock.val();
             self.events.next = self.no_events.val();
             for source in 0..SOURCES {
-                if self.strobe_counted[source].val()
-                    & (self.reason_counted[source].val() == counter.to_bits())
-                {
+                if self.strobe[source].val() & (self.reason[source].val() == counter.to_bits()) {
                     self.events.next = self.events.val() + true;
                 }
+            }
+            self.events_held[counter].d.next = self.events.val();
+            if self.registered_strobes.val() {
+                self.events.next = self.events_held[counter].q.val();
             }
             self.counters[counter].d.next =
                 self.counters[counter].q.val() + bit_cast::<WIDTH, SUM_BITS>(self.events.val());

@@ -194,24 +194,35 @@ pub fn packet_json(p: &Packet) -> Value {
     Value::Object(m)
 }
 
-fn drop_reason(counter: usize) -> Option<&'static str> {
+/// The drop reason a counter names, and how many cycles before a counter shows it the flit
+/// that decided it went in (docs/protocol.md §8.2: a counter shows an event a cycle after its
+/// edge; §8.3's reasons are decided at the flit's edge, §8.4's at the action edge, the edge
+/// after the CRC flit's).
+fn drop_reason(counter: usize) -> Option<(&'static str, u64)> {
     Some(match counter {
-        cnt::CRC => "crc",
-        cnt::TRUNCATED => "truncated",
-        cnt::MALFORMED => "malformed",
-        cnt::MISROUTED => "misrouted",
-        cnt::NOT_SOURCE => "not_source",
-        cnt::TABLE_FULL => "table_full",
-        cnt::UNKNOWN => "unknown_message",
-        cnt::BUSY => "busy",
-        cnt::DUPLICATE => "duplicate",
+        cnt::CRC => ("crc", 1),
+        cnt::TRUNCATED => ("truncated", 1),
+        cnt::MALFORMED => ("malformed", 1),
+        cnt::MISROUTED => ("misrouted", 1),
+        cnt::NOT_SOURCE => ("not_source", 2),
+        cnt::TABLE_FULL => ("table_full", 2),
+        cnt::UNKNOWN => ("unknown_message", 2),
+        cnt::BUSY => ("busy", 2),
+        cnt::DUPLICATE => ("duplicate", 2),
         _ => return None,
     })
 }
 
+/// The longest counting latency of [`drop_reason`]: the input packets of that many cycles
+/// back are kept to name a drop's packet.
+const DROP_LAG: usize = 2;
+
 /// Every reason a `drop` line of the NI may name.
 pub fn ni_drop_reasons() -> Vec<&'static str> {
-    (0..COUNTERS.len()).filter_map(drop_reason).collect()
+    (0..COUNTERS.len())
+        .filter_map(drop_reason)
+        .map(|(reason, _)| reason)
+        .collect()
 }
 
 /// Runs `trace` on `dut` (an NI with the ports of docs/protocol.md §8.2) and writes the output
@@ -249,6 +260,7 @@ pub fn replay_ni<D: ClockedDut>(
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
     let mut request: Option<(u16, &[u8], Beats)> = None;
+    let mut recent: [(u64, Option<&Packet>); DROP_LAG + 1] = [(u64::MAX, None); DROP_LAG + 1];
     let mut delivery = Collect::default();
     loop {
         let delivering = outputs[out::DLV_VALID] & 1 == 1;
@@ -261,6 +273,9 @@ pub fn replay_ni<D: ClockedDut>(
             break;
         };
         let (flit, in_packet) = net.next(now);
+        // The input packets of this cycle and the DROP_LAG before it (a skipped cycle had none).
+        recent.rotate_right(1);
+        recent[0] = (now, in_packet);
         inputs[inp::NET_IN] = flit;
         // Host request: its beats, each held until taken.
         if request.is_none() && host.front().is_some_and(|(c, _, _)| *c <= now) {
@@ -313,10 +328,20 @@ pub fn replay_ni<D: ClockedDut>(
             output.push(now, now, 2, "done", line);
         }
         let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
-        output.counters(now, counters, drop_reason, in_packet);
+        output.counters(now, counters, drop_reason, |cycle| {
+            recent
+                .iter()
+                .find(|(c, _)| *c == cycle)
+                .and_then(|(_, p)| *p)
+        });
         clock.ticked(presented, &inputs, &outputs);
-        // A delivery whose last beat is still to come holds back the lines from its first on.
-        output.hold((delivery.pending() > 0).then_some(delivery.first_shown));
+        // A delivery whose last beat is still to come holds back the lines from its first on,
+        // and a drop shown up to DROP_LAG cycles from now is of a cycle after now - DROP_LAG.
+        let drops_from = now.saturating_sub(DROP_LAG as u64 - 1);
+        let delivering_from = (delivery.pending() > 0).then_some(delivery.first_shown);
+        output.hold(Some(
+            delivering_from.map_or(drops_from, |d| d.min(drops_from)),
+        ));
         output.flush(now)?;
     }
     let summary = json!({

@@ -427,26 +427,30 @@ impl<'w> Output<'w> {
     }
 
     /// The 16-bit wrapping counters shown in cycle `now`: a `drop` line per increment of a
-    /// counter that `reason` names, with the input packet of that cycle.
-    pub fn counters<P: WirePacket>(
+    /// counter that `reason` names. `reason` also gives how many cycles before `now` the flit
+    /// that decided the drop went in (the block's counting latency for that reason); the line
+    /// names that cycle and `packet_at` of it, the input packet whose flit went in then.
+    pub fn counters<'p, P: WirePacket + 'p>(
         &mut self,
         now: u64,
         shown: &[u64],
-        reason: impl Fn(usize) -> Option<&'static str>,
-        packet: Option<&P>,
+        reason: impl Fn(usize) -> Option<(&'static str, u64)>,
+        packet_at: impl Fn(u64) -> Option<&'p P>,
     ) {
         self.counters.resize(shown.len(), 0);
         for (index, &value) in shown.iter().enumerate() {
             let value = value & 0xFFFF;
             let delta = value.wrapping_sub(self.counters[index]) & 0xFFFF;
             self.counters[index] = value;
-            let Some(reason) = reason(index) else {
+            let Some((reason, lag)) = reason(index) else {
                 continue;
             };
+            let cycle = now.saturating_sub(lag);
             for _ in 0..delta {
-                let packet = packet.map_or(Value::Null, WirePacket::json);
-                let line = json!({ "cycle": now, "drop": { "reason": reason, "packet": packet } });
-                self.push(now, now, 3, "drop", line);
+                let packet = packet_at(cycle).map_or(Value::Null, WirePacket::json);
+                let line =
+                    json!({ "cycle": cycle, "drop": { "reason": reason, "packet": packet } });
+                self.push(now, cycle, 3, "drop", line);
             }
         }
     }

@@ -408,7 +408,13 @@ pub fn replay_rmpp<D: ClockedDut>(
             output.push(now, now, 2, "to_sender", line);
         }
         let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
-        output.counters(now, counters, drop_reason, in_packet);
+        // The receive path's counters show a drop at the edge that decides it.
+        output.counters(
+            now,
+            counters,
+            |c| drop_reason(c).map(|r| (r, 0)),
+            |c| if c == now { in_packet } else { None },
+        );
         clock.ticked(flit != 0, &inputs, &outputs);
         output.flush(now)?;
     }

@@ -64,8 +64,8 @@ fn send_is_repeated_until_ack_then_forget_and_a_late_ack_gets_forget_again() {
 {"cycle": 600, "end": true}"#);
     let sends = packets_of(&l, "SEND");
     // Five bytes are two beats, taken in cycles 1 and 2 (req_ready rises after edge 0): the
-    // SEND is due from edge 2 and starts in cycle 3.
-    assert_eq!(sends, vec![(3, 196608), (53, 196608), (103, 196608)]);
+    // SEND is due from edge 2, picked at edge 3 and starts in cycle 4 (docs/protocol.md §8.5).
+    assert_eq!(sends, vec![(4, 196608), (54, 196608), (104, 196608)]);
     assert_eq!(l.last().unwrap()["summary"]["retransmit"], 2);
     let done = kind(&l, "done");
     assert_eq!(done.len(), 1);
@@ -86,9 +86,11 @@ fn a_delivery_streams_eight_beats_and_refuses_a_send_until_its_last() {
 {{"cycle": 40, "packet": {{"type": "SEND", "src": 4, "dst": 5, "uid": 262145, "data": "ab"}}}}
 {{"cycle": 300, "end": true}}"#
     ));
-    // The 32-byte SEND is 12 flits, its CRC flit in cycle 11: its delivery shows its first beat
-    // in cycle 11 and its last in 18. The empty SEND behind it acts in cycle 15, while the
-    // delivery still streams: refused, as table_full; its sender would repeat it.
+    // The 32-byte SEND is 12 flits, its CRC flit in cycle 11: it acts at the next edge
+    // (docs/protocol.md §8.4), so its delivery shows its first beat in cycle 12 and its last in
+    // 19. The empty SEND behind it, its CRC flit in cycle 15, acts in cycle 16 while the
+    // delivery still streams: refused, as table_full (the drop names its CRC flit's cycle); its
+    // sender would repeat it.
     let delivered: Vec<(u64, u64, String)> = kind(&l, "deliver")
         .into_iter()
         .map(|d| {
@@ -100,8 +102,8 @@ fn a_delivery_streams_eight_beats_and_refuses_a_send_until_its_last() {
         })
         .collect();
     let want = vec![
-        (11, 131073, long.to_string()),
-        (44, 262145, "ab".to_string()),
+        (12, 131073, long.to_string()),
+        (45, 262145, "ab".to_string()),
     ];
     assert_eq!(delivered, want);
     assert_eq!(drops(&l), vec![(15, "table_full".to_string())]);
@@ -172,7 +174,7 @@ fn a_full_send_table_holds_the_host_until_a_datagram_completes() {
 {"cycle": 200, "end": true}"#);
     let sends = packets_of(&l, "SEND");
     let done = cycle(kind(&l, "done")[0]);
-    assert_eq!(sends[0], (2, 0));
+    assert_eq!(sends[0], (3, 0));
     assert_eq!(sends[1].1, 1);
     assert!(sends[1].0 > done, "{sends:?} done {done}");
 }
@@ -211,16 +213,16 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
     assert_eq!(summary["cycles"], (1u64 << 62) - 1);
     let acks = packets_of(&l, "ACK");
     assert_eq!(acks.len(), 12, "{acks:?}");
-    assert_eq!(acks[5], (1_000_000_000_005, 131074));
+    assert_eq!(acks[5], (1_000_000_000_007, 131074));
     let sends = packets_of(&l, "SEND");
     assert_eq!(
         sends,
         vec![
-            (1_000_000_000_000_001, 327680),
-            (1_000_000_000_000_129, 327680)
+            (1_000_000_000_000_002, 327680),
+            (1_000_000_000_000_130, 327680)
         ]
     );
-    assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_204);
+    assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_206);
 }
 
 #[test]
@@ -324,11 +326,12 @@ fn lines_are_written_while_the_block_runs() {
         at: vec![],
     };
     replay_ni(&mut dut, &trace, Idle::Skip, &mut noting).unwrap();
-    // The delivery of cycle 14 is out by the end of its cycle, the ACK of cycle 15 when its
-    // worm's tail has gone out, the summary only after the last tick.
+    // The delivery of cycle 15 is out two cycles after its own (a drop the NI shows up to two
+    // cycles after the flit that decided it could come before it), the ACK of cycle 17 when
+    // its worm's tail has gone out, the summary only after the last tick.
     assert_eq!(noting.at.len(), 8);
-    assert_eq!(noting.at[0], 15, "{:?}", noting.at);
-    assert!(noting.at[1] < 20, "{:?}", noting.at);
+    assert_eq!(noting.at[0], 18, "{:?}", noting.at);
+    assert!(noting.at[1] <= 21, "{:?}", noting.at);
     assert_eq!(*noting.at.last().unwrap(), ticks.get());
     assert!(ticks.get() > 300, "{}", ticks.get());
 }
@@ -381,8 +384,9 @@ fn a_packet_at_the_last_cycle_allowed_is_presented() {
              {{\"type\": \"SEND\", \"src\": 2, \"dst\": 5, \"uid\": 131073}}}}"
         ))
     });
-    // Four flits: the CRC flit goes in at last + 3, and the delivery shows after that edge.
-    assert_eq!(cycle(kind(&l, "deliver")[0]), last + 3);
+    // Four flits: the CRC flit goes in at last + 3, and the delivery shows after the edge after
+    // that one (the action edge, docs/protocol.md §8.4).
+    assert_eq!(cycle(kind(&l, "deliver")[0]), last + 4);
     let summary = &l.last().unwrap()["summary"];
     assert_eq!(
         summary["cycles"],

@@ -91,13 +91,17 @@ impl Bench {
             self.cycle(0);
         }
     }
+    /// The worm of `p`, one flit per cycle, and the cycle of its action edge (§8.4: an idle
+    /// input then), so that what the packet does shows in `o`.
     fn feed(&mut self, p: &Packet) {
         for f in p.flits() {
             self.cycle(f);
         }
+        self.cycle(0);
     }
+    /// Counter `c` as counted up to the last edge (its port shows it a cycle later, §8.2).
     fn cnt(&self, c: usize) -> u64 {
-        self.o[out::COUNTERS + c]
+        self.ni.counters[c] as u64
     }
     /// The packets sent so far, decoded, with the cycle of their head.
     fn packets(&self) -> Vec<(u64, Packet)> {
@@ -176,7 +180,7 @@ fn first_send_delivered_once_then_acked_until_forget() {
     let mut b = Bench::node(5);
     let send = pkt(Kind::Send, 2, 5, 0x2_0001, &[0xde, 0xad, 0xbe, 0xef]);
     b.feed(&send);
-    // Delivered at the cycle of the CRC flit: one beat.
+    // Delivered at the action edge, the cycle after the CRC flit: one beat.
     assert_eq!(b.o[out::DLV_VALID], 1);
     assert_eq!(b.o[out::DLV_SRC], 2);
     assert_eq!(b.o[out::DLV_UID], 0x2_0001);
@@ -197,8 +201,9 @@ fn first_send_delivered_once_then_acked_until_forget() {
         .filter(|(_, p)| *p == pkt(Kind::Ack, 5, 2, 0x2_0001, &[]))
         .map(|(t, _)| t)
         .collect();
-    // ACK at once (the cycle after delivery), then every ack_interval cycles.
-    assert_eq!(acks[0], 5);
+    // ACK due at once from the action edge (§8.4), picked at the edge after and started the
+    // cycle after that (§8.5), then every ack_interval cycles.
+    assert_eq!(acks[0], 7);
     assert!(acks.windows(2).all(|w| w[1] - w[0] == 64), "{acks:?}");
     assert!(acks.len() >= 5);
     b.feed(&pkt(Kind::Forget, 2, 5, 0x2_0001, &[]));
@@ -264,12 +269,17 @@ fn send_repeats_until_ack_then_forget_and_done() {
     assert!(sends
         .iter()
         .all(|(_, p)| *p == pkt(Kind::Send, 3, 9, 0x3_0000, b"hello")));
-    // Two beats, taken in cycles 1 and 2; the SEND is due from edge 2 and starts in cycle 3.
+    // Two beats, taken in cycles 1 and 2; the SEND is due from edge 2, picked at edge 3 and
+    // starts in cycle 4 (§8.5).
     assert_eq!(b.taken, [1, 2]);
-    assert_eq!(sends[0].0, 3);
+    assert_eq!(sends[0].0, 4);
     assert_eq!(sends[1].0 - sends[0].0, 128);
     assert_eq!(b.cnt(cnt::RETRANSMIT) as usize, sends.len() - 1);
     b.feed(&pkt(Kind::Ack, 9, 3, 0x3_0000, &[]));
+    // The FORGET is due after the ACK's CRC edge, picked at the next edge and started at the
+    // one after (§8.5), which raises done.
+    b.cycle(0);
+    assert_eq!(b.o[out::DONE_VALID], 0);
     b.cycle(0);
     assert_eq!(b.o[out::DONE_VALID], 1);
     assert_eq!(b.o[out::DONE_UID], 0x3_0000);
@@ -326,6 +336,10 @@ fn bad_crc_truncated_malformed_and_misrouted_are_counted_never_delivered() {
         b.cycle(*x);
     }
     assert_eq!(b.cnt(cnt::CRC), 1);
+    // Counted at the CRC flit's edge, shown a cycle later (§8.2).
+    assert_eq!(b.o[out::COUNTERS + cnt::CRC], 0);
+    b.cycle(0);
+    assert_eq!(b.o[out::COUNTERS + cnt::CRC], 1);
     // Truncated: the tail bit early, a head cutting a worm, a lone body flit.
     let f = good.flits();
     b.cycle(f[0]);
@@ -417,8 +431,8 @@ fn request_beats_are_taken_one_per_cycle_and_the_slot_commits_at_the_last() {
     let sends = b.packets();
     assert_eq!(sends.len(), 1);
     assert_eq!(
-        sends[0].0, 9,
-        "the SEND starts the cycle after the last beat"
+        sends[0].0, 10,
+        "the SEND is picked the cycle after the last beat and starts the cycle after that"
     );
     assert_eq!(
         sends[0].1,
@@ -559,7 +573,7 @@ fn back_pressure_holds_each_beat_and_the_next_send_waits_for_the_last() {
     assert_eq!(
         b.o[out::DLV_VALID],
         1,
-        "the first beat shows with the CRC flit"
+        "the first beat shows at the action edge"
     );
     let fields = |b: &Bench| (b.o[out::DLV_SRC], b.o[out::DLV_UID], b.o[out::DLV_LEN]);
     // dlv_ready per cycle: each beat stays until taken, the fields held throughout.
@@ -574,16 +588,16 @@ fn back_pressure_holds_each_beat_and_the_next_send_waits_for_the_last() {
     let w = beat_words(&counting(12));
     let want = [(w[0], 0), (w[1], 0), (w[1], 0), (w[1], 0), (w[2], 1)];
     assert_eq!(seen, want);
-    // A SEND whose CRC flit comes in the cycle the last beat is taken is refused: the stream
-    // was busy in O_(t-1). One a cycle later is delivered.
+    // A SEND whose action edge (§8.4) is the cycle the last beat is taken is refused: the
+    // stream was busy in O_(t-1). One a cycle later is delivered.
     let second = pkt(Kind::Send, 4, 5, 0x4_0001, b"late");
     let flits = second.flits();
     b.i[inp::DLV_READY] = 0;
-    for &f in &flits[..flits.len() - 1] {
+    for &f in &flits {
         b.cycle(f);
     }
     b.i[inp::DLV_READY] = 1;
-    b.cycle(flits[flits.len() - 1]);
+    b.cycle(0);
     assert_eq!((b.o[out::DLV_VALID], b.cnt(cnt::TABLE_FULL)), (0, 1));
     b.feed(&second);
     assert_eq!(
@@ -616,8 +630,8 @@ fn a_request_streams_in_while_a_delivery_streams_out() {
     );
     assert_eq!(
         b.datagrams(),
-        [(flits.len() as u64, beat_words(&counting(32)))],
-        "eight beats from the CRC flit's cycle on"
+        [(flits.len() as u64 + 1, beat_words(&counting(32)))],
+        "eight beats from the action edge's cycle on"
     );
     let sent: Vec<Packet> = b.packets().into_iter().map(|x| x.1).collect();
     assert_eq!(sent[0], pkt(Kind::Send, 7, 1, 0x7_0000, &counting(20)));

@@ -27,7 +27,8 @@ use super::{c, RECEIVE_ADDRESS_BITS};
 /// in cycle `t` when `dlv_valid` (`O_(t-1)`) and `dlv_ready`, and the next beat is in `O_t`; a
 /// datagram started at edge `t` has its first beat in `O_t`. The delivered bank is read at the
 /// beat after the one being taken; between datagrams word 0 of the bank being written, which no
-/// word is written to at the edge that starts a delivery (the CRC flit's).
+/// word is written to at the edge that starts a delivery (a SEND's action edge, §8.4, when at
+/// most a head flit arrives).
 #[derive(LogicBlock)]
 pub struct Delivery {
     pub clock: Signal<In, Clock>,

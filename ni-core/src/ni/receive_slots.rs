@@ -20,10 +20,10 @@ use super::{c, timer_mask, vec_of, SLOTS, SLOT_BITS};
 /// | `compare` | in | 1 | the receiver presents the uid word: the slots holding `presented_uid` are kept at this edge |
 /// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once |
 /// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET) |
-/// | `ack_sent` | in | 1 | the transmitter starts the lowest due slot's ACK at this edge: its timer reloads |
+/// | `ack_sent`, `sent_slot` | in | 1, 4 | the transmitter starts slot `sent_slot`'s ACK at this edge: its timer reloads if the slot is held before the edge (§8.5: a FORGET may have freed it since the pick) |
 /// | `free`, `due` | out | 1, 1 | a slot is free; a slot's ACK is due |
 /// | `arriving_held` | out | 1 | a slot held the uid kept at the last `compare` (a register) |
-/// | `due_uid` | out | 32 | the uid of the lowest due slot (0 when none) |
+/// | `due_slot`, `due_uid` | out | 4, 32 | the lowest due slot and its uid (0 when none) |
 ///
 /// Timing: every output is combinational from the registers; the inputs act at the edge. The
 /// slots change only when a worm ends, and a worm cannot end at the edge its uid word is
@@ -37,9 +37,11 @@ pub struct ReceiveSlots {
     pub compare: Signal<In, Bit>,
     pub forget: Signal<In, Bit>,
     pub ack_sent: Signal<In, Bit>,
+    pub sent_slot: Signal<In, Bits<SLOT_BITS>>,
     pub free: Signal<Out, Bit>,
     pub due: Signal<Out, Bit>,
     pub arriving_held: Signal<Out, Bit>,
+    pub due_slot: Signal<Out, Bits<SLOT_BITS>>,
     pub due_uid: Signal<Out, Bits<32>>,
     free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
@@ -80,9 +82,11 @@ impl ReceiveSlots {
             compare: Default::default(),
             forget: Default::default(),
             ack_sent: Default::default(),
+            sent_slot: Default::default(),
             free: Default::default(),
             due: Default::default(),
             arriving_held: Default::default(),
+            due_slot: Default::default(),
             due_uid: Default::default(),
             free_receive_slot: FirstSet::new(),
             due_receive_slot: FirstSet::new(),
@@ -95,9 +99,11 @@ impl ReceiveSlots {
             receive_free: Default::default(),
             receive_due: Default::default(),
             receive_match: Default::default(),
-            ack_reload: c(cfg.ack_interval as u64 - 1),
+            // The pick takes a cycle (§8.5): the timer runs `interval - 2` so that the ACK
+            // repeats every `interval` cycles.
+            ack_reload: c(cfg.ack_interval.saturating_sub(2) as u64),
             ack_mask: c(timer_mask(cfg.ack_interval)),
-            ack_reload_running: Constant::new(cfg.ack_interval > 1),
+            ack_reload_running: Constant::new(cfg.ack_interval > 2),
             timer_expired: c(0),
             timer_step: c(1),
             timer_above_one: c(0xFFFE),
@@ -178,15 +184,20 @@ impl Logic for ReceiveSlots {
             }
         }
 
-        // ---- The lowest due slot's ACK: its uid, and its timer reloads when it is sent.
+        // ---- The lowest due slot's ACK is the transmitter's to pick; the started one's timer
+        // reloads, unless a FORGET freed its slot since the pick.
+        self.due_slot.next = self.due_receive_slot.index.val();
         self.due_uid.next = 0.into();
         for r in 0..self._receive_slots {
             if self.due_receive_slot.one_hot.val().get_bit(r) {
                 self.due_uid.next = self.receive_uid[r].q.val();
-                if self.ack_sent.val() {
-                    self.receive_timer[r].d.next = self.ack_reload.val();
-                    self.receive_timer_running[r].d.next = self.ack_reload_running.val();
-                }
+            }
+            if self.ack_sent.val()
+                & (self.sent_slot.val() == r.to_bits())
+                & self.receive_active[r].q.val()
+            {
+                self.receive_timer[r].d.next = self.ack_reload.val();
+                self.receive_timer_running[r].d.next = self.ack_reload_running.val();
             }
         }
     }

@@ -23,12 +23,12 @@ use super::{c, timer_mask, vec_of, SendState, SEND_ADDRESS_BITS, SLOTS, SLOT_BIT
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `arriving_counter` | in | 16 | the counter half of the arriving uid |
 /// | `acknowledge` | in | 1 | an ACK of `arriving_counter` arrived: its waiting slot's FORGET is due after this edge |
-/// | `forget_sent`, `send_sent` | in | 1, 1 | the transmitter starts the lowest FORGET-pending slot's FORGET (which frees it) / the lowest due slot's SEND at this edge |
+/// | `forget_sent`, `send_sent`, `sent_slot` | in | 1, 1, 4 | the transmitter starts slot `sent_slot`'s FORGET (which frees it) / SEND at this edge (§8.5: the slot is busy) |
 /// | `read_address` | in | 7 | the payload word read into `read_data` at this edge (slot, word) |
 /// | `req_ready` | out | 1 | a slot is free: beats are taken (0 before the first edge) |
 /// | `host_error` | out | 1 | a request beat is refused now (§8.5) |
 /// | `acknowledged` | out | 1 | a busy slot holds `arriving_counter` |
-/// | `forget_due`, `forget_destination`, `forget_counter` | out | 1, 16, 16 | a FORGET is due, and its slot's fields |
+/// | `forget_due`, `forget_slot`, `forget_destination`, `forget_counter` | out | 1, 4, 16, 16 | a FORGET is due, and the lowest FORGET-pending slot and its fields |
 /// | `send_due`, `due_slot`, `due_destination`, `due_counter`, `due_length`, `due_transmitted` | out | 1, 4, 16, 16, 6, 1 | a SEND is due, and its slot and fields |
 /// | `read_data` | out | 32 | the memory's read register |
 ///
@@ -48,11 +48,13 @@ pub struct SendSlots {
     pub acknowledge: Signal<In, Bit>,
     pub forget_sent: Signal<In, Bit>,
     pub send_sent: Signal<In, Bit>,
+    pub sent_slot: Signal<In, Bits<SLOT_BITS>>,
     pub read_address: Signal<In, Bits<SEND_ADDRESS_BITS>>,
     pub req_ready: Signal<Out, Bit>,
     pub host_error: Signal<Out, Bit>,
     pub acknowledged: Signal<Out, Bit>,
     pub forget_due: Signal<Out, Bit>,
+    pub forget_slot: Signal<Out, Bits<SLOT_BITS>>,
     pub forget_destination: Signal<Out, Bits<16>>,
     pub forget_counter: Signal<Out, Bits<16>>,
     pub send_due: Signal<Out, Bit>,
@@ -127,11 +129,13 @@ impl SendSlots {
             acknowledge: Default::default(),
             forget_sent: Default::default(),
             send_sent: Default::default(),
+            sent_slot: Default::default(),
             read_address: Default::default(),
             req_ready: Default::default(),
             host_error: Default::default(),
             acknowledged: Default::default(),
             forget_due: Default::default(),
+            forget_slot: Default::default(),
             forget_destination: Default::default(),
             forget_counter: Default::default(),
             send_due: Default::default(),
@@ -167,9 +171,11 @@ impl SendSlots {
             request_bytes_left: Default::default(),
             request_word_mask: Default::default(),
             commit_slot: Default::default(),
-            retry_reload: c(cfg.retry_interval as u64 - 1),
+            // The pick takes a cycle (§8.5): the timer runs `interval - 2` so that the SEND
+            // repeats every `interval` cycles.
+            retry_reload: c(cfg.retry_interval.saturating_sub(2) as u64),
             retry_mask: c(timer_mask(cfg.retry_interval)),
-            retry_reload_running: Constant::new(cfg.retry_interval > 1),
+            retry_reload_running: Constant::new(cfg.retry_interval > 2),
             timer_expired: c(0),
             timer_step: c(1),
             timer_above_one: c(0xFFFE),
@@ -315,22 +321,16 @@ impl Logic for SendSlots {
             }
         }
 
-        // ---- The transmitter's picks: the lowest FORGET-pending slot's FORGET frees it; the
-        // lowest due slot's SEND reloads its retry timer.
+        // ---- The transmitter's pick (§8.5) reads the lowest FORGET-pending and the lowest due
+        // slot; when it starts, a FORGET frees its slot and a SEND reloads its retry timer.
         self.forget_due.next = self.forget_send_slot.any.val();
+        self.forget_slot.next = self.forget_send_slot.index.val();
         self.forget_destination.next = self.empty_node.val();
         self.forget_counter.next = self.empty_node.val();
-        self.send_freed.next = self.slot_none.val();
-        if self.forget_sent.val() {
-            self.send_freed.next = self.forget_send_slot.one_hot.val();
-        }
         for s in 0..self._send_slots {
             if self.forget_send_slot.one_hot.val().get_bit(s) {
                 self.forget_destination.next = self.send_destination[s].q.val();
                 self.forget_counter.next = self.send_counter[s].q.val();
-                if self.forget_sent.val() {
-                    self.send_state[s].d.next = SendState::Free;
-                }
             }
         }
         self.send_due.next = self.due_send_slot.any.val();
@@ -345,6 +345,17 @@ impl Logic for SendSlots {
                 self.due_counter.next = self.send_counter[s].q.val();
                 self.due_length.next = self.send_length[s].q.val();
                 self.due_transmitted.next = self.send_transmitted[s].q.val();
+            }
+        }
+        self.send_freed.next = self.slot_none.val();
+        if self.forget_sent.val() {
+            self.send_freed.next = self.slot_lowest.val() << self.sent_slot.val();
+        }
+        for s in 0..self._send_slots {
+            if self.sent_slot.val() == s.to_bits() {
+                if self.forget_sent.val() {
+                    self.send_state[s].d.next = SendState::Free;
+                }
                 if self.send_sent.val() {
                     self.send_timer[s].d.next = self.retry_reload.val();
                     self.send_timer_running[s].d.next = self.retry_reload_running.val();

@@ -7,32 +7,35 @@ use rust_hdl::prelude::*;
 
 use super::{c, SEND_ADDRESS_BITS, SLOT_BITS};
 
-/// The transmit side of an NI: when the transmitter starts a worm, the first due packet in
-/// priority (a late FORGET, a send slot's FORGET, a receive slot's ACK, a send slot's SEND) is
-/// picked and its fields latched; the words of the worm are then shown as asked for.
+/// The transmit side of an NI: the pick (§8.5), the first due packet in priority (a late
+/// FORGET, a send slot's FORGET, a receive slot's ACK, a send slot's SEND) registered between
+/// worms with its slot and fields, and the words of the worm that carries it.
 ///
 /// Ports (Verilog names, as a child `<name>$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm$*` | | | the core's worm ([`WormSource`], linked to the core's): `finish` is not read |
+/// | `worm$*` | | | the core's worm ([`WormSource`], linked to the core's): `start` and `finish` bound the worm in progress |
 /// | `late_forget`, `late_counter`, `late_destination` | in | 1, 16, 16 | an ACK for no send slot arrived (only while not `late_forget_valid`): its FORGET is due from this edge, with this counter to this node |
-/// | `forget_due`, `forget_destination`, `forget_counter` | in | 1, 16, 16 | a send slot's FORGET is due, and its fields |
-/// | `ack_due`, `ack_uid` | in | 1, 32 | a receive slot's ACK is due, and its uid |
+/// | `forget_due`, `forget_slot`, `forget_destination`, `forget_counter` | in | 1, 4, 16, 16 | a send slot's FORGET is due, and its slot and fields |
+/// | `ack_due`, `ack_slot`, `ack_uid` | in | 1, 4, 32 | a receive slot's ACK is due, and its slot and uid |
 /// | `send_due`, `due_slot`, `due_destination`, `due_counter`, `due_length`, `due_transmitted` | in | 1, 4, 16, 16, 6, 1 | a send slot's SEND is due, and its slot and fields |
 /// | `payload_word` | in | 32 | the send payload memory's read register |
 /// | `late_forget_valid` | out | 1 | a late FORGET is due (a register) |
-/// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet |
+/// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet, of slot `sent_slot` |
+/// | `sent_slot` | out | 4 | the picked packet's slot (a register): the send slot of a FORGET or a SEND, the receive slot of an ACK |
 /// | `retransmit` | out | 1 | the SEND started now was sent before |
-/// | `read_address` | out | 7 | the send payload word to read at this edge: the worm's slot, `worm$fetch_index` |
+/// | `read_address` | out | 7 | the send payload word to read at this edge: the pick's slot, `worm$fetch_index` |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed (its FORGET started) |
 ///
-/// Timing: `worm$due` is combinational from the `*_due` inputs and a register, `worm$word` from
-/// the `worm$*` inputs, the registers, the pick's inputs and `payload_word`; the strobes and
-/// `read_address` are combinational, `done_*` registers. A worm started in cycle `t` is the
-/// packet picked at edge `t`; its fields are latched then, so the words it is asked for later
-/// are its own.
+/// Timing: `worm$due` and `sent_slot` are registers, `worm$word` combinational from the
+/// `worm$*` inputs, the registers and `payload_word`; the strobes are `worm$start` gated by the
+/// pick's kind, `read_address` combinational from the pick's slot and `worm$fetch_index`,
+/// `done_*` registers. The pick registers at every edge at which no worm is in progress (`start`
+/// not seen since the last `finish`) and none starts, and at the `finish` edge; it holds from a
+/// start to its finish, so the words a worm is asked for are its own. No path runs from the
+/// slot state to `start`: the merge and the transmitter decide from the `due` register.
 #[derive(LogicBlock)]
 pub struct Transmit {
     pub clock: Signal<In, Clock>,
@@ -41,9 +44,11 @@ pub struct Transmit {
     pub late_counter: Signal<In, Bits<16>>,
     pub late_destination: Signal<In, Bits<16>>,
     pub forget_due: Signal<In, Bit>,
+    pub forget_slot: Signal<In, Bits<SLOT_BITS>>,
     pub forget_destination: Signal<In, Bits<16>>,
     pub forget_counter: Signal<In, Bits<16>>,
     pub ack_due: Signal<In, Bit>,
+    pub ack_slot: Signal<In, Bits<SLOT_BITS>>,
     pub ack_uid: Signal<In, Bits<32>>,
     pub send_due: Signal<In, Bit>,
     pub due_slot: Signal<In, Bits<SLOT_BITS>>,
@@ -56,6 +61,7 @@ pub struct Transmit {
     pub forget_sent: Signal<Out, Bit>,
     pub ack_sent: Signal<Out, Bit>,
     pub send_sent: Signal<Out, Bit>,
+    pub sent_slot: Signal<Out, Bits<SLOT_BITS>>,
     pub retransmit: Signal<Out, Bit>,
     pub read_address: Signal<Out, Bits<SEND_ADDRESS_BITS>>,
     pub done_valid: Signal<Out, Bit>,
@@ -64,18 +70,21 @@ pub struct Transmit {
     late: DFF<Bit>,
     late_forget_counter: DFF<Bits<16>>,
     late_forget_destination: DFF<Bits<16>>,
-    // The packet in transmission.
+    // The pick: the packet of the next worm, then of the worm in progress.
+    picked: DFF<Bit>,
     outgoing_kind: DFF<Bits<2>>,
+    /// The pick is the late FORGET (its kind is FORGET).
+    outgoing_late: DFF<Bit>,
+    outgoing_destination: DFF<Bits<16>>,
     outgoing_length: DFF<Bits<6>>,
     outgoing_uid: DFF<Bits<32>>,
     outgoing_slot: DFF<Bits<SLOT_BITS>>,
+    outgoing_transmitted: DFF<Bit>,
+    /// A worm of this NI is in progress: from its `start` to its `finish`.
+    in_worm: DFF<Bit>,
     completion_valid: DFF<Bit>,
     completion_uid: DFF<Bits<32>>,
-    pick_kind: Signal<Local, Bits<2>>,
-    pick_destination: Signal<Local, Bits<16>>,
-    pick_uid: Signal<Local, Bits<32>>,
-    pick_counter: Signal<Local, Bits<16>>,
-    pick_length: Signal<Local, Bits<6>>,
+    refresh: Signal<Local, Bit>,
     outgoing_word: Signal<Local, Bits<32>>,
     outgoing_words: Signal<Local, Bits<6>>,
     /// The payload word the transmitter fetches (a payload has at most 8 words, the low 3
@@ -83,7 +92,6 @@ pub struct Transmit {
     fetch_word: Signal<Local, Bits<3>>,
     // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
     node_upper: Constant<Bits<32>>,
-    empty_node: Constant<Bits<16>>,
     empty_len: Constant<Bits<6>>,
     word_round_up: Constant<Bits<6>>,
     kind_send: Constant<Bits<2>>,
@@ -101,9 +109,11 @@ impl Transmit {
             late_counter: Default::default(),
             late_destination: Default::default(),
             forget_due: Default::default(),
+            forget_slot: Default::default(),
             forget_destination: Default::default(),
             forget_counter: Default::default(),
             ack_due: Default::default(),
+            ack_slot: Default::default(),
             ack_uid: Default::default(),
             send_due: Default::default(),
             due_slot: Default::default(),
@@ -116,6 +126,7 @@ impl Transmit {
             forget_sent: Default::default(),
             ack_sent: Default::default(),
             send_sent: Default::default(),
+            sent_slot: Default::default(),
             retransmit: Default::default(),
             read_address: Default::default(),
             done_valid: Default::default(),
@@ -123,22 +134,22 @@ impl Transmit {
             late: Default::default(),
             late_forget_counter: Default::default(),
             late_forget_destination: Default::default(),
+            picked: Default::default(),
             outgoing_kind: Default::default(),
+            outgoing_late: Default::default(),
+            outgoing_destination: Default::default(),
             outgoing_length: Default::default(),
             outgoing_uid: Default::default(),
             outgoing_slot: Default::default(),
+            outgoing_transmitted: Default::default(),
+            in_worm: Default::default(),
             completion_valid: Default::default(),
             completion_uid: Default::default(),
-            pick_kind: Default::default(),
-            pick_destination: Default::default(),
-            pick_uid: Default::default(),
-            pick_counter: Default::default(),
-            pick_length: Default::default(),
+            refresh: Default::default(),
             outgoing_word: Default::default(),
             outgoing_words: Default::default(),
             fetch_word: Default::default(),
             node_upper: c((cfg.node as u64) << 16),
-            empty_node: c(0),
             empty_len: c(0),
             word_round_up: c(3),
             kind_send: c(0),
@@ -157,10 +168,15 @@ impl Logic for Transmit {
             late,
             late_forget_counter,
             late_forget_destination,
+            picked,
             outgoing_kind,
+            outgoing_late,
+            outgoing_destination,
             outgoing_length,
             outgoing_uid,
-            outgoing_slot
+            outgoing_slot,
+            outgoing_transmitted,
+            in_worm
         );
         self.completion_valid.clock.next = self.clock.val();
         self.completion_valid.d.next = false;
@@ -172,57 +188,79 @@ impl Logic for Transmit {
             self.late_forget_counter.d.next = self.late_counter.val();
             self.late_forget_destination.d.next = self.late_destination.val();
         }
-        // Payload words of the packet in transmission: ceil(len / 4).
+        // Payload words of the picked packet: ceil(len / 4).
         self.outgoing_words.next = (self.outgoing_length.q.val() + self.word_round_up.val()) >> 2;
 
-        // ---- When the transmitter starts a worm, the first due packet in priority.
-        self.worm.due.next =
-            self.late.q.val() | self.forget_due.val() | self.ack_due.val() | self.send_due.val();
+        // ---- The pick (§8.5): between worms and at a worm's last flit, the first due packet
+        // in priority, its slot and the fields its words carry.
+        if self.worm.start.val() {
+            self.in_worm.d.next = true;
+        }
+        if self.worm.finish.val() {
+            self.in_worm.d.next = false;
+        }
+        self.refresh.next =
+            (!self.in_worm.q.val() & !self.worm.start.val()) | self.worm.finish.val();
+        if self.refresh.val() {
+            self.picked.d.next = self.late.q.val()
+                | self.forget_due.val()
+                | self.ack_due.val()
+                | self.send_due.val();
+            self.outgoing_late.d.next = false;
+            self.outgoing_transmitted.d.next = false;
+            self.outgoing_length.d.next = self.empty_len.val();
+            if self.late.q.val() {
+                self.outgoing_kind.d.next = self.kind_forget.val();
+                self.outgoing_late.d.next = true;
+                self.outgoing_destination.d.next = self.late_forget_destination.q.val();
+                self.outgoing_uid.d.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.late_forget_counter.q.val());
+            } else if self.forget_due.val() {
+                self.outgoing_kind.d.next = self.kind_forget.val();
+                self.outgoing_slot.d.next = self.forget_slot.val();
+                self.outgoing_destination.d.next = self.forget_destination.val();
+                self.outgoing_uid.d.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.forget_counter.val());
+            } else if self.ack_due.val() {
+                self.outgoing_kind.d.next = self.kind_ack.val();
+                self.outgoing_slot.d.next = self.ack_slot.val();
+                self.outgoing_destination.d.next = self.ack_uid.val().get_bits::<16>(16);
+                self.outgoing_uid.d.next = self.ack_uid.val();
+            } else {
+                // A SEND, or nothing (`picked` low).
+                self.outgoing_kind.d.next = self.kind_send.val();
+                self.outgoing_slot.d.next = self.due_slot.val();
+                self.outgoing_destination.d.next = self.due_destination.val();
+                self.outgoing_length.d.next = self.due_length.val();
+                self.outgoing_transmitted.d.next = self.due_transmitted.val();
+                self.outgoing_uid.d.next =
+                    self.node_upper.val() | bit_cast::<32, 16>(self.due_counter.val());
+            }
+        }
+        self.worm.due.next = self.picked.q.val() & !self.in_worm.q.val();
         self.worm.payload_words.next = self.outgoing_words.val().get_bits::<4>(0);
+
+        // ---- What the start of the picked packet does (§8.5), at the start's edge.
+        self.sent_slot.next = self.outgoing_slot.q.val();
         self.forget_sent.next = false;
         self.ack_sent.next = false;
         self.send_sent.next = false;
         self.retransmit.next = false;
-        self.pick_kind.next = self.kind_send.val();
-        self.pick_destination.next = self.empty_node.val();
-        self.pick_uid.next = 0.into();
-        self.pick_counter.next = self.empty_node.val();
-        self.pick_length.next = self.empty_len.val();
         if self.worm.start.val() {
-            if self.late.q.val() {
-                self.pick_kind.next = self.kind_forget.val();
-                self.late.d.next = false;
-                self.pick_destination.next = self.late_forget_destination.q.val();
-                self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.late_forget_counter.q.val());
-            } else if self.forget_due.val() {
-                self.pick_kind.next = self.kind_forget.val();
-                self.forget_sent.next = true;
-                self.pick_destination.next = self.forget_destination.val();
-                self.pick_counter.next = self.forget_counter.val();
-                self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
-                self.completion_valid.d.next = true;
-                self.completion_uid.d.next = self.pick_uid.val();
-            } else if self.ack_due.val() {
-                self.pick_kind.next = self.kind_ack.val();
+            if self.outgoing_kind.q.val() == self.kind_forget.val() {
+                if self.outgoing_late.q.val() {
+                    self.late.d.next = false;
+                } else {
+                    self.forget_sent.next = true;
+                    self.completion_valid.d.next = true;
+                    self.completion_uid.d.next = self.outgoing_uid.q.val();
+                }
+            } else if self.outgoing_kind.q.val() == self.kind_ack.val() {
                 self.ack_sent.next = true;
-                self.pick_uid.next = self.ack_uid.val();
-                self.pick_destination.next = self.ack_uid.val().get_bits::<16>(16);
             } else {
-                // A SEND (`due` says one of the four is there).
                 self.send_sent.next = true;
-                self.retransmit.next = self.due_transmitted.val();
-                self.pick_destination.next = self.due_destination.val();
-                self.pick_counter.next = self.due_counter.val();
-                self.pick_length.next = self.due_length.val();
-                self.pick_uid.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.pick_counter.val());
+                self.retransmit.next = self.outgoing_transmitted.q.val();
             }
-            self.outgoing_kind.d.next = self.pick_kind.val();
-            self.outgoing_length.d.next = self.pick_length.val();
-            self.outgoing_uid.d.next = self.pick_uid.val();
-            self.outgoing_slot.d.next = self.due_slot.val();
         }
         self.fetch_word.next = self.worm.fetch_index.val().get_bits::<3>(0);
         // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
@@ -235,7 +273,7 @@ impl Logic for Transmit {
         self.outgoing_word.next = 0.into();
         if self.worm.start.val() {
             self.outgoing_word.next =
-                self.node_upper.val() | bit_cast::<32, 16>(self.pick_destination.val());
+                self.node_upper.val() | bit_cast::<32, 16>(self.outgoing_destination.q.val());
         }
         if self.worm.header_valid.val() {
             if !self.worm.index.val().any() {
