@@ -234,8 +234,12 @@ pub struct Ni {
     req_ready: bool,
     done: Option<u32>,
     counters: [u16; COUNTERS.len()],
-    /// The counters as shown: an event counted at edge `t` shows from `O_(t+1)` (§8.2).
+    /// The counters as shown in the last `O_t`: an event counted at edge `t` shows from
+    /// `O_(t+1)` (§8.2).
     shown: [u16; COUNTERS.len()],
+    /// The counters at the end of the last step, shown at the next: a cut counted before a
+    /// step (`cut_worm`) is of that step's edge, so the snapshot is taken after each step.
+    settled: [u16; COUNTERS.len()],
 }
 
 impl Ni {
@@ -279,6 +283,7 @@ impl Ni {
             done: None,
             counters: [0; COUNTERS.len()],
             shown: [0; COUNTERS.len()],
+            settled: [0; COUNTERS.len()],
         })
     }
 
@@ -473,8 +478,6 @@ impl ModelBlock for Ni {
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
         let cfg = self.cfg;
-        // The counters show the events of the edges before this one (§8.2).
-        self.shown = self.counters;
         // Decisions below read the state before the edge; the copies keep them from seeing
         // this cycle's own updates.
         let send_before = self.send.clone();
@@ -660,6 +663,9 @@ impl ModelBlock for Ni {
         o[out::DONE_VALID] = self.done.is_some() as u64;
         o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
         o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.pick.is_some()) as u64;
+        // The counters show the events of the edges before this one (§8.2).
+        self.shown = self.settled;
+        self.settled = self.counters;
         for (k, &c) in self.shown.iter().enumerate() {
             o[out::COUNTERS + k] = c as u64;
         }

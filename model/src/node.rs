@@ -388,16 +388,19 @@ mod tests {
             flit(true, false, 0x0003_0000),
             flit(false, false, 0xC001_0001),
             0,
+            0,
         ];
         let mut seen = vec![];
         for f in flits {
             node.step(f);
             seen.push(truncated(&node));
         }
-        // Each flit reaches its block a cycle late: the RMPP head in cycle 3.
+        // Each flit reaches its block a cycle late: the RMPP head in cycle 3, whose edge cuts
+        // the NI's worm; the NI's counter shows it a cycle later (docs/protocol.md §8.2).
         assert_eq!(seen[2], (0, 0));
-        assert_eq!(seen[3], (1, 0), "cut at the other side's head");
-        assert_eq!(seen[4], (1, 0));
+        assert_eq!(seen[3], (0, 0));
+        assert_eq!(seen[4], (1, 0), "cut at the other side's head");
+        assert_eq!(seen[5], (1, 0));
     }
 
     #[test]
