@@ -587,7 +587,8 @@ impl ModelBlock for Ni {
         }
         let mut started = false;
         if tx_idle && i[inp::TX_GNT] & 1 == 1 {
-            if let Some(pick) = self.pick.clone() {
+            // The pick is spent: it is registered again at the worm's last flit (§8.5).
+            if let Some(pick) = self.pick.take() {
                 started = true;
                 let packet = match pick {
                     Pick::Late(packet) => {
