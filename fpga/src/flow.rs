@@ -517,6 +517,8 @@ pub fn run_flow(
             &freq,
             "--seed",
             "1",
+            "--router",
+            design.router(),
             "--report",
             "nextpnr-report.json",
             "--timing-allow-fail",
