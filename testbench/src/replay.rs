@@ -32,7 +32,7 @@ use serde_json::{json, Map, Value};
 use crate::harness::ClockedDut;
 use crate::replay_io::{
     field_u64, hex_bytes, only_keys, read_lines, read_trace, shown, verilated, Clock, Line,
-    NetFeed, Output, WirePacket,
+    NetFeed, Output, WirePacket, DROP_LAG,
 };
 pub use crate::replay_io::{
     Engine, Idle, BUSY_BOUND, BUSY_BOUND_TEXT, CYCLE_BOUND, CYCLE_BOUND_TEXT,
@@ -213,10 +213,6 @@ fn drop_reason(counter: usize) -> Option<(&'static str, u64)> {
     })
 }
 
-/// The longest counting latency of [`drop_reason`]: the input packets of that many cycles
-/// back are kept to name a drop's packet.
-const DROP_LAG: usize = 2;
-
 /// Every reason a `drop` line of the NI may name.
 pub fn ni_drop_reasons() -> Vec<&'static str> {
     (0..COUNTERS.len())
@@ -260,7 +256,6 @@ pub fn replay_ni<D: ClockedDut>(
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
     let mut request: Option<(u16, &[u8], Beats)> = None;
-    let mut recent: [(u64, Option<&Packet>); DROP_LAG + 1] = [(u64::MAX, None); DROP_LAG + 1];
     let mut delivery = Collect::default();
     loop {
         let delivering = outputs[out::DLV_VALID] & 1 == 1;
@@ -272,10 +267,7 @@ pub fn replay_ni<D: ClockedDut>(
         let Some(now) = clock.next(&output, idle, next_input, quiet)? else {
             break;
         };
-        let (flit, in_packet) = net.next(now);
-        // The input packets of this cycle and the DROP_LAG before it (a skipped cycle had none).
-        recent.rotate_right(1);
-        recent[0] = (now, in_packet);
+        let (flit, _) = net.next(now);
         inputs[inp::NET_IN] = flit;
         // Host request: its beats, each held until taken.
         if request.is_none() && host.front().is_some_and(|(c, _, _)| *c <= now) {
@@ -328,16 +320,11 @@ pub fn replay_ni<D: ClockedDut>(
             output.push(now, now, 2, "done", line);
         }
         let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
-        output.counters(now, counters, drop_reason, |cycle| {
-            recent
-                .iter()
-                .find(|(c, _)| *c == cycle)
-                .and_then(|(_, p)| *p)
-        });
+        output.counters(now, counters, drop_reason, |cycle| net.packet_at(cycle));
         clock.ticked(presented, &inputs, &outputs);
         // A delivery whose last beat is still to come holds back the lines from its first on,
         // and a drop shown up to DROP_LAG cycles from now is of a cycle after now - DROP_LAG.
-        let drops_from = now.saturating_sub(DROP_LAG as u64 - 1);
+        let drops_from = now.saturating_sub(DROP_LAG - 1);
         let delivering_from = (delivery.pending() > 0).then_some(delivery.first_shown);
         output.hold(Some(
             delivering_from.map_or(drops_from, |d| d.min(drops_from)),

@@ -301,11 +301,19 @@ pub(crate) trait WirePacket {
     fn json(&self) -> Value;
 }
 
+/// The longest a block takes to show a drop in its counters after the flit that decided it
+/// went in (docs/protocol.md §8.2 and §11.3: a counter shows an event a cycle after its edge,
+/// and the reasons of a packet's action are decided at the edge after its CRC flit's).
+pub(crate) const DROP_LAG: u64 = 2;
+
 /// The network input: each packet from its `cycle`, or once the previous one has gone in. A
 /// worm is built only when its packet is presented, so a long trace is not held as flits.
 pub(crate) struct NetFeed<'a, P> {
     queue: VecDeque<(u64, &'a P)>,
     current: Option<(Vec<u64>, usize, &'a P)>,
+    /// The packets whose flits went in in the last `DROP_LAG + 1` cycles fed, as (cycle,
+    /// packet), newest first, to name a drop's packet when its counter shows it.
+    recent: [(u64, Option<&'a P>); DROP_LAG as usize + 1],
 }
 
 impl<'a, P: WirePacket> NetFeed<'a, P> {
@@ -314,6 +322,7 @@ impl<'a, P: WirePacket> NetFeed<'a, P> {
         NetFeed {
             queue: packets.into_iter().collect(),
             current: None,
+            recent: [(u64::MAX, None); DROP_LAG as usize + 1],
         }
     }
 
@@ -327,8 +336,24 @@ impl<'a, P: WirePacket> NetFeed<'a, P> {
         self.queue.front().map(|(cycle, _)| *cycle)
     }
 
+    /// The packet a flit of cycle `cycle` belonged to, if that cycle is one of the last
+    /// `DROP_LAG + 1` fed (a cycle skipped had no flit).
+    pub fn packet_at(&self, cycle: u64) -> Option<&'a P> {
+        self.recent
+            .iter()
+            .find(|(c, _)| *c == cycle)
+            .and_then(|(_, p)| *p)
+    }
+
     /// The flit of cycle `cycle` and the packet it belongs to.
     pub fn next(&mut self, cycle: u64) -> (u64, Option<&'a P>) {
+        let (flit, packet) = self.feed(cycle);
+        self.recent.rotate_right(1);
+        self.recent[0] = (cycle, packet);
+        (flit, packet)
+    }
+
+    fn feed(&mut self, cycle: u64) -> (u64, Option<&'a P>) {
         if self.current.is_none() && self.next_cycle().is_some_and(|c| c <= cycle) {
             if let Some((_, packet)) = self.queue.pop_front() {
                 self.current = Some((packet.flits(), 0, packet));

@@ -31,7 +31,7 @@ use crate::harness::ClockedDut;
 use crate::replay::{Engine, Idle};
 use crate::replay_io::{
     field_u64, hex_bytes, only_keys, read_lines, read_trace, shown, verilated, Clock, Line,
-    NetFeed, Output, WirePacket,
+    NetFeed, Output, WirePacket, DROP_LAG,
 };
 
 /// The configuration keys of the receive path.
@@ -231,23 +231,30 @@ pub fn packet_json(p: &Packet) -> Value {
 
 /// Every reason a `drop` line of the receive path may name.
 pub fn rmpp_drop_reasons() -> Vec<&'static str> {
-    (0..COUNTERS.len()).filter_map(drop_reason).collect()
+    (0..COUNTERS.len())
+        .filter_map(drop_reason)
+        .map(|(reason, _)| reason)
+        .collect()
 }
 
-fn drop_reason(counter: usize) -> Option<&'static str> {
+/// The drop reason a counter names, and how many cycles before a counter shows it the flit
+/// that decided it went in (docs/protocol.md §11.3: a counter shows an event a cycle after its
+/// edge; §11.5: the framing, CRC, route and header reasons are decided at the flit's edge, a
+/// verdict's at the packet's action edge, the edge after its CRC flit's).
+fn drop_reason(counter: usize) -> Option<(&'static str, u64)> {
     Some(match counter {
-        cnt::CRC => "crc",
-        cnt::TRUNCATED => "truncated",
-        cnt::MALFORMED => "malformed",
-        cnt::MISROUTED => "misrouted",
-        cnt::VERSION => "version",
-        cnt::NOT_SOURCE => "not_source",
-        cnt::ORDER => "order",
-        cnt::SEQUENCE => "sequence",
-        cnt::TABLE_FULL => "table_full",
-        cnt::UNKNOWN => "unknown_message",
-        cnt::DUPLICATE => "duplicate",
-        cnt::BUSY => "busy",
+        cnt::CRC => ("crc", 1),
+        cnt::TRUNCATED => ("truncated", 1),
+        cnt::MALFORMED => ("malformed", 1),
+        cnt::MISROUTED => ("misrouted", 1),
+        cnt::VERSION => ("version", 1),
+        cnt::NOT_SOURCE => ("not_source", 2),
+        cnt::ORDER => ("order", 2),
+        cnt::SEQUENCE => ("sequence", 2),
+        cnt::TABLE_FULL => ("table_full", 2),
+        cnt::UNKNOWN => ("unknown_message", 2),
+        cnt::DUPLICATE => ("duplicate", 2),
+        cnt::BUSY => ("busy", 2),
         _ => return None,
     })
 }
@@ -317,7 +324,7 @@ pub fn replay_rmpp<D: ClockedDut>(
             // Skipped: the block had settled, so every clean-up timer had run out.
             timer_running = false;
         }
-        let (flit, in_packet) = net.next(now);
+        let (flit, _) = net.next(now);
         inputs[inp::NET_IN] = flit;
         // The upper layer: start reading what the ports showed after the last edge.
         if let Reader::Idle = reader {
@@ -408,14 +415,10 @@ pub fn replay_rmpp<D: ClockedDut>(
             output.push(now, now, 2, "to_sender", line);
         }
         let counters = &outputs[out::COUNTERS..out::COUNTERS + COUNTERS.len()];
-        // The receive path's counters show a drop at the edge that decides it.
-        output.counters(
-            now,
-            counters,
-            |c| drop_reason(c).map(|r| (r, 0)),
-            |c| if c == now { in_packet } else { None },
-        );
+        output.counters(now, counters, drop_reason, |cycle| net.packet_at(cycle));
         clock.ticked(flit != 0, &inputs, &outputs);
+        // A drop shown up to DROP_LAG cycles from now is of a cycle after now - DROP_LAG.
+        output.hold(Some(now.saturating_sub(DROP_LAG - 1)));
         output.flush(now)?;
     }
     let summary = json!({

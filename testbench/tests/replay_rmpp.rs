@@ -120,8 +120,9 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
 #[test]
 fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
     // The clean-up timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 28
-    // runs out so that RTS_LAST 2 finds the one slot taken when presented at 3022 and free at
-    // 3023: gaps that end around then, in a message's middle, and a trace without `end`.
+    // runs out so that RTS_LAST 2's verdict (which sees the slot table as at its header word 5,
+    // docs/protocol.md §11.5) finds the one slot taken when presented at 3023 and free at 3024:
+    // gaps that end around then, in a message's middle, and a trace without `end`.
     let cfg = json!({ "rx_slots": 1, "gch_timeout": 3000, "max_rcv_buf": 20, "reserved": 16,
                       "max_data_pkts": 8 });
     let mut texts = vec![];
@@ -148,8 +149,8 @@ fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
         .unwrap();
         drops(&lines(&out)).contains(&"table_full".to_string())
     };
-    assert!(table_full(&texts[2]), "the slot is still taken at 3022");
-    assert!(!table_full(&texts[3]), "the timer has run out by 3023");
+    assert!(table_full(&texts[3]), "the slot is still taken at 3023");
+    assert!(!table_full(&texts[4]), "the timer has run out by 3024");
     let without_end = json!({ "config": cfg }).to_string()
         + "\n"
         + &json!({ "cycle": 10, "packet": pkt("RTS_LAST", 1, 1, 1, 4, 0) }).to_string();
@@ -355,6 +356,15 @@ fn a_full_table_drops_new_rts_until_gch_frees_a_slot() {
     ];
     let l = run(&trace(json!({ "rx_slots": 1 }), &ev, 400));
     assert_eq!(drops(&l), s(&["table_full"]));
+    // The drop names its CRC flit's cycle (head at 100, 7 header words, 1 data word, the CRC)
+    // and its packet, though the counter shows it two edges later (docs/protocol.md §11.3).
+    let drop = &kind(&l, "drop")[0];
+    assert_eq!(cycle(drop), 109);
+    let packet = &drop["drop"]["packet"];
+    assert_eq!(
+        (&packet["type"], &packet["msg_id"]),
+        (&json!("RTS_LAST"), &json!(2))
+    );
     let ids: Vec<u64> = delivered(&l).into_iter().map(|(i, _)| i).collect();
     assert_eq!(ids, vec![1, 2]);
 }

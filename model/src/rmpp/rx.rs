@@ -89,6 +89,9 @@ struct RxRegs {
     verdict: Verdict,
 }
 
+/// The header word at whose edge the verdict's view of the slot table is taken (§11.5).
+const SEEN_AT_WORD: usize = 5;
+
 /// The CTS / MSGEND / MSGDROP shown on the `snd_*` ports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SndPulse {
@@ -123,7 +126,14 @@ pub struct RmppRx {
     net_out: u64,
     rd_data: u32,
     snd: Option<SndPulse>,
-    counters: [u16; 13],
+    /// The counts so far, events of this edge included.
+    counted: [u16; 13],
+    /// The counters as shown in the last `O_t`: an event counted at edge `t` shows from
+    /// `O_(t+1)` on (§11.3).
+    shown: [u16; 13],
+    /// The counters at the end of the last step, shown at the next: a cut counted before a
+    /// step (`cut_worm`) is of that step's edge, so the snapshot is taken after each step.
+    settled: [u16; 13],
     /// The slot whose reply an action owed at this edge.
     due_set: Option<usize>,
     /// A CRC flit was consumed at this edge: the next edge is its packet's (§11.5, Actions).
@@ -131,6 +141,9 @@ pub struct RmppRx {
     /// The verdict and header of the packet whose CRC flit was consumed at this edge, CRC good
     /// and addressed here: it acts at the next edge.
     pending: Option<(Verdict, [u32; HEADER_WORDS])>,
+    /// The slot table as it was before the edge of the header word 5 in reception, which the
+    /// verdict reads (§11.5).
+    seen: Vec<Slot>,
 }
 
 /// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
@@ -169,12 +182,15 @@ impl RmppRx {
                 crc: 0,
                 verdict: Verdict::Drop(cnt::MALFORMED),
             },
+            seen: Vec::new(),
             tx: Vec::new(),
             tx_next: 0,
             net_out: 0,
             rd_data: 0,
             snd: None,
-            counters: [0; 13],
+            counted: [0; 13],
+            shown: [0; 13],
+            settled: [0; 13],
             due_set: None,
             crc_flit: false,
             pending: None,
@@ -187,7 +203,7 @@ impl RmppRx {
 
     /// The counters of [`COUNTERS`](super::COUNTERS) as shown in the last `O_t`.
     pub fn counters(&self) -> &[u16; 13] {
-        &self.counters
+        &self.shown
     }
 
     /// Figure 8's `outstanding` now.
@@ -211,7 +227,7 @@ impl RmppRx {
     }
 
     fn count(&mut self, c: usize) {
-        self.counters[c] = self.counters[c].wrapping_add(1);
+        self.counted[c] = self.counted[c].wrapping_add(1);
     }
 
     /// The node's one receiver (§13.3) saw a head go to the other block: a worm of this block
@@ -265,8 +281,10 @@ impl RmppRx {
         Ok(bytes.div_ceil(4) as usize)
     }
 
-    /// The verdict of a well-formed header (§11.5), from the state before this edge.
-    fn verdict(&self, route_src: u16, h: &[u32; HEADER_WORDS]) -> Verdict {
+    /// The verdict of a well-formed header (§11.5), from the slot table `slots` as it was
+    /// before the edge of header word 5 and `expected` now (written only at actions, never
+    /// inside a header).
+    fn verdict(&self, slots: &[Slot], route_src: u16, h: &[u32; HEADER_WORDS]) -> Verdict {
         use State::*;
         let ty = Type::from_code((h[0] >> 16) & 0x3FFF).expect("checked");
         let (nid, msg_id, seq, num) = (h[1] as u16, h[2], h[4], h[6]);
@@ -280,11 +298,10 @@ impl RmppRx {
         if nid != route_src {
             return Verdict::Drop(cnt::NOT_SOURCE);
         }
-        let m = self
-            .slots
+        let m = slots
             .iter()
             .position(|s| s.busy && s.src == nid && s.msg_id == msg_id);
-        let free = self.slots.iter().position(|s| !s.busy);
+        let free = slots.iter().position(|s| !s.busy);
         let in_order = num == self.expected[nid as usize].wrapping_add(1);
         let dup = cnt::DUPLICATE;
         match (ty, m) {
@@ -294,21 +311,21 @@ impl RmppRx {
                 Some(f) if ty == Type::Null => Verdict::AbortNew(f),
                 Some(f) => Verdict::New(f),
             },
-            (Type::Rts | Type::RtsLast, Some(m)) => match self.slots[m].state {
+            (Type::Rts | Type::RtsLast, Some(m)) => match slots[m].state {
                 Upcall | Complete => Verdict::Drop(dup),
                 Receiving | Ended | Dropped => Verdict::DropReply(dup, m),
             },
-            (Type::Null, Some(m)) => match self.slots[m].state {
+            (Type::Null, Some(m)) => match slots[m].state {
                 Upcall | Complete => Verdict::Drop(cnt::BUSY),
                 Receiving => Verdict::Abort(m),
                 Ended | Dropped => Verdict::DropReply(dup, m),
             },
             (Type::Gch, None) => Verdict::Drop(cnt::UNKNOWN),
-            (Type::Gch, Some(m)) if self.slots[m].done() => Verdict::Free(m),
+            (Type::Gch, Some(m)) if slots[m].done() => Verdict::Free(m),
             (Type::Gch, Some(_)) => Verdict::Drop(cnt::SEQUENCE),
             (_, None) => Verdict::Drop(cnt::UNKNOWN),
             (_, Some(m)) => {
-                let s = &self.slots[m];
+                let s = &slots[m];
                 match s.state {
                     Receiving if seq == s.next_seq => Verdict::InSeq {
                         slot: m,
@@ -385,6 +402,9 @@ impl RmppRx {
                 self.count(cnt::TRUNCATED);
             }
             Rx::Header => {
+                if self.rx.count == SEEN_AT_WORD {
+                    self.seen.clone_from(&self.slots);
+                }
                 let r = &mut self.rx;
                 r.hdr[r.count] = d;
                 r.count += 1;
@@ -397,7 +417,7 @@ impl RmppRx {
                             self.count(reason);
                         }
                         Ok(words) => {
-                            let v = self.verdict(self.rx.src, &hdr);
+                            let v = self.verdict(&self.seen, self.rx.src, &hdr);
                             let r = &mut self.rx;
                             r.verdict = v;
                             r.words = words;
@@ -736,7 +756,10 @@ impl ModelBlock for RmppRx {
         o[out::SND_SEQ] = s.seq as u64;
         o[out::SND_INFO] = s.info as u64;
         o[out::SND_MSG_NUM] = s.msg_num as u64;
-        for (k, &c) in self.counters.iter().enumerate() {
+        // The counters show the events of the edges before this one (§11.3).
+        self.shown = self.settled;
+        self.settled = self.counted;
+        for (k, &c) in self.shown.iter().enumerate() {
             o[out::COUNTERS + k] = c as u64;
         }
     }

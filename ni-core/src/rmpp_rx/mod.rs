@@ -5,12 +5,13 @@
 //! ([`action::RmppAction`]), the replies ([`reply::ReplySource`]), the upcall queue and the
 //! answer register ([`answer::UpcallAnswer`]), the delivery queue ([`SlotFifo`]), the buffer
 //! read port ([`read_port::ReadPort`]) and the
-//! counters ([`counters::RmppCounters`]).
+//! counters (the cell library's [`CounterBank`], strobes registered: §11.3).
 
+use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, Memory};
 use idemnet_rtl::worm_receiver::ReceivedWorm;
 use idemnet_rtl::worm_transmitter::WormSource;
-use idemnet_spec::rmpp::RmppConfig;
+use idemnet_spec::rmpp::{cnt, RmppConfig, COUNTERS};
 use rust_hdl::prelude::*;
 
 use crate::host_ports::with_host_ports;
@@ -18,7 +19,6 @@ use crate::standalone::with_transmitter;
 
 pub mod action;
 pub mod answer;
-pub mod counters;
 pub mod header;
 pub mod read_port;
 pub mod receiver;
@@ -30,7 +30,6 @@ pub mod verdict;
 use crate::c;
 use action::RmppAction;
 use answer::UpcallAnswer;
-use counters::RmppCounters;
 use read_port::ReadPort;
 use receiver::RmppReceiver;
 use reply::ReplySource;
@@ -45,6 +44,30 @@ pub type SlotFifo = Fifo<Bits<4>, 4, 5>;
 /// `k * max_msg / 4`), so a configuration takes only the block RAM it uses: with the defaults
 /// 2048 words of 32 bits, with system16's (4 slots of 1024 bytes) 1024 words.
 pub const BUF_ADDR_BITS: usize = 14;
+/// Sources of the counter bank: one per counter, and a second one for `truncated`, which the
+/// receiver counts twice in one cycle when a head cuts a worm in progress and is a tail itself.
+const COUNTER_SOURCES: usize = COUNTERS.len() + 1;
+/// Bits of a counter number.
+const COUNTER_BITS: usize = 4;
+// The wiring below indexes the bank by number (hdl_gen takes no path in an index): its sources
+// are the counters in `COUNTERS` order, then the cut.
+const _: () = assert!(
+    cnt::CRC == 0
+        && cnt::TRUNCATED == 1
+        && cnt::MALFORMED == 2
+        && cnt::MISROUTED == 3
+        && cnt::VERSION == 4
+        && cnt::NOT_SOURCE == 5
+        && cnt::ORDER == 6
+        && cnt::SEQUENCE == 7
+        && cnt::TABLE_FULL == 8
+        && cnt::UNKNOWN == 9
+        && cnt::DUPLICATE == 10
+        && cnt::BUSY == 11
+        && cnt::RESTART == 12
+        && COUNTER_SOURCES == 14
+);
+
 /// Address bits of the `expected` RAM: `nodes` <= 256 words, one per source.
 pub const EXP_ADDR_BITS: usize = 8;
 
@@ -223,7 +246,9 @@ pub struct RmppRxCore {
     reply: ReplySource,
     answer: UpcallAnswer,
     deliveries: SlotFifo,
-    counters: RmppCounters,
+    counters: CounterBank<{ COUNTERS.len() }, COUNTER_SOURCES, COUNTER_BITS, 16>,
+    /// The counter each source of `counters` names.
+    source_counter: Vec<Constant<Bits<COUNTER_BITS>>>,
     read: ReadPort,
     // Block RAMs.
     exp_ram: Memory<Bits<32>, EXP_ADDR_BITS>,
@@ -295,7 +320,13 @@ impl RmppRxCore {
             reply: ReplySource::new(cfg),
             answer: UpcallAnswer::new(cfg),
             deliveries: SlotFifo::new(n),
-            counters: Default::default(),
+            // A counter shows its events a cycle after their edge (§11.3), so the adders start
+            // from registers, not from the receiver's and the action's decisions.
+            counters: CounterBank::new(true),
+            source_counter: (0..COUNTERS.len())
+                .chain([cnt::TRUNCATED])
+                .map(|counter| c(counter as u64))
+                .collect(),
             read: ReadPort::new(cfg),
             // Two words at least: yosys builds no block RAM of one (`nodes` may be 1).
             exp_ram: Memory::block(cfg.nodes.max(2)),
@@ -337,6 +368,7 @@ impl Logic for RmppRxCore {
         self.slots.write.key_node.next = self.key_node.val();
         self.slots.write.key_msg_id.next = self.receive.msg_id.val();
         self.slots.target.next = self.verdict.target.val();
+        self.verdict.prepare.next = self.receive.prepare.val();
         self.verdict.decide.next = self.receive.decide.val();
         self.verdict.word.next = self.receive.word.val();
         self.verdict.payload_valid.next = self.receive.payload_valid.val();
@@ -461,20 +493,23 @@ impl Logic for RmppRxCore {
         self.read.ram_data.next = self.buf_ram.read_data.val();
 
         // ---- Counters of dropped worms, by the receiver's verdict.
-        self.counters.count_crc.next = self.receive.count_crc.val();
-        self.counters.count_cut.next = self.receive.count_cut.val();
-        self.counters.count_truncated.next = self.receive.count_truncated.val();
-        self.counters.count_malformed.next = self.receive.count_malformed.val();
-        self.counters.count_misrouted.next = self.receive.count_misrouted.val();
-        self.counters.count_version.next = self.receive.count_version.val();
-        self.counters.count_not_source.next = self.act.count_not_source.val();
-        self.counters.count_order.next = self.act.count_order.val();
-        self.counters.count_sequence.next = self.act.count_sequence.val();
-        self.counters.count_table_full.next = self.act.count_table_full.val();
-        self.counters.count_unknown.next = self.act.count_unknown.val();
-        self.counters.count_duplicate.next = self.act.count_duplicate.val();
-        self.counters.count_busy.next = self.act.count_busy.val();
-        self.counters.count_restart.next = self.act.count_restart.val();
+        self.counters.strobe[0].next = self.receive.count_crc.val();
+        self.counters.strobe[1].next = self.receive.count_truncated.val();
+        self.counters.strobe[2].next = self.receive.count_malformed.val();
+        self.counters.strobe[3].next = self.receive.count_misrouted.val();
+        self.counters.strobe[4].next = self.receive.count_version.val();
+        self.counters.strobe[5].next = self.act.count_not_source.val();
+        self.counters.strobe[6].next = self.act.count_order.val();
+        self.counters.strobe[7].next = self.act.count_sequence.val();
+        self.counters.strobe[8].next = self.act.count_table_full.val();
+        self.counters.strobe[9].next = self.act.count_unknown.val();
+        self.counters.strobe[10].next = self.act.count_duplicate.val();
+        self.counters.strobe[11].next = self.act.count_busy.val();
+        self.counters.strobe[12].next = self.act.count_restart.val();
+        self.counters.strobe[13].next = self.receive.count_cut.val();
+        for source in 0..COUNTER_SOURCES {
+            self.counters.reason[source].next = self.source_counter[source].val();
+        }
 
         // ---- Outputs.
         self.rd_data.next = self.read.rd_data.val();
@@ -504,19 +539,19 @@ impl Logic for RmppRxCore {
             self.snd_info.next = self.receive.info.val();
             self.snd_msg_num.next = self.receive.msg_num.val();
         }
-        self.cnt_crc.next = self.counters.cnt_crc.val();
-        self.cnt_truncated.next = self.counters.cnt_truncated.val();
-        self.cnt_malformed.next = self.counters.cnt_malformed.val();
-        self.cnt_misrouted.next = self.counters.cnt_misrouted.val();
-        self.cnt_version.next = self.counters.cnt_version.val();
-        self.cnt_not_source.next = self.counters.cnt_not_source.val();
-        self.cnt_order.next = self.counters.cnt_order.val();
-        self.cnt_sequence.next = self.counters.cnt_sequence.val();
-        self.cnt_table_full.next = self.counters.cnt_table_full.val();
-        self.cnt_unknown.next = self.counters.cnt_unknown.val();
-        self.cnt_duplicate.next = self.counters.cnt_duplicate.val();
-        self.cnt_busy.next = self.counters.cnt_busy.val();
-        self.cnt_restart.next = self.counters.cnt_restart.val();
+        self.cnt_crc.next = self.counters.count[0].val();
+        self.cnt_truncated.next = self.counters.count[1].val();
+        self.cnt_malformed.next = self.counters.count[2].val();
+        self.cnt_misrouted.next = self.counters.count[3].val();
+        self.cnt_version.next = self.counters.count[4].val();
+        self.cnt_not_source.next = self.counters.count[5].val();
+        self.cnt_order.next = self.counters.count[6].val();
+        self.cnt_sequence.next = self.counters.count[7].val();
+        self.cnt_table_full.next = self.counters.count[8].val();
+        self.cnt_unknown.next = self.counters.count[9].val();
+        self.cnt_duplicate.next = self.counters.count[10].val();
+        self.cnt_busy.next = self.counters.count[11].val();
+        self.cnt_restart.next = self.counters.count[12].val();
     }
 }
 

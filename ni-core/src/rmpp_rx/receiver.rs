@@ -27,6 +27,7 @@ const SEQ_BYTES_BITS: u64 = 14;
 /// | `seq_bytes`, `seq_far` | out | 14, 1 | `seq * mtu` modulo 16 KB (wiring), and whether it is at least 16 KB (register) |
 /// | `seq_end_bytes`, `seq_end_far` | out | 14, 1 | the same of `(seq + 1) * mtu` (registers) |
 /// | `word` | out | 32 | the data of the flit |
+/// | `prepare` | out | 1 | `word` is header word 5: the verdict reads the slot table now |
 /// | `decide` | out | 1 | `word` is header word 6 of a well-formed header: the verdict is taken now |
 /// | `payload_valid` | out | 1 | `word` is a payload word |
 /// | `crc_flit` | out | 1 | a tail at the CRC position ends a worm now (CRC good or not) |
@@ -74,6 +75,7 @@ pub struct RmppReceiver {
     pub seq_end_bytes: Signal<Out, Bits<14>>,
     pub seq_end_far: Signal<Out, Bit>,
     pub word: Signal<Out, Bits<32>>,
+    pub prepare: Signal<Out, Bit>,
     pub decide: Signal<Out, Bit>,
     pub payload_valid: Signal<Out, Bit>,
     pub crc_flit: Signal<Out, Bit>,
@@ -175,6 +177,7 @@ impl RmppReceiver {
             seq_end_bytes: Default::default(),
             seq_end_far: Default::default(),
             word: Default::default(),
+            prepare: Default::default(),
             decide: Default::default(),
             payload_valid: Default::default(),
             crc_flit: Default::default(),
@@ -378,6 +381,8 @@ impl Logic for RmppReceiver {
                 self.rx_msg_num.d.next = self.receiver.word.val();
             }
         }
+        self.prepare.next = self.receiver.header_valid.val()
+            & (self.receiver.index.val() == self.header_info.val());
         self.decide.next = self.receiver.header_valid.val()
             & (self.receiver.index.val() == self.header_last.val())
             & !self.rejected.val();

@@ -58,8 +58,8 @@ use crate::{c, vec_of};
 /// `match_*` outputs are the compare of the cycle before ANDed with `busy` now: the key is latched
 /// at header words 1 and 2 and a slot's `src` and `msg_id` change only at a packet's action (the
 /// edge after its CRC flit, at the latest the edge of the next worm's head, never inside a
-/// header), so at word 6 (the verdict) that is the compare of the
-/// state before the edge, and the 40-bit compares leave the verdict's path.
+/// header), so at word 5 (where the verdict reads the slot table, §11.5) that is the compare of
+/// the state before the edge, and the 40-bit compares leave the verdict's path.
 #[derive(LogicBlock)]
 pub struct RmppSlots {
     pub clock: Signal<In, Clock>,

@@ -6,14 +6,16 @@ use rust_hdl::prelude::*;
 use super::{Action, DropReason};
 use crate::c;
 
-/// Takes the verdict of §11.5's table in the cycle header word 6 is consumed, from the state
-/// before that edge, and latches it; then writes the payload words as they arrive.
+/// Takes the verdict of §11.5's table in the cycle header word 6 is consumed, from the slot
+/// table as it was before the edge of header word 5, and latches it; then writes the payload
+/// words as they arrive.
 ///
 /// Ports (Verilog names, as a child `verdict$<port>`):
 ///
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
+/// | `prepare` | in | 1 | header word 5 is consumed now: the slot table's side of the verdict is registered |
 /// | `decide` | in | 1 | header word 6 of a well-formed packet is consumed now |
 /// | `word` | in | 32 | the flit's data: `msgNum` when `decide`, a payload word when `payload_valid` |
 /// | `payload_valid` | in | 1 | `word` is a payload word |
@@ -22,7 +24,7 @@ use crate::c;
 /// | `seq` | in | 32 | the packet's `seq` |
 /// | `seq_bytes`, `seq_far`, `seq_end_bytes`, `seq_end_far` | in | 14, 1, 14, 1 | `seq * mtu` and `(seq + 1) * mtu` modulo 16 KB, each with whether it is at least 16 KB |
 /// | `expected` | in | 32 | `expected[srcNID]` (the RAM holds `expected - 1`) |
-/// | `matched`, `match_slot` | in | 1, 4 | a busy slot holds (`srcNID`, `msgID`), and which |
+/// | `matched`, `match_slot` | in | 1, 4 | a busy slot holds (`srcNID`, `msgID`), and which (read with `prepare`, as every input from here to `free_slot`) |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | in | 1 each | its state: UPCALL, RECEIVING, COMPLETE, ENDED or DROPPED |
 /// | `match_next_seq`, `match_limit` | in | 11, 13 | its `next_seq` and `limit` |
 /// | `free`, `free_slot` | in | 1, 4 | a slot is free, and the lowest |
@@ -30,7 +32,11 @@ use crate::c;
 /// | `restart`, `finish`, `new_cts` | out | 1 each | (registers) an in-sequence packet restarts, completes the message, or asks for a new CTS |
 /// | `write_enable`, `write_address`, `write_data` | out | 1, 14, 32 | the buffer write of this cycle (combinational) |
 ///
-/// Timing: the verdict registers load at the edge of `decide`; the write pointer (`waddr`) and
+/// Timing: the slot table's inputs (`matched` to `free_slot`) are registered at the edge of
+/// `prepare` (`seen_*`), so the verdict's path starts from registers, not from the key compare
+/// through the match's LUT-RAM reads (the node's critical path at 89.6 MHz on the ECP5 ran
+/// `s_state` → `match_slot` → `m_next_seq` → `reason`). The verdict registers load at the edge
+/// of `decide`; the write pointer (`waddr`) and
 /// the bytes still to write (`remaining`) load then and step at each payload word. A payload
 /// word is written when bytes are still to be written, with the bytes at or past the limit
 /// zeroed (§11.5). `expected + 1` is registered (`expected_next`) each cycle: the RAM is read at
@@ -42,6 +48,7 @@ use crate::c;
 #[derive(LogicBlock)]
 pub struct RmppVerdict {
     pub clock: Signal<In, Clock>,
+    pub prepare: Signal<In, Bit>,
     pub decide: Signal<In, Bit>,
     pub word: Signal<In, Bits<32>>,
     pub payload_valid: Signal<In, Bit>,
@@ -86,6 +93,17 @@ pub struct RmppVerdict {
     rx_waddr: DFF<Bits<14>>,
     rx_rem: DFF<Bits<6>>,
     expected_next: DFF<Bits<32>>,
+    // The slot table as it was before the edge of header word 5.
+    seen_matched: DFF<Bit>,
+    seen_match_slot: DFF<Bits<4>>,
+    seen_upcall: DFF<Bit>,
+    seen_receiving: DFF<Bit>,
+    seen_complete: DFF<Bit>,
+    seen_over: DFF<Bit>,
+    seen_next_seq: DFF<Bits<11>>,
+    seen_limit: DFF<Bits<13>>,
+    seen_free: DFF<Bit>,
+    seen_free_slot: DFF<Bits<4>>,
     limit_wide: Signal<Local, Bits<14>>,
     limit_after_seq: Signal<Local, Bits<14>>,
     fin: Signal<Local, Bit>,
@@ -115,6 +133,7 @@ impl RmppVerdict {
         let slot_words_log2 = cfg.slot_words().trailing_zeros() as u64;
         Self {
             clock: Default::default(),
+            prepare: Default::default(),
             decide: Default::default(),
             word: Default::default(),
             payload_valid: Default::default(),
@@ -159,6 +178,16 @@ impl RmppVerdict {
             rx_waddr: Default::default(),
             rx_rem: Default::default(),
             expected_next: Default::default(),
+            seen_matched: Default::default(),
+            seen_match_slot: Default::default(),
+            seen_upcall: Default::default(),
+            seen_receiving: Default::default(),
+            seen_complete: Default::default(),
+            seen_over: Default::default(),
+            seen_next_seq: Default::default(),
+            seen_limit: Default::default(),
+            seen_free: Default::default(),
+            seen_free_slot: Default::default(),
             limit_wide: Default::default(),
             limit_after_seq: Default::default(),
             fin: Default::default(),
@@ -197,8 +226,30 @@ impl Logic for RmppVerdict {
             rx_cts,
             rx_waddr,
             rx_rem,
-            expected_next
+            expected_next,
+            seen_matched,
+            seen_match_slot,
+            seen_upcall,
+            seen_receiving,
+            seen_complete,
+            seen_over,
+            seen_next_seq,
+            seen_limit,
+            seen_free,
+            seen_free_slot
         );
+        if self.prepare.val() {
+            self.seen_matched.d.next = self.matched.val();
+            self.seen_match_slot.d.next = self.match_slot.val();
+            self.seen_upcall.d.next = self.match_upcall.val();
+            self.seen_receiving.d.next = self.match_receiving.val();
+            self.seen_complete.d.next = self.match_complete.val();
+            self.seen_over.d.next = self.match_over.val();
+            self.seen_next_seq.d.next = self.match_next_seq.val();
+            self.seen_limit.d.next = self.match_limit.val();
+            self.seen_free.d.next = self.free.val();
+            self.seen_free_slot.d.next = self.free_slot.val();
+        }
         self.action.next = self.rx_v.q.val();
         self.reason.next = self.rx_why.q.val();
         self.target.next = self.rx_tgt.q.val();
@@ -208,7 +259,7 @@ impl Logic for RmppVerdict {
 
         // ---- What the verdict reads of the matching slot, and where the payload goes.
         self.expected_next.d.next = self.expected.val() + 1;
-        self.limit_wide.next = bit_cast::<14, 13>(self.match_limit.val());
+        self.limit_wide.next = bit_cast::<14, 13>(self.seen_limit.q.val());
         self.fin.next =
             self.seq_end_far.val() | (self.seq_end_bytes.val() >= self.limit_wide.val());
         self.limit_after_seq.next = self.limit_wide.val() - self.seq_bytes.val();
@@ -222,17 +273,19 @@ impl Logic for RmppVerdict {
         }
         self.seq_offset.next =
             (self.seq.val().get_bits::<14>(0) << self.log2_mtu_words.val()) & self.word_mask.val();
-        self.match_base.next = ((bit_cast::<14, 4>(self.match_slot.val()) & self.slot_mask.val())
+        self.match_base.next = ((bit_cast::<14, 4>(self.seen_match_slot.q.val())
+            & self.slot_mask.val())
             << self.slot_shift.val())
             | self.seq_offset.val();
-        self.free_base.next = (bit_cast::<14, 4>(self.free_slot.val()) & self.slot_mask.val())
+        self.free_base.next = (bit_cast::<14, 4>(self.seen_free_slot.q.val())
+            & self.slot_mask.val())
             << self.slot_shift.val();
 
         // ---- The verdict (§11.5), in the order of its table.
         if self.decide.val() {
             self.rx_v.d.next = Action::None;
             self.rx_why.d.next = DropReason::None;
-            self.rx_tgt.d.next = self.match_slot.val();
+            self.rx_tgt.d.next = self.seen_match_slot.q.val();
             self.rx_restart.d.next = false;
             self.rx_fin.d.next = self.fin.val();
             self.rx_cts.d.next = self.is_stop.val();
@@ -247,13 +300,13 @@ impl Logic for RmppVerdict {
             } else if self.nid.val() != self.source.val() {
                 self.rx_why.d.next = DropReason::NotSource;
             } else if self.is_rts.val() | self.is_null.val() {
-                if !self.matched.val() {
+                if !self.seen_matched.q.val() {
                     if self.word.val() != self.expected_next.q.val() {
                         self.rx_why.d.next = DropReason::Order;
-                    } else if !self.free.val() {
+                    } else if !self.seen_free.q.val() {
                         self.rx_why.d.next = DropReason::TableFull;
                     } else {
-                        self.rx_tgt.d.next = self.free_slot.val();
+                        self.rx_tgt.d.next = self.seen_free_slot.q.val();
                         if self.is_null.val() {
                             self.rx_v.d.next = Action::AbortNew;
                         } else {
@@ -262,22 +315,22 @@ impl Logic for RmppVerdict {
                             self.rx_rem.d.next = self.packet_bytes_max.val();
                         }
                     }
-                } else if self.match_upcall.val() | self.match_complete.val() {
+                } else if self.seen_upcall.q.val() | self.seen_complete.q.val() {
                     if self.is_null.val() {
                         self.rx_why.d.next = DropReason::Busy;
                     } else {
                         self.rx_why.d.next = DropReason::Duplicate;
                     }
-                } else if self.match_receiving.val() & self.is_null.val() {
+                } else if self.seen_receiving.q.val() & self.is_null.val() {
                     self.rx_v.d.next = Action::Abort;
                 } else {
                     self.rx_v.d.next = Action::Again;
                 }
             } else if self.is_data.val() {
-                if !self.matched.val() {
+                if !self.seen_matched.q.val() {
                     self.rx_why.d.next = DropReason::Unknown;
-                } else if self.match_receiving.val() {
-                    if self.seq.val() == bit_cast::<32, 11>(self.match_next_seq.val()) {
+                } else if self.seen_receiving.q.val() {
+                    if self.seq.val() == bit_cast::<32, 11>(self.seen_next_seq.q.val()) {
                         self.rx_v.d.next = Action::InSequence;
                         self.rx_rem.d.next = self.rem_in.val();
                     } else if self.seq.val() == 1 {
@@ -288,18 +341,18 @@ impl Logic for RmppVerdict {
                     } else {
                         self.rx_why.d.next = DropReason::Sequence;
                     }
-                } else if self.match_upcall.val() {
+                } else if self.seen_upcall.q.val() {
                     self.rx_why.d.next = DropReason::Sequence;
-                } else if self.match_complete.val() {
+                } else if self.seen_complete.q.val() {
                     self.rx_why.d.next = DropReason::Duplicate;
                 } else {
                     self.rx_v.d.next = Action::Again;
                 }
             } else {
                 // GCH
-                if !self.matched.val() {
+                if !self.seen_matched.q.val() {
                     self.rx_why.d.next = DropReason::Unknown;
-                } else if self.match_over.val() {
+                } else if self.seen_over.q.val() {
                     self.rx_v.d.next = Action::Free;
                 } else {
                     self.rx_why.d.next = DropReason::Sequence;

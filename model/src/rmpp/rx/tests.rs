@@ -57,6 +57,9 @@ fn a_bad_crc_or_a_cut_worm_is_counted_and_changes_nothing() {
     let mut f = rts_last(1, 1, 1, &[1, 2, 3, 4]).flits();
     *f.last_mut().unwrap() ^= 1;
     b.feed(&f);
+    // Counted at the CRC flit's edge, shown a cycle later (§11.3).
+    assert_eq!(b.count(cnt::CRC), 0);
+    b.idle(1);
     assert_eq!(b.count(cnt::CRC), 1);
     let f = rts_last(1, 1, 1, &[1, 2, 3, 4]).flits();
     b.feed(&f[..5]);
