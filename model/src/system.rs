@@ -362,6 +362,13 @@ pub struct SystemHosts {
     pub ni_totals: [u64; COUNTERS.len()],
     pub rx_totals: [u64; crate::rmpp::COUNTERS.len()],
     last: Vec<u64>,
+    /// The first cycle of the drain (the first with the hosts quiet), once it has begun.
+    drain_start: Option<u64>,
+    /// The last cycle observed.
+    last_cycle: u64,
+    /// The last cycle in which a datagram or message was delivered or completed: the verdict
+    /// tells a backlog still draining from a system that stopped (docs/protocol.md §10).
+    last_progress: Option<u64>,
 }
 
 impl SystemHosts {
@@ -380,19 +387,42 @@ impl SystemHosts {
             ni_totals: [0; COUNTERS.len()],
             rx_totals: [0; crate::rmpp::COUNTERS.len()],
             last: vec![0; lay.output_words()],
+            drain_start: None,
+            last_cycle: 0,
+            last_progress: None,
         })
     }
 
     /// Cycle `t`: `prev` is `O_(t-1)`; writes every host input of `I_t`.
     pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
+        if self.idem.quiet && self.drain_start.is_none() {
+            self.drain_start = Some(t);
+        }
+        let before = self.done();
         self.idem.step(t, prev, inputs);
         self.rmpp.step(t, prev, inputs);
+        self.progress(t, before);
+    }
+
+    /// Deliveries and completions so far, of both protocols (the hosts see some in `step` and
+    /// some in `observe`).
+    fn done(&self) -> u64 {
+        self.idem.delivered + self.idem.completed + self.rmpp.delivered + self.rmpp.completed
+    }
+
+    fn progress(&mut self, t: u64, before: u64) {
+        if self.done() != before {
+            self.last_progress = Some(t);
+        }
+        self.last_cycle = t;
     }
 
     /// Checks what `O_t` shows.
     pub fn observe(&mut self, t: u64, o: &[u64]) {
+        let before = self.done();
         self.idem.observe(t, o);
         self.rmpp.observe(t, o);
+        self.progress(t, before);
         let lay = self.lay;
         for p in 0..lay.nodes {
             for (c, total) in self.ni_totals.iter_mut().enumerate() {
@@ -499,7 +529,8 @@ impl SystemHosts {
     /// the dead links disconnect cannot arrive (a limit of the topology); RMPP messages still
     /// in flight at a flit loss of [`RMPP_LOSS_LIMIT`] or more are the protocol's documented
     /// limit (docs/protocol.md §12, "Where RMPP stops finishing"); anything else lost is a
-    /// defect, and said to be one.
+    /// defect, and said to be one, when nothing was delivered or completed in the drain's last
+    /// quarter; if something was, the drain ended on a backlog and the verdict says so instead.
     pub fn verdict(&self, tree: &FatTree, faults: &crate::fault::Faults) -> Option<String> {
         if let Some(e) = self.first_error() {
             return Some(e.clone());
@@ -530,14 +561,56 @@ impl SystemHosts {
                 f64::from(RMPP_LOSS_LIMIT) / 65536.0
             );
         }
-        let defect = (idem - idem_cut) + if rmpp_limit { 0 } else { rmpp_left };
-        if defect > 0 {
-            v += &format!(
-                "; {defect} of them between connected nodes below the protocols' limits: a defect"
-            );
+        let left = (idem - idem_cut) + if rmpp_limit { 0 } else { rmpp_left };
+        if left > 0 {
+            v += &match self.draining() {
+                Drain::Stopped { window } => format!(
+                    "; {left} of them between connected nodes below the protocols' limits, and \
+                     nothing was delivered or completed in the drain's last {window} cycles: a \
+                     defect"
+                ),
+                Drain::StillCompleting { last, drain } => format!(
+                    "; {left} of them between connected nodes below the protocols' limits, but \
+                     the system was still delivering or completing when the drain of {drain} \
+                     cycles ended (the last at cycle {last}, in its last quarter): a backlog the \
+                     drain was too short to clear, not shown to be a defect (a longer --drain \
+                     tells)"
+                ),
+                Drain::None => format!(
+                    "; {left} of them between connected nodes below the protocols' limits, with \
+                     no drain (--drain 0) to tell a backlog from a defect"
+                ),
+            };
         }
         Some(v)
     }
+
+    /// Whether the drain ended on a system still making progress: a delivery or completion in
+    /// the drain's last quarter.
+    fn draining(&self) -> Drain {
+        let end = self.last_cycle + 1;
+        let start = self.drain_start.unwrap_or(end).min(end);
+        let drain = end - start;
+        let window = drain - drain / 4 * 3;
+        match self.last_progress {
+            Some(last) if last >= end - window && window > 0 => {
+                Drain::StillCompleting { last, drain }
+            }
+            _ if drain == 0 => Drain::None,
+            _ => Drain::Stopped { window },
+        }
+    }
+}
+
+/// How a drain that left something undelivered ended.
+enum Drain {
+    /// Nothing delivered or completed in the drain's last `window` cycles.
+    Stopped { window: u64 },
+    /// The last delivery or completion, at cycle `last`, fell in the last quarter of a drain of
+    /// `drain` cycles.
+    StillCompleting { last: u64, drain: u64 },
+    /// There was no drain (`--drain 0`): nothing can be told.
+    None,
 }
 
 /// The flit loss (as an injector threshold of 65536) from which RMPP, restarting a whole message
@@ -623,6 +696,28 @@ mod tests {
         let hosts = SystemHosts::new(&tree, idem, rmpp, 1).unwrap();
         let (ni, rm) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
         run_with_hosts(tree, ni, rm, hosts, cycles, &faults, 200_000).unwrap()
+    }
+
+    #[test]
+    fn the_verdict_calls_a_system_that_stopped_a_defect() {
+        // Hosts before a system that never answers: whatever they sent stays in flight, and
+        // nothing is delivered in the drain's last quarter.
+        let tree = FatTree::new(4, 2).unwrap();
+        let mut hosts = SystemHosts::new(&tree, 0.2, traffic(0.2, Pattern::Uniform), 1).unwrap();
+        let lay = layout(&tree);
+        let silent = vec![0; lay.output_words()];
+        let mut inputs = vec![0; lay.input_words()];
+        for t in 0..2_000 {
+            hosts.set_quiet(t >= 1_000);
+            hosts.step(t, &silent, &mut inputs);
+            hosts.observe(t, &silent);
+        }
+        assert!(hosts.in_flight() > 0);
+        let verdict = hosts.verdict(&tree, &Faults::default()).unwrap();
+        assert!(
+            verdict.contains("in the drain's last 250 cycles: a defect"),
+            "{verdict}"
+        );
     }
 
     #[test]
