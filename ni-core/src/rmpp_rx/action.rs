@@ -25,6 +25,7 @@ use crate::c;
 /// | `target_grant` | in | 16 | the `grant` of `target` |
 /// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
+/// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
 /// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason; a restart |
 ///
@@ -65,6 +66,7 @@ pub struct RmppAction {
     pub action: Signal<Out, Action>,
     pub action_slot: Signal<Out, Bits<4>>,
     pub to_sender: Signal<Out, Bit>,
+    pub clears_due: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
     pub count_not_source: Signal<Out, Bit>,
     pub count_order: Signal<Out, Bit>,
@@ -108,6 +110,7 @@ impl RmppAction {
             action: Default::default(),
             action_slot: Default::default(),
             to_sender: Default::default(),
+            clears_due: Default::default(),
             allowance: Default::default(),
             count_not_source: Default::default(),
             count_order: Default::default(),
@@ -144,6 +147,11 @@ impl Logic for RmppAction {
         self.packet.d.next = self.crc_flit.val();
         self.packet_good.d.next = self.arrived.val();
         self.to_sender.next = self.arrived.val() & (self.verdict.val() == Action::ToSender);
+        // Neither *free* nor *in sequence* is `Again`, so a packet with either verdict acts
+        // whenever it arrived good: no `target_busy` in this term.
+        self.clears_due.next = self.packet_good.q.val()
+            & ((self.verdict.val() == Action::Free)
+                | ((self.verdict.val() == Action::InSequence) & self.finish.val()));
         self.action.next = Action::None;
         self.action_slot.next = self.no_slot.val();
         self.count_not_source.next = false;

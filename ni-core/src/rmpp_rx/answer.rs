@@ -17,7 +17,7 @@ use crate::c;
 /// | `clock` | in | 1 | |
 /// | `action`, `action_slot` | in | 4, 4 | the edge's one action ([`Action`]) and its slot: *new* queues the slot, *answer* empties the register |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall shown, and the bytes it accepts |
-/// | `up_len` | in | 32 | the `len` of the slot shown (the slot table's `up_len`) |
+/// | `up_capped` | in | 13 | `min(len, max_msg)` of the queue's first slot (the slot table's `up_capped`, read at `first`) |
 /// | `up_valid`, `up_slot` | out | 1, 4 | an upcall is shown, and its slot (0 while none is) |
 /// | `first` | out | 4 | the queue's first slot, shown or not (the slot table's `up_slot`) |
 /// | `ready`, `slot` | out | 1, 4 | the answer register acts at this edge unless an action of higher priority does (§11.5), on that slot |
@@ -39,7 +39,7 @@ pub struct UpcallAnswer {
     pub action_slot: Signal<In, Bits<4>>,
     pub up_ready: Signal<In, Bit>,
     pub up_accept: Signal<In, Bits<32>>,
-    pub up_len: Signal<In, Bits<32>>,
+    pub up_capped: Signal<In, Bits<13>>,
     pub up_valid: Signal<Out, Bit>,
     pub up_slot: Signal<Out, Bits<4>>,
     pub first: Signal<Out, Bits<4>>,
@@ -59,11 +59,7 @@ pub struct UpcallAnswer {
     answer_cts: DFF<Bit>,
     shown: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
-    length_capped: Signal<Local, Bits<13>>,
     accept_low: Signal<Local, Bits<13>>,
-    /// The bits of a length at or above `max_msg` (a power of two).
-    from_max_msg: Constant<Bits<32>>,
-    max_msg_limit: Constant<Bits<13>>,
     /// The bits of a byte count at or above `mtu` (a power of two): `x > mtu` is a bit of
     /// them set and `x != mtu`.
     from_mtu: Constant<Bits<13>>,
@@ -82,7 +78,7 @@ impl UpcallAnswer {
             action_slot: Default::default(),
             up_ready: Default::default(),
             up_accept: Default::default(),
-            up_len: Default::default(),
+            up_capped: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             first: Default::default(),
@@ -102,10 +98,7 @@ impl UpcallAnswer {
             answer_cts: Default::default(),
             shown: Default::default(),
             taken: Default::default(),
-            length_capped: Default::default(),
             accept_low: Default::default(),
-            from_max_msg: c(!(cfg.max_msg as u64 - 1) & 0xFFFF_FFFF),
-            max_msg_limit: c(cfg.max_msg as u64),
             from_mtu: c(!(cfg.mtu as u64 - 1) & 0x1FFF),
             mtu_limit: c(cfg.mtu as u64),
             accept_most: c(0x1FFF),
@@ -142,12 +135,8 @@ impl Logic for UpcallAnswer {
         }
         self.first.next = self.upcalls.pop_data.val();
 
-        self.length_capped.next = self.up_len.val().get_bits::<13>(0);
         // Compares with constants (powers of two) as masks and OR trees: yosys builds a carry
         // chain for each `>=` or `>` (19 CCU2C in all on the ECP5).
-        if (self.up_len.val() & self.from_max_msg.val()).any() {
-            self.length_capped.next = self.max_msg_limit.val();
-        }
         self.accept_low.next = self.up_accept.val().get_bits::<13>(0);
         if (self.up_accept.val() >> 13).any() {
             self.accept_low.next = self.accept_most.val();
@@ -167,7 +156,7 @@ impl Logic for UpcallAnswer {
             self.held.d.next = true;
             self.held_slot.d.next = self.upcalls.pop_data.val();
             self.accepted.d.next = self.accept_low.val();
-            self.length.d.next = self.length_capped.val();
+            self.length.d.next = self.up_capped.val();
             self.accepted_zero.d.next = !self.up_accept.val().any();
         } else if self.action.val() == Action::Answer {
             self.held.d.next = false;

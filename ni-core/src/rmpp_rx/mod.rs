@@ -436,6 +436,7 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_limit.next = self.answer.limit.val();
         self.slots.write.answer_zero.next = self.answer.zero.val();
         self.slots.write.answer_cts.next = self.answer.cts.val();
+        self.slots.clears_due.next = self.act.clears_due.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
@@ -458,7 +459,7 @@ impl Logic for RmppRxCore {
         self.answer.action_slot.next = self.act.action_slot.val();
         self.answer.up_ready.next = self.up_ready.val();
         self.answer.up_accept.next = self.up_accept.val();
-        self.answer.up_len.next = self.slots.reads.up_len.val();
+        self.answer.up_capped.next = self.slots.reads.up_capped.val();
         self.slots.up_valid.next = self.answer.up_valid.val();
         self.slots.up_slot.next = self.answer.first.val();
 
@@ -489,6 +490,7 @@ impl Logic for RmppRxCore {
         self.read.rd_word.next = self.rd_word.val();
         self.slots.read_slot.next = self.rd_slot.val();
         self.read.limit.next = self.slots.reads.read_limit.val();
+        self.read.busy.next = self.slots.read_busy.val();
         self.buf_ram.read_address.next = self.read.ram_address.val();
         self.read.ram_data.next = self.buf_ram.read_data.val();
 

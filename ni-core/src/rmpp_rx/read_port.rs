@@ -13,7 +13,7 @@ use rust_hdl::prelude::*;
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | the address of this cycle |
-/// | `limit` | in | 13 | `rd_slot`'s readable bytes, as before the edge |
+/// | `limit`, `busy` | in | 13, 1 | `rd_slot`'s readable bytes and whether it is busy, as before the edge: a free slot reads as `limit` 0 |
 /// | `ram_data` | in | 32 | the buffer RAM's registered read data |
 /// | `ram_address` | out | 14 | the buffer RAM's read address (combinational) |
 /// | `rd_data` | out | 32 | the word read at the previous edge, its bytes at or past `limit` zero |
@@ -26,6 +26,7 @@ pub struct ReadPort {
     pub rd_slot: Signal<In, Bits<4>>,
     pub rd_word: Signal<In, Bits<10>>,
     pub limit: Signal<In, Bits<13>>,
+    pub busy: Signal<In, Bit>,
     pub ram_data: Signal<In, Bits<32>>,
     pub ram_address: Signal<Out, Bits<14>>,
     pub rd_data: Signal<Out, Bits<32>>,
@@ -53,6 +54,7 @@ impl ReadPort {
             rd_slot: Default::default(),
             rd_word: Default::default(),
             limit: Default::default(),
+            busy: Default::default(),
             ram_data: Default::default(),
             ram_address: Default::default(),
             rd_data: Default::default(),
@@ -86,8 +88,12 @@ impl Logic for ReadPort {
         self.limit_bytes.next = self.limit.val().get_bits::<2>(0);
         self.word_below.next = bit_cast::<11, 10>(self.rd_word.val()) < self.limit_word.val();
         self.word_at.next = bit_cast::<11, 10>(self.rd_word.val()) == self.limit_word.val();
+        // A free slot's mask is cleared beside the compare, not by reading its `limit` as 0:
+        // the slot's state then does not address the LUT RAM the compare waits for.
         self.rd_mask.d.next = self.no_bytes.val();
-        if self.word_below.val() {
+        if !self.busy.val() {
+            self.rd_mask.d.next = self.no_bytes.val();
+        } else if self.word_below.val() {
             self.rd_mask.d.next = self.all_bytes.val();
         } else if self.word_at.val() {
             // The first `limit_bytes` bytes (the most significant lanes).

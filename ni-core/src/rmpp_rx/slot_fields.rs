@@ -53,6 +53,9 @@ pub struct SlotReads {
     pub up_msg_id: Signal<Out, Bits<32>>,
     pub up_msg_num: Signal<Out, Bits<32>>,
     pub up_len: Signal<Out, Bits<32>>,
+    /// `min(len, max_msg)` of `up_slot`, shown or not: what the answer register loads when the
+    /// upcall is taken, read without the gate of `up_valid` and without a compare.
+    pub up_capped: Signal<Out, Bits<13>>,
     /// The delivery's and the read port's slot (zero unless valid).
     pub dlv_limit: Signal<Out, Bits<13>>,
     pub read_limit: Signal<Out, Bits<13>>,
@@ -68,18 +71,21 @@ pub struct SlotReads {
 /// | `clock` | in | 1 | |
 /// | `write$*` | in | | the edge's action and the packet fields it writes ([`SlotWrite`]) |
 /// | `pick_slot`, `match_slot` | in | 4, 4 | the slot the transmitter picks and the slot holding the key |
-/// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_valid`, `read_slot` | in | 1, 4 each | slots whose fields are shown, each while valid |
+/// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot` | in | 1, 4 each | slots whose fields are shown, each while valid |
+/// | `read_slot` | in | 4 | the read port's slot, whose `limit` is shown busy or free (the read port masks a free slot's) |
 /// | `reads$*` | out | | the fields of `pick_slot`, `match_slot`, `up_slot`, `dlv_slot` and `read_slot` ([`SlotReads`]) |
 ///
-/// Writes: `src`, `msg_id`, `msg_num` and `len` only by *new* and *abort new*; `limit` by *new*
-/// (`min(len, mtu)` or `len`), *abort new* (0) and *answer* (the accepted bytes); `next_seq`
-/// and `cts_n` by *in sequence* and *answer*, never cleared (a slot's next use writes them
-/// before reading them). Each is a [`LutRam`] (one write port, asynchronous reads, one copy
-/// per read port on the ECP5) of `rx_slots + 1` words: the upcall, the delivery and the read
-/// port read word `rx_slots`, which is never written and so zero, while not valid, and show
-/// zero without a gate per bit (a free slot's `limit` reads 0 there, as a limit cleared at the
-/// free would). Values are masked to the bits the configuration's largest value needs, so the
-/// memories are no wider than that.
+/// Writes: `src`, `msg_id`, `msg_num`, `len` and `capped` (`min(len, max_msg)`) only by *new*
+/// and *abort new*; `limit` by *new* (`min(len, mtu)` or `len`), *abort new* (0) and *answer*
+/// (the accepted bytes); `next_seq` and `cts_n` by *in sequence* and *answer*, never cleared (a
+/// slot's next use writes them before reading them). Each is a [`LutRam`] (one write port,
+/// asynchronous reads, one copy per read port on the ECP5) of `rx_slots + 1` words: the upcall
+/// and the delivery read word `rx_slots`, which is never written and so zero, while not valid,
+/// and show zero without a gate per bit. Two reads are not gated, because their valid would
+/// lie in series before the memory's address on a critical path: `capped` at `up_slot` (the
+/// answer register loads it only when the upcall is taken), and `limit` at `read_slot` (the
+/// read port clears a free slot's mask itself). Values are masked to the bits the
+/// configuration's largest value needs, so the memories are no wider than that.
 ///
 /// Timing: the outputs are combinational from the addresses (asynchronous reads); a write
 /// shows at the edge.
@@ -93,20 +99,19 @@ pub struct SlotFields {
     pub up_slot: Signal<In, Bits<4>>,
     pub dlv_valid: Signal<In, Bit>,
     pub dlv_slot: Signal<In, Bits<4>>,
-    pub read_valid: Signal<In, Bit>,
     pub read_slot: Signal<In, Bits<4>>,
     pub reads: SlotReads,
     m_src: LutRam<Bits<8>, 5>,
     m_msg_id: LutRam<Bits<32>, 5>,
     m_msg_num: LutRam<Bits<32>, 5>,
     m_len: LutRam<Bits<32>, 5>,
+    m_capped: LutRam<Bits<13>, 5>,
     m_next_seq: LutRam<Bits<11>, 5>,
     m_cts_n: LutRam<Bits<16>, 5>,
     m_limit: LutRam<Bits<13>, 5>,
     new_limit: Signal<Local, Bits<13>>,
     up_address: Signal<Local, Bits<5>>,
     dlv_address: Signal<Local, Bits<5>>,
-    read_address: Signal<Local, Bits<5>>,
     no_word: Constant<Bits<5>>,
     empty_limit: Constant<Bits<13>>,
     sequence_step: Constant<Bits<11>>,
@@ -115,6 +120,9 @@ pub struct SlotFields {
     /// set and `len != mtu`.
     from_mtu: Constant<Bits<32>>,
     mtu_len: Constant<Bits<32>>,
+    /// The bits of a length at or above `max_msg` (a power of two).
+    from_max_msg: Constant<Bits<32>>,
+    max_msg_limit: Constant<Bits<13>>,
     mtu_limit: Constant<Bits<13>>,
     node_mask: Constant<Bits<8>>,
     limit_mask: Constant<Bits<13>>,
@@ -152,26 +160,27 @@ impl SlotFields {
             up_slot: Default::default(),
             dlv_valid: Default::default(),
             dlv_slot: Default::default(),
-            read_valid: Default::default(),
             read_slot: Default::default(),
             reads: Default::default(),
             m_src: LutRam::narrow(n + 1, WORD_READS, bits_holding(cfg.nodes as u64 - 1)),
             m_msg_id: LutRam::new(n + 1, WORD_READS),
             m_msg_num: LutRam::new(n + 1, WORD_READS),
             m_len: LutRam::new(n + 1, 1),
+            m_capped: LutRam::narrow(n, 1, bits_holding(cfg.max_msg as u64)),
             m_next_seq: LutRam::narrow(n + 1, 2, bits_holding((cfg.max_msg / cfg.mtu) as u64)),
             m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
             m_limit: LutRam::narrow(n + 1, LIMIT_READS, bits_holding(cfg.max_msg as u64)),
             new_limit: Default::default(),
             up_address: Default::default(),
             dlv_address: Default::default(),
-            read_address: Default::default(),
             no_word: c(n as u64),
             empty_limit: c(0),
             sequence_step: c(1),
             sequence_first: c(1),
             from_mtu: c(!(cfg.mtu as u64 - 1) & 0xFFFF_FFFF),
             mtu_len: c(cfg.mtu as u64),
+            from_max_msg: c(!(cfg.max_msg as u64 - 1) & 0xFFFF_FFFF),
+            max_msg_limit: c(cfg.max_msg as u64),
             mtu_limit: c(cfg.mtu as u64),
             node_mask: holding(cfg.nodes as u64 - 1),
             limit_mask: holding(cfg.max_msg as u64),
@@ -188,6 +197,7 @@ impl Logic for SlotFields {
         self.m_msg_id.clock.next = self.clock.val();
         self.m_msg_num.clock.next = self.clock.val();
         self.m_len.clock.next = self.clock.val();
+        self.m_capped.clock.next = self.clock.val();
         self.m_limit.clock.next = self.clock.val();
         self.m_next_seq.clock.next = self.clock.val();
         self.m_cts_n.clock.next = self.clock.val();
@@ -206,6 +216,14 @@ impl Logic for SlotFields {
         self.m_len.write_enable.next = self.m_src.write_enable.val();
         self.m_len.write_address.next = self.m_src.write_address.val();
         self.m_len.write_data.next = self.write.len.val();
+        // `min(len, max_msg)`, with `>=` a constant as masks and an OR tree (no carry chain).
+        self.m_capped.write_enable.next = self.m_src.write_enable.val();
+        self.m_capped.write_address.next = self.m_src.write_address.val();
+        self.m_capped.write_data.next =
+            self.write.len.val().get_bits::<13>(0) & self.limit_mask.val();
+        if (self.write.len.val() & self.from_max_msg.val()).any() {
+            self.m_capped.write_data.next = self.max_msg_limit.val();
+        }
         self.new_limit.next = self.write.len.val().get_bits::<13>(0);
         // A compare with a constant as masks and OR trees: yosys would build a 32-bit carry
         // chain for `>` (13 CCU2C on the ECP5).
@@ -252,8 +270,8 @@ impl Logic for SlotFields {
             self.m_cts_n.write_enable.next = true;
         }
 
-        // ---- Reads by slot number; the upcall, the delivery and the read port read word `n`,
-        // never written, so zero, when not valid.
+        // ---- Reads by slot number; the upcall and the delivery read word `n`, never written, so
+        // zero, when not valid.
         self.up_address.next = self.no_word.val();
         if self.up_valid.val() {
             self.up_address.next = bit_cast::<5, 4>(self.up_slot.val());
@@ -261,10 +279,6 @@ impl Logic for SlotFields {
         self.dlv_address.next = self.no_word.val();
         if self.dlv_valid.val() {
             self.dlv_address.next = bit_cast::<5, 4>(self.dlv_slot.val());
-        }
-        self.read_address.next = self.no_word.val();
-        if self.read_valid.val() {
-            self.read_address.next = bit_cast::<5, 4>(self.read_slot.val());
         }
         self.m_src.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_msg_id.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
@@ -279,7 +293,7 @@ impl Logic for SlotFields {
         self.m_msg_num.read_address[1].next = self.up_address.val();
         self.m_len.read_address[0].next = self.up_address.val();
         self.m_limit.read_address[2].next = self.dlv_address.val();
-        self.m_limit.read_address[3].next = self.read_address.val();
+        self.m_limit.read_address[3].next = bit_cast::<5, 4>(self.read_slot.val());
         self.reads.pick_src.next = self.m_src.read_data[0].val();
         self.reads.pick_msg_id.next = self.m_msg_id.read_data[0].val();
         self.reads.pick_msg_num.next = self.m_msg_num.read_data[0].val();
@@ -292,6 +306,8 @@ impl Logic for SlotFields {
         self.reads.up_msg_id.next = self.m_msg_id.read_data[1].val();
         self.reads.up_msg_num.next = self.m_msg_num.read_data[1].val();
         self.reads.up_len.next = self.m_len.read_data[0].val();
+        self.m_capped.read_address[0].next = bit_cast::<5, 4>(self.up_slot.val());
+        self.reads.up_capped.next = self.m_capped.read_data[0].val();
         self.reads.dlv_limit.next = self.m_limit.read_data[2].val();
         self.reads.read_limit.next = self.m_limit.read_data[3].val();
     }

@@ -19,12 +19,14 @@ use crate::{c, vec_of};
 /// | `clock` | in | 1 | |
 /// | `write$*` | in | | the edge's action and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched` |
 /// | `target` | in | 4 | the latched verdict's slot, for `target_busy` and `target_grant` |
+/// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
-/// | `due`, `target_busy` | out | 1, 1 | a reply is due; the `target` slot is busy |
+/// | `read_busy` | out | 1 | `read_slot` is busy (the read port shows nothing of a free slot) |
+/// | `due`, `target_busy` | out | 1, 1 | a reply is due (a register, `any_due`: the OR of the slots' `reply_due` after the same edge); the `target` slot is busy |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
 /// | `pick_receiving`, `pick_ended` | out | 1, 1 | the lowest slot with a reply due is RECEIVING, ENDED |
 /// | `reads$*` | out | | ([`SlotReads`]) the lowest slot with a reply due: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
@@ -65,6 +67,7 @@ pub struct RmppSlots {
     pub clock: Signal<In, Clock>,
     pub write: SlotWrite,
     pub target: Signal<In, Bits<4>>,
+    pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
     pub up_valid: Signal<In, Bit>,
     pub up_slot: Signal<In, Bits<4>>,
@@ -85,12 +88,14 @@ pub struct RmppSlots {
     pub reads: SlotReads,
     pub pick_receiving: Signal<Out, Bit>,
     pub pick_ended: Signal<Out, Bit>,
+    pub read_busy: Signal<Out, Bit>,
     s_state: Vec<DFF<SlotState>>,
     s_src: Vec<DFF<Bits<8>>>,
     s_msg_id: Vec<DFF<Bits<32>>>,
     fields: SlotFields,
     s_grant: Vec<DFF<Bits<16>>>,
     s_due: Vec<DFF<Bit>>,
+    any_due: DFF<Bit>,
     s_deadline: Vec<DFF<Bits<21>>>,
     now: DFF<Bits<21>>,
     s_key_hit: Vec<DFF<Bit>>,
@@ -98,7 +103,8 @@ pub struct RmppSlots {
     due_slots: Signal<Local, Bits<16>>,
     hit: Signal<Local, Bit>,
     due_next: Signal<Local, Bit>,
-    read_busy: Signal<Local, Bit>,
+    due_after: Signal<Local, Bit>,
+    due_set: Signal<Local, Bit>,
     pick_slot: Signal<Local, Bits<4>>,
     slot_number: Vec<Constant<Bits<4>>>,
     slot_lowest: Constant<Bits<16>>,
@@ -122,6 +128,7 @@ impl RmppSlots {
             clock: Default::default(),
             write: Default::default(),
             target: Default::default(),
+            clears_due: Default::default(),
             picked: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
@@ -148,6 +155,7 @@ impl RmppSlots {
             fields: SlotFields::new(cfg),
             s_grant: vec_of(n),
             s_due: vec_of(n),
+            any_due: Default::default(),
             s_deadline: vec_of(n),
             now: Default::default(),
             s_key_hit: vec_of(n),
@@ -155,6 +163,8 @@ impl RmppSlots {
             due_slots: Default::default(),
             hit: Default::default(),
             due_next: Default::default(),
+            due_after: Default::default(),
+            due_set: Default::default(),
             read_busy: Default::default(),
             pick_slot: Default::default(),
             slot_number: (0..n).map(|k| c(k as u64)).collect(),
@@ -177,6 +187,7 @@ impl Logic for RmppSlots {
     #[hdl_gen]
     fn update(&mut self) {
         self.now.clock.next = self.clock.val();
+        self.any_due.clock.next = self.clock.val();
         self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
         for k in 0..self._n {
             self.s_state[k].clock.next = self.clock.val();
@@ -236,7 +247,9 @@ impl Logic for RmppSlots {
             }
             self.probe.next = self.probe.val() << 1;
         }
-        self.due.next = self.due_slots.val().any();
+        // `due` is the OR of the `s_due` registers, kept in a register of its own: the merge's
+        // grant (and through it the NI's pick) starts from a flip-flop, not from a 16-input OR.
+        self.due.next = self.any_due.q.val();
 
         // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
         for k in 0..self._n {
@@ -312,6 +325,31 @@ impl Logic for RmppSlots {
             self.s_due[k].d.next = self.due_next.val();
         }
 
+        // ---- `any_due` after the edge: the OR of the `reply_due`s written above, taken apart so
+        // that the action's choice reaches it through one signal, not through each slot's
+        // `reply_due` and then a 16-input OR. A slot keeps its reply due unless it is picked or
+        // the packet acting on it clears it (`clears_due`, from registers, at `target`); any
+        // action that sets a reply due sets it on its own slot.
+        self.due_after.next = false;
+        for k in 0..self._n {
+            if self.s_due[k].q.val()
+                & !(self.picked.val() & self.due_slots.val().get_bit(k))
+                & !(self.clears_due.val() & (self.target.val() == self.slot_number[k].val()))
+            {
+                self.due_after.next = true;
+            }
+        }
+        self.due_set.next = (self.write.action.val() == Action::AbortNew)
+            | (self.write.action.val() == Action::Again)
+            | (self.write.action.val() == Action::Abort)
+            | (self.write.action.val() == Action::Delivered)
+            | ((self.write.action.val() == Action::InSequence)
+                & !self.write.finish.val()
+                & self.write.new_cts.val())
+            | ((self.write.action.val() == Action::Answer)
+                & (self.write.answer_zero.val() | self.write.answer_cts.val()));
+        self.any_due.d.next = self.due_after.val() | self.due_set.val();
+
         // ---- The slot that the transmitter picks (whatever it is when no reply is due).
         self.pick_slot.next = self.no_slot.val();
         for k in 0..self._n {
@@ -352,8 +390,6 @@ impl Logic for RmppSlots {
         self.fields.up_slot.next = self.up_slot.val();
         self.fields.dlv_valid.next = self.dlv_valid.val();
         self.fields.dlv_slot.next = self.dlv_slot.val();
-        // A free slot reads as limit 0 (word `n`), as a limit cleared at the free would.
-        self.fields.read_valid.next = self.read_busy.val();
         self.fields.read_slot.next = self.read_slot.val();
     }
 }
