@@ -194,6 +194,20 @@ fn rmpp_rx_order_check_inverted_is_caught() {
     );
 }
 
+/// The receive path's `any_due` register (the reply due the transmitter reads, kept apart from
+/// the slots' own `reply_due`s) not set by the delivered register's action: the MSGEND of a
+/// delivered message waits until some other reply is due.
+#[test]
+fn rmpp_rx_reply_due_without_delivery_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        " | (write$action == Action$Delivered) |",
+        " |",
+        "mutant-rmpp-due",
+    );
+}
+
 /// The README's recipe for checking a mutated design by hand, run line by line as it stands
 /// there: a `sed` that matches nothing (a recipe gone stale) or a mutant that passes fails.
 #[test]

@@ -329,7 +329,10 @@ impl Logic for RmppSlots {
         // that the action's choice reaches it through one signal, not through each slot's
         // `reply_due` and then a 16-input OR. A slot keeps its reply due unless it is picked or
         // the packet acting on it clears it (`clears_due`, from registers, at `target`); any
-        // action that sets a reply due sets it on its own slot.
+        // action that sets a reply due sets it on its own slot. These are the per-slot rules
+        // above written a second way, and must agree with them: the co-simulation compares the
+        // transmitter's starts every cycle, and `cli/tests/mutation.rs` shows it catching a
+        // `due_set` without *delivered*.
         self.due_after.next = false;
         for k in 0..self._n {
             if self.s_due[k].q.val()
