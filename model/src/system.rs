@@ -591,7 +591,7 @@ impl SystemHosts {
         let end = self.last_cycle + 1;
         let start = self.drain_start.unwrap_or(end).min(end);
         let drain = end - start;
-        let window = drain - drain / 4 * 3;
+        let window = drain.div_ceil(4);
         match self.last_progress {
             Some(last) if last >= end - window && window > 0 => {
                 Drain::StillCompleting { last, drain }
@@ -698,24 +698,34 @@ mod tests {
         run_with_hosts(tree, ni, rm, hosts, cycles, &faults, 200_000).unwrap()
     }
 
-    #[test]
-    fn the_verdict_calls_a_system_that_stopped_a_defect() {
-        // Hosts before a system that never answers: whatever they sent stays in flight, and
-        // nothing is delivered in the drain's last quarter.
+    /// The verdict of hosts before a system that never answers, after `cycles` of traffic and
+    /// a drain of `drain`: whatever they sent stays in flight, and nothing is delivered.
+    fn verdict_of_a_silent_system(cycles: u64, drain: u64) -> String {
         let tree = FatTree::new(4, 2).unwrap();
         let mut hosts = SystemHosts::new(&tree, 0.2, traffic(0.2, Pattern::Uniform), 1).unwrap();
         let lay = layout(&tree);
         let silent = vec![0; lay.output_words()];
         let mut inputs = vec![0; lay.input_words()];
-        for t in 0..2_000 {
-            hosts.set_quiet(t >= 1_000);
+        for t in 0..cycles + drain {
+            hosts.set_quiet(t >= cycles);
             hosts.step(t, &silent, &mut inputs);
             hosts.observe(t, &silent);
         }
         assert!(hosts.in_flight() > 0);
-        let verdict = hosts.verdict(&tree, &Faults::default()).unwrap();
+        hosts.verdict(&tree, &Faults::default()).unwrap()
+    }
+
+    #[test]
+    fn the_verdict_calls_a_system_that_stopped_a_defect() {
+        let verdict = verdict_of_a_silent_system(1_000, 1_000);
         assert!(
             verdict.contains("in the drain's last 250 cycles: a defect"),
+            "{verdict}"
+        );
+        // The last quarter is rounded up (was 7 - 1 * 3 = 4 of 7 cycles).
+        let verdict = verdict_of_a_silent_system(1_000, 7);
+        assert!(
+            verdict.contains("in the drain's last 2 cycles: a defect"),
             "{verdict}"
         );
     }
