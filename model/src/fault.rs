@@ -38,29 +38,55 @@ impl Faults {
     }
 }
 
+/// What an injector does to a valid flit in one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Pass,
+    Drop,
+    /// Flip this data bit (0..31).
+    Flip(u32),
+}
+
 /// One injector.
 #[derive(Clone, Copy, Debug)]
 pub struct LinkFault {
+    /// The draw of the current cycle, `r_t`.
     lfsr: u16,
+    /// The outcome of the current cycle, decided in the one before (§9).
+    outcome: Outcome,
 }
 
 impl LinkFault {
     pub fn new(i: usize) -> LinkFault {
-        LinkFault { lfsr: seed(i) }
+        LinkFault {
+            lfsr: seed(i),
+            outcome: Outcome::Pass,
+        }
     }
 
-    /// One cycle: the flit that leaves for `f` (the LFSR steps whatever the flit).
+    /// One cycle: the flit that leaves for `f` under this cycle's outcome; then the next
+    /// cycle's draw judged against this cycle's thresholds (the LFSR steps whatever the flit).
     #[inline]
     pub fn pass(&mut self, f: u64, loss: u16, corrupt: u16, dead: bool) -> u64 {
-        let r = self.lfsr;
-        self.lfsr = lfsr::step(r);
-        if f & VALID == 0 || dead || r < loss {
+        let out = if f & VALID == 0 || dead {
             0
-        } else if (r as u32) < loss as u32 + corrupt as u32 {
-            f ^ (1u64 << (r >> 11))
         } else {
-            f
-        }
+            match self.outcome {
+                Outcome::Pass => f,
+                Outcome::Drop => 0,
+                Outcome::Flip(bit) => f ^ (1u64 << bit),
+            }
+        };
+        self.lfsr = lfsr::step(self.lfsr);
+        let r = self.lfsr;
+        self.outcome = if r < loss {
+            Outcome::Drop
+        } else if (r as u32) < loss as u32 + corrupt as u32 {
+            Outcome::Flip(u32::from(r >> 11))
+        } else {
+            Outcome::Pass
+        };
+        out
     }
 }
 
@@ -88,5 +114,27 @@ mod tests {
         assert_eq!(lf.pass(0, 0, 0, false), 0);
         assert!(Faults::from_probabilities(1.5, 0.0).is_err());
         assert_eq!(Faults::from_probabilities(0.001, 0.0005).unwrap().loss, 66);
+    }
+
+    /// §9: cycle 0 passes, and a threshold acts from the cycle after the one that shows it.
+    #[test]
+    fn the_outcome_is_decided_a_cycle_ahead() {
+        let mut lf = LinkFault::new(5);
+        let f = VALID | 0x5A5A;
+        let all = u16::MAX;
+        assert_eq!(lf.pass(f, all, 0, false), f, "cycle 0 passes");
+        assert_eq!(lf.pass(f, 0, 0, false), 0, "cycle 1: cycle 0's loss");
+        assert_eq!(
+            lf.pass(f, 0, all, false),
+            f,
+            "cycle 2: cycle 1's thresholds, none"
+        );
+        let flipped = lf.pass(f, 0, 0, false);
+        assert_eq!(
+            (flipped ^ f).count_ones(),
+            1,
+            "cycle 3: cycle 2's corruption"
+        );
+        assert_eq!(lf.pass(f, 0, 0, false), f);
     }
 }

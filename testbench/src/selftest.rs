@@ -241,9 +241,16 @@ pub fn run_selftest(
     let mut requests: Vec<Requests<(u64, usize)>> =
         (0..nodes).map(|_| Requests::default()).collect();
     let mut deliveries: Vec<Collect> = (0..nodes).map(|_| Collect::default()).collect();
-    // Scoreboard counts by the sample at which the image shows them (event sample + 2).
+    // Scoreboard counts by the sample at which the image shows them: the event's sample plus
+    // SOURCE_DELAY for the sources' events (sent, lost), plus CHECKER_DELAY for the checkers'
+    // (delivered, duplicated, bad), which register each beat before judging it (§14.3).
+    const SOURCE_DELAY: u64 = 3;
+    const CHECKER_DELAY: u64 = 4;
+    const RING: u64 = CHECKER_DELAY + 1;
+    // Per counter (sent, delivered, duplicated, lost, bad): is it the checkers' event?
+    const FROM_CHECKER: [bool; 5] = [false, true, true, false, true];
     let mut board: Counters = [0; 5];
-    let mut due: [Counters; 3] = [[0; 5]; 3];
+    let mut due: [Counters; RING as usize] = [[0; 5]; RING as usize];
     let mut rep = SelfTestReport {
         cycles,
         ..Default::default()
@@ -257,9 +264,7 @@ pub fn run_selftest(
         dut.tick();
         dut.check_vcd()?;
         dut.outputs(&mut out);
-        // Events shown at sample t count in the image's counters at sample t + 2.
-        let ev = &mut due[(t % 3) as usize];
-        *ev = [0; 5];
+        let mut ev: Counters = [0; 5];
         for (p, a) in at.iter().enumerate() {
             // A beat shown now is taken at the next edge (the source's req_valid, the NI's
             // req_ready); a request taken whole is accepted with the next uid.
@@ -328,12 +333,19 @@ pub fn run_selftest(
                 }
             }
         }
-        if t >= 2 {
-            let shown = due[((t - 2) % 3) as usize];
-            for i in 0..5 {
-                board[i] += shown[i];
-            }
+        for (i, &n) in ev.iter().enumerate() {
+            let delay = if FROM_CHECKER[i] {
+                CHECKER_DELAY
+            } else {
+                SOURCE_DELAY
+            };
+            due[((t + delay) % RING) as usize][i] += n;
         }
+        let shown = &mut due[(t % RING) as usize];
+        for i in 0..5 {
+            board[i] += shown[i];
+        }
+        *shown = [0; 5];
         let chip: Counters = std::array::from_fn(|i| out[cnt_at[i]] & 0xFFFF_FFFF);
         if chip != board {
             rep.disagreement_count += 1;

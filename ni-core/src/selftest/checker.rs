@@ -15,12 +15,20 @@ use rust_hdl::prelude::*;
 /// | `exp_out$s` | out | 8 | the sequence number expected next from node `s` |
 /// | `ev_delivered`, `ev_duplicated`, `ev_bad` | out | 1 | one-cycle pulses |
 ///
-/// Timing: every output is a register. The first beat's word is kept (only if the sources
-/// send 8-byte datagrams, `two_words`; otherwise a datagram of more than one beat is bad by
-/// its length alone); a datagram whose last beat shows in `O_(t-1)` is judged at edge `t` and
-/// its pulse is in `O_t`. A well-formed payload from source `s` carrying the expected number is
-/// delivered (the number advances); one carrying the number before it is a duplicate; anything
-/// else (wrong magic, node fields, length or second word, or a number out of order) is bad.
+/// Timing: every output is a register. Each beat is registered first (`beat_*`) and judged a
+/// cycle later: the NI's `dlv_data` is the receive payloads' block-RAM read port, whose clock to
+/// output takes 5.8 ns of the ECP5's 10 at 100 MHz, so judging it at the edge it shows left
+/// the compares and the expectations' enables after it (73.3 MHz). The first beat's word is kept
+/// (only if the sources send 8-byte datagrams, `two_words`; otherwise a datagram of more than
+/// one beat is bad by its length alone); a datagram whose last beat shows in `O_(t-1)` is
+/// registered at edge `t`, judged at edge `t + 1`, and its pulse is in `O_(t+1)`. The beat's
+/// register also takes its source's expected number and its source decoded, so the judgment
+/// starts from registers; the number is up to date because the NI separates two datagrams by
+/// at least an edge (§8.4), so a datagram's last beat is registered at least an edge after the
+/// previous datagram's judgment has advanced the number. A well-formed payload from source `s`
+/// carrying the expected number is delivered (the number advances); one carrying the number
+/// before it is a duplicate; anything else (wrong magic, node fields, length or second word, or
+/// a number out of order) is bad.
 #[derive(LogicBlock)]
 pub struct Checker {
     pub clock: Signal<In, Clock>,
@@ -34,6 +42,18 @@ pub struct Checker {
     pub ev_duplicated: Signal<Out, Bit>,
     pub ev_bad: Signal<Out, Bit>,
     expected: Vec<DFF<Bits<8>>>,
+    /// The beat shown last cycle: its valid, last, word, the low byte of its source, whether
+    /// that source is a node of the tree, and its length as 4 or 8 bytes (8 only if allowed).
+    beat_valid: DFF<Bit>,
+    beat_last: DFF<Bit>,
+    beat_data: DFF<Bits<32>>,
+    beat_source: DFF<Bits<8>>,
+    beat_source_known: DFF<Bit>,
+    /// Whether the beat's source is node `s`, and the number expected from it.
+    beat_from: Vec<DFF<Bit>>,
+    beat_expected: DFF<Bits<8>>,
+    beat_short: DFF<Bit>,
+    beat_long: DFF<Bit>,
     /// The first word of a datagram of two beats, and whether it has been taken.
     held_word: DFF<Bits<32>>,
     held: DFF<Bit>,
@@ -41,9 +61,7 @@ pub struct Checker {
     duplicated_pulse: DFF<Bit>,
     bad_pulse: DFF<Bit>,
     first_word: Signal<Local, Bits<32>>,
-    source_known: Signal<Local, Bit>,
     well_formed: Signal<Local, Bit>,
-    current: Signal<Local, Bits<8>>,
     node_ids: Vec<Constant<Bits<16>>>,
     payload_head: Constant<Bits<16>>,
     short_length: Constant<Bits<6>>,
@@ -70,15 +88,22 @@ impl Checker {
             ev_duplicated: Default::default(),
             ev_bad: Default::default(),
             expected: (0..nodes).map(|_| Default::default()).collect(),
+            beat_valid: Default::default(),
+            beat_last: Default::default(),
+            beat_data: Default::default(),
+            beat_source: Default::default(),
+            beat_source_known: Default::default(),
+            beat_from: (0..nodes).map(|_| Default::default()).collect(),
+            beat_expected: Default::default(),
+            beat_short: Default::default(),
+            beat_long: Default::default(),
             held_word: Default::default(),
             held: Default::default(),
             delivered_pulse: Default::default(),
             duplicated_pulse: Default::default(),
             bad_pulse: Default::default(),
             first_word: Default::default(),
-            source_known: Default::default(),
             well_formed: Default::default(),
-            current: Default::default(),
             node_ids: (0..nodes)
                 .map(|s| Constant::new(Bits::from(s as u64)))
                 .collect(),
@@ -98,61 +123,79 @@ impl Logic for Checker {
         dff_setup!(
             self,
             clock,
+            beat_valid,
+            beat_last,
+            beat_data,
+            beat_source,
+            beat_source_known,
+            beat_expected,
+            beat_short,
+            beat_long,
             held_word,
             held,
             delivered_pulse,
             duplicated_pulse,
             bad_pulse
         );
+        self.beat_valid.d.next = self.dlv_valid.val();
+        self.beat_last.d.next = self.dlv_last.val();
+        self.beat_data.d.next = self.dlv_data.val();
+        self.beat_source.d.next = self.dlv_src.val().get_bits::<8>(0);
+        self.beat_source_known.d.next = false;
+        self.beat_expected.d.next = self.expected[0].q.val();
+        for s in 0..self._nodes {
+            self.beat_from[s].clock.next = self.clock.val();
+            self.beat_from[s].d.next = self.dlv_src.val() == self.node_ids[s].val();
+            if self.dlv_src.val() == self.node_ids[s].val() {
+                self.beat_source_known.d.next = true;
+                self.beat_expected.d.next = self.expected[s].q.val();
+            }
+        }
+        self.beat_short.d.next = self.dlv_len.val() == self.short_length.val();
+        self.beat_long.d.next =
+            (self.dlv_len.val() == self.long_length.val()) & self.long_allowed.val();
         // The datagram's first word: this beat's, or the one kept from its first beat.
-        self.first_word.next = self.dlv_data.val();
+        self.first_word.next = self.beat_data.q.val();
         if self.long_allowed.val() & self.held.q.val() {
             self.first_word.next = self.held_word.q.val();
         }
-        self.source_known.next = false;
-        self.current.next = self.expected[0].q.val();
         for s in 0..self._nodes {
             self.expected[s].clock.next = self.clock.val();
             self.expected[s].d.next = self.expected[s].q.val();
             self.exp_out[s].next = self.expected[s].q.val();
-            if self.dlv_src.val() == self.node_ids[s].val() {
-                self.source_known.next = true;
-                self.current.next = self.expected[s].q.val();
-            }
         }
         // Judged at the last beat, whose word is the second when there are two.
-        self.well_formed.next = self.source_known.val()
+        self.well_formed.next = self.beat_source_known.q.val()
             & (self.first_word.val().get_bits::<16>(16) == self.payload_head.val())
-            & (self.first_word.val().get_bits::<8>(8) == self.dlv_src.val().get_bits::<8>(0))
-            & ((self.dlv_len.val() == self.short_length.val())
-                | ((self.dlv_len.val() == self.long_length.val())
-                    & self.long_allowed.val()
+            & (self.first_word.val().get_bits::<8>(8) == self.beat_source.q.val())
+            & (self.beat_short.q.val()
+                | (self.beat_long.q.val()
                     & self.held.q.val()
-                    & (self.dlv_data.val() == !self.first_word.val())));
+                    & (self.beat_data.q.val() == !self.first_word.val())));
         self.ev_delivered.next = self.delivered_pulse.q.val();
         self.ev_duplicated.next = self.duplicated_pulse.q.val();
         self.ev_bad.next = self.bad_pulse.q.val();
         self.delivered_pulse.d.next = false;
         self.duplicated_pulse.d.next = false;
         self.bad_pulse.d.next = false;
-        if self.dlv_valid.val() & !self.dlv_last.val() & !self.held.q.val() {
+        if self.beat_valid.q.val() & !self.beat_last.q.val() & !self.held.q.val() {
             self.held.d.next = true;
-            self.held_word.d.next = self.dlv_data.val();
+            self.held_word.d.next = self.beat_data.q.val();
         }
-        if self.dlv_valid.val() & self.dlv_last.val() {
+        if self.beat_valid.q.val() & self.beat_last.q.val() {
             self.held.d.next = false;
             if !self.well_formed.val() {
                 self.bad_pulse.d.next = true;
-            } else if self.first_word.val().get_bits::<8>(0) == self.current.val() {
+            } else if self.first_word.val().get_bits::<8>(0) == self.beat_expected.q.val() {
                 self.delivered_pulse.d.next = true;
                 for s in 0..self._nodes {
-                    if self.dlv_src.val() == self.node_ids[s].val() {
+                    if self.beat_from[s].q.val() {
                         self.expected[s].d.next =
-                            self.expected[s].q.val() + self.sequence_step.val();
+                            self.beat_expected.q.val() + self.sequence_step.val();
                     }
                 }
             } else if self.first_word.val().get_bits::<8>(0) + self.sequence_step.val()
-                == self.current.val()
+                == self.beat_expected.q.val()
             {
                 self.duplicated_pulse.d.next = true;
             } else {

@@ -300,7 +300,10 @@ impl SelfTest {
                     Switch::new(&topo, l, w)
                 })
                 .collect(),
-            faults: built.into_iter().map(LinkFault::new).collect(),
+            faults: built
+                .into_iter()
+                .map(|i| LinkFault::bounded(i, u32::from(cfg.loss) + u32::from(cfg.corrupt)))
+                .collect(),
             nodes: (0..n)
                 .map(|p| {
                     Ni::new(&NiConfig {

@@ -8,8 +8,11 @@ use rust_hdl::prelude::*;
 /// (in, from the sources), `delivered$p`, `duplicated$p`, `bad$p` (in, from the checkers);
 /// `cnt_sent`, `cnt_delivered`, `cnt_duplicated`, `cnt_lost`, `cnt_bad` (out, 32, registers).
 ///
-/// Timing: the pulses of cycle `t` are counted at edge `t` (shown in `O_t`); several nodes'
-/// pulses in one cycle each count. The counters wrap.
+/// Timing: the pulses of cycle `t` are summed over the nodes into a register at edge `t` and
+/// added to the counters at edge `t + 1` (shown in `O_(t+1)`); several nodes' pulses in one
+/// cycle each count. The counters wrap. At an edge with `clear`, the counters and the sums not
+/// yet added go to 0. Why the sums are registered: counted at once, the nodes' serial sum and
+/// the 32-bit carry made the compact iCE40 image's critical path (75.4 MHz).
 #[derive(LogicBlock)]
 pub struct Tally {
     pub clock: Signal<In, Clock>,
@@ -36,11 +39,11 @@ pub struct Tally {
     a_duplicated: Vec<Signal<Local, Bits<5>>>,
     a_lost: Vec<Signal<Local, Bits<5>>>,
     a_bad: Vec<Signal<Local, Bits<5>>>,
-    n_sent: Signal<Local, Bits<5>>,
-    n_delivered: Signal<Local, Bits<5>>,
-    n_duplicated: Signal<Local, Bits<5>>,
-    n_lost: Signal<Local, Bits<5>>,
-    n_bad: Signal<Local, Bits<5>>,
+    n_sent: DFF<Bits<5>>,
+    n_delivered: DFF<Bits<5>>,
+    n_duplicated: DFF<Bits<5>>,
+    n_lost: DFF<Bits<5>>,
+    n_bad: DFF<Bits<5>>,
     zero32: Constant<Bits<32>>,
     zero5: Constant<Bits<5>>,
     one5: Constant<Bits<5>>,
@@ -99,7 +102,12 @@ impl Logic for Tally {
             c_delivered,
             c_duplicated,
             c_lost,
-            c_bad
+            c_bad,
+            n_sent,
+            n_delivered,
+            n_duplicated,
+            n_lost,
+            n_bad
         );
         self.a_sent[0].next = self.zero5.val();
         self.a_delivered[0].next = self.zero5.val();
@@ -127,25 +135,30 @@ impl Logic for Tally {
             if self.bad[p].val() {
                 self.a_bad[p + 1].next = self.a_bad[p].val() + self.one5.val();
             }
-            self.n_sent.next = self.a_sent[p + 1].val();
-            self.n_delivered.next = self.a_delivered[p + 1].val();
-            self.n_duplicated.next = self.a_duplicated[p + 1].val();
-            self.n_lost.next = self.a_lost[p + 1].val();
-            self.n_bad.next = self.a_bad[p + 1].val();
+            self.n_sent.d.next = self.a_sent[p + 1].val();
+            self.n_delivered.d.next = self.a_delivered[p + 1].val();
+            self.n_duplicated.d.next = self.a_duplicated[p + 1].val();
+            self.n_lost.d.next = self.a_lost[p + 1].val();
+            self.n_bad.d.next = self.a_bad[p + 1].val();
         }
-        self.c_sent.d.next = self.c_sent.q.val() + bit_cast::<32, 5>(self.n_sent.val());
+        self.c_sent.d.next = self.c_sent.q.val() + bit_cast::<32, 5>(self.n_sent.q.val());
         self.c_delivered.d.next =
-            self.c_delivered.q.val() + bit_cast::<32, 5>(self.n_delivered.val());
+            self.c_delivered.q.val() + bit_cast::<32, 5>(self.n_delivered.q.val());
         self.c_duplicated.d.next =
-            self.c_duplicated.q.val() + bit_cast::<32, 5>(self.n_duplicated.val());
-        self.c_lost.d.next = self.c_lost.q.val() + bit_cast::<32, 5>(self.n_lost.val());
-        self.c_bad.d.next = self.c_bad.q.val() + bit_cast::<32, 5>(self.n_bad.val());
+            self.c_duplicated.q.val() + bit_cast::<32, 5>(self.n_duplicated.q.val());
+        self.c_lost.d.next = self.c_lost.q.val() + bit_cast::<32, 5>(self.n_lost.q.val());
+        self.c_bad.d.next = self.c_bad.q.val() + bit_cast::<32, 5>(self.n_bad.q.val());
         if self.clear.val() {
             self.c_sent.d.next = self.zero32.val();
             self.c_delivered.d.next = self.zero32.val();
             self.c_duplicated.d.next = self.zero32.val();
             self.c_lost.d.next = self.zero32.val();
             self.c_bad.d.next = self.zero32.val();
+            self.n_sent.d.next = self.zero5.val();
+            self.n_delivered.d.next = self.zero5.val();
+            self.n_duplicated.d.next = self.zero5.val();
+            self.n_lost.d.next = self.zero5.val();
+            self.n_bad.d.next = self.zero5.val();
         }
         self.cnt_sent.next = self.c_sent.q.val();
         self.cnt_delivered.next = self.c_delivered.q.val();
