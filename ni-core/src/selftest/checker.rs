@@ -145,8 +145,9 @@ impl Logic for Checker {
         self.beat_expected.d.next = self.expected[0].q.val();
         for s in 0..self._nodes {
             self.beat_from[s].clock.next = self.clock.val();
-            self.beat_from[s].d.next = self.dlv_src.val() == self.node_ids[s].val();
+            self.beat_from[s].d.next = false;
             if self.dlv_src.val() == self.node_ids[s].val() {
+                self.beat_from[s].d.next = true;
                 self.beat_source_known.d.next = true;
                 self.beat_expected.d.next = self.expected[s].q.val();
             }
