@@ -27,6 +27,12 @@ pub fn drain(s: &str) -> Result<u64, String> {
     bounded(s, 0, MAX_CYCLES)
 }
 
+/// `idemnet fpga --seed`: nextpnr's placement seed, a whole number in `1..=2^31 - 1` (nextpnr
+/// reads it as a signed 32-bit integer).
+pub fn placer_seed(s: &str) -> Result<u32, String> {
+    bounded(s, 1, i32::MAX as u64).map(|v| v as u32)
+}
+
 fn bounded(s: &str, low: u64, high: u64) -> Result<u64, String> {
     let range = || format!("must be a whole number from {low} to {high}");
     let v: u64 = s.trim().parse().map_err(|_| range())?;

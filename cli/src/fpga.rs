@@ -62,6 +62,7 @@ pub fn fpga(
     all: bool,
     freq: Option<f64>,
     synth_only: bool,
+    seed: u32,
     out: &Path,
 ) -> Result<ExitCode> {
     if let Some(f) = freq {
@@ -97,10 +98,15 @@ pub fn fpga(
     let mut reports = Vec::new();
     for (b, d) in jobs {
         eprintln!("idemnet fpga: {b} / {d} ...");
-        let r = run_flow(out, b, d, stage, freq)?;
+        let r = run_flow(out, b, d, stage, freq, seed)?;
         let fmax = r
             .fmax_mhz
-            .map(|f| format!(", Fmax {f:.1} MHz against {} MHz", r.constraint_mhz))
+            .map(|f| {
+                format!(
+                    ", Fmax {f:.1} MHz against {} MHz (nextpnr seed {})",
+                    r.constraint_mhz, r.seed
+                )
+            })
             .unwrap_or_default();
         eprintln!(
             "idemnet fpga: {b} / {d}: {} LUT4, {} FF, {} carry, {} BRAM{fmax} (synthesis {:.0} s, place and route {:.0} s, bitstream {:.0} s)",

@@ -151,6 +151,10 @@ enum Command {
         /// Stop after synthesis (cell counts only).
         #[arg(long)]
         synth_only: bool,
+        /// nextpnr's placement seed, 1 to 2^31 - 1: one netlist's Fmax spreads over seeds by
+        /// several MHz, and a seed reproduces its run.
+        #[arg(long, default_value_t = idemnet_fpga::flow::DEFAULT_PLACER_SEED, value_parser = args::placer_seed)]
+        seed: u32,
         /// Build folder.
         #[arg(long, default_value = "build/fpga")]
         out: PathBuf,
@@ -315,8 +319,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             all,
             freq,
             synth_only,
+            seed,
             out,
-        } => fpga::fpga(*board, *design, *all, *freq, *synth_only, out),
+        } => fpga::fpga(*board, *design, *all, *freq, *synth_only, *seed, out),
         Command::Selftest {
             board,
             cycles,

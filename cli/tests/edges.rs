@@ -80,6 +80,18 @@ fn cycle_counts_that_would_wrap_are_refused_not_run() {
 }
 
 #[test]
+fn placement_seeds_nextpnr_cannot_read_are_refused_before_any_tool_runs() {
+    for bad in ["0", "-1", "2147483648", "one"] {
+        refused(
+            &[
+                "fpga", "--board", "ecp5-85k", "--design", "switch", "--seed", bad,
+            ],
+            "from 1 to 2147483647",
+        );
+    }
+}
+
+#[test]
 fn options_the_block_does_not_use_are_errors() {
     refused(
         &["model", "--block", "fabric", "--loss", "0.1"],

@@ -28,6 +28,10 @@ pub enum Stage {
 }
 
 /// The worst path nextpnr reports for the clock.
+/// nextpnr's placement seed unless `idemnet fpga --seed` names another: every figure the
+/// README quotes without a seed is this one's.
+pub const DEFAULT_PLACER_SEED: u32 = 1;
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CriticalPath {
     /// The cell and port the path starts and ends at, as nextpnr names them.
@@ -78,6 +82,9 @@ pub struct Report {
     pub design_lut_position_pct: f64,
     /// The clock constraint the place and route ran against.
     pub constraint_mhz: f64,
+    /// nextpnr's placement seed. One netlist's Fmax spreads over seeds by several MHz (the
+    /// README's FPGA section), so a figure is reproduced with its seed.
+    pub seed: u32,
     /// nextpnr's Fmax for the clock (after place and route).
     pub fmax_mhz: Option<f64>,
     /// icetime's estimate (iCE40 only).
@@ -395,13 +402,15 @@ fn icetime_mhz(text: &str) -> Option<f64> {
 }
 
 /// Runs the flow of `design` on `board` up to `stage` in `root/<board>/<design>`, against
-/// `freq_mhz` (the board clock if `None`).
+/// `freq_mhz` (the board clock if `None`), nextpnr placing with `seed`
+/// ([`DEFAULT_PLACER_SEED`] unless the user asks for another).
 pub fn run_flow(
     root: &Path,
     board: Board,
     design: Design,
     stage: Stage,
     freq_mhz: Option<f64>,
+    seed: u32,
 ) -> Result<Report> {
     let (dut, ports, top) = design.verilog(board)?;
     let dir = build_dir(root, board, design);
@@ -479,6 +488,7 @@ pub fn run_flow(
         design_lut_positions,
         design_lut_position_pct: pct(design_lut_positions, cap.luts),
         constraint_mhz,
+        seed,
         fmax_mhz: None,
         icetime_mhz: None,
         critical_path: None,
@@ -509,6 +519,7 @@ pub fn run_flow(
     }
     if stage == Stage::Bitstream && report.fits {
         let freq = format!("{constraint_mhz}");
+        let seed_text = format!("{seed}");
         let t1 = Instant::now();
         let common = [
             "--json",
@@ -516,7 +527,7 @@ pub fn run_flow(
             "--freq",
             &freq,
             "--seed",
-            "1",
+            &seed_text,
             "--router",
             design.router(),
             "--report",

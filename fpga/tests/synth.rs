@@ -1,12 +1,20 @@
 //! The CI check of issue 5: the switch and the NI still synthesize for the iCE40 (yosys, seconds
 //! each), with cell counts in the range the README quotes, and their board tops lint clean.
 
+use idemnet_fpga::flow::DEFAULT_PLACER_SEED;
 use idemnet_fpga::{run_flow, Board, Design, Stage};
 
 fn synth(design: Design) -> idemnet_fpga::Report {
     let dir = std::env::temp_dir().join(format!("idemnet-fpga-test-{}", std::process::id()));
-    let r = run_flow(&dir, Board::Ice40Hx8k, design, Stage::Synth, None)
-        .unwrap_or_else(|e| panic!("{design}: {e:#}"));
+    let r = run_flow(
+        &dir,
+        Board::Ice40Hx8k,
+        design,
+        Stage::Synth,
+        None,
+        DEFAULT_PLACER_SEED,
+    )
+    .unwrap_or_else(|e| panic!("{design}: {e:#}"));
     println!(
         "{design}: {} LUT4, {} FF, {} carry, {} BRAM",
         r.luts, r.flip_flops, r.carries, r.brams

@@ -2,7 +2,8 @@
 //! docs/protocol.md §11.5, plus the project's example traces in `testbench/traces`. Every trace runs on the golden
 //! model and on the Verilated RTL, and their outputs must be identical line for line. A trace
 //! cannot make a damaged worm or a `srcNID` other than the route's source; the model's unit
-//! tests and the co-simulation cover those.
+//! tests, `rmpp_flits.rs` (a late or lost CRC flit, on both engines) and the co-simulation cover
+//! those.
 
 mod replay_common;
 
@@ -562,4 +563,56 @@ fn the_delivered_register_waits_for_a_packet_on_its_crc_flit_edges() {
         seen += u64::from(register != taken + 1);
     }
     assert_eq!(seen, 2, "the sweep met the register's edge twice");
+}
+
+#[test]
+fn a_reply_again_to_a_slot_freed_since_its_verdict_is_unknown() {
+    // §11.5, the verdict's view and the clean-up timer: a repeated RTS_LAST of a message whose
+    // slot is ENDED replies again, unless the timer frees the slot between its header word 5
+    // (the verdict's view) and its action edge: then it is dropped as `unknown`. Before that
+    // window the slot is free at word 5 (`order`: `expected` has moved on); after it, the slot
+    // is still ENDED at the action (`duplicate`, with a MSGEND again). The presentation cycle
+    // is swept on the model to find the window, whose every trace then runs on both engines.
+    let cfg = json!({ "rx_slots": 1, "gch_timeout": 200 });
+    let text = |second: u64| {
+        let ev = [
+            (10, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+            (second, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+        ];
+        trace(cfg.clone(), &ev, second + 400)
+    };
+    let model_drops = |second: u64| {
+        let mut out = vec![];
+        replay_rmpp_on(
+            Engine::Model,
+            &RmppTrace::parse(&text(second)).unwrap(),
+            Idle::Tick,
+            &mut out,
+        )
+        .unwrap();
+        drops(&lines(&out))
+    };
+    let swept: Vec<(u64, Vec<String>)> = (150..300).map(|c| (c, model_drops(c))).collect();
+    let window: Vec<u64> = swept
+        .iter()
+        .filter(|(_, d)| *d == s(&["unknown_message"]))
+        .map(|&(c, _)| c)
+        .collect();
+    assert!(!window.is_empty(), "{swept:?}");
+    let (first, last) = (window[0], *window.last().unwrap());
+    assert_eq!(
+        swept[(first - 151) as usize].1,
+        s(&["duplicate"]),
+        "{swept:?}"
+    );
+    assert_eq!(swept[(last - 149) as usize].1, s(&["order"]), "{swept:?}");
+    for c in window {
+        let l = run(&text(c));
+        assert_eq!(drops(&l), s(&["unknown_message"]));
+        assert_eq!(
+            sent(&l),
+            vec![("MSGEND".to_string(), 1, 0)],
+            "no reply again"
+        );
+    }
 }

@@ -138,6 +138,10 @@ pub struct RmppRx {
     due_set: Option<usize>,
     /// A CRC flit was consumed at this edge: the next edge is its packet's (§11.5, Actions).
     crc_flit: bool,
+    /// The framing was at a CRC position after this edge (state `Crc`): at the next edge
+    /// neither the answer nor the delivered register acts (§11.5, Actions). A cut before the
+    /// next step does not clear it: the receive path decides from the state before the edge.
+    awaiting_crc: bool,
     /// The verdict and header of the packet whose CRC flit was consumed at this edge, CRC good
     /// and addressed here: it acts at the next edge.
     pending: Option<(Verdict, [u32; HEADER_WORDS])>,
@@ -193,6 +197,7 @@ impl RmppRx {
             settled: [0; 13],
             due_set: None,
             crc_flit: false,
+            awaiting_crc: false,
             pending: None,
         })
     }
@@ -651,18 +656,20 @@ impl ModelBlock for RmppRx {
         }
 
         // One action per edge: the packet whose CRC flit passed at the edge before, else the
-        // answer, else the delivery taken. The packet owns its CRC flit's edge too: neither
-        // register acts there. The flit of this edge is received first, so that a payload word
-        // is written by the limits before the edge, and so that `crc_flit` says whether this
-        // edge consumes a CRC flit.
+        // answer, else the delivery taken. Neither register acts at an edge before which the
+        // framing awaited a CRC flit, whether one comes or not: the packet owns its CRC flit's
+        // edge too. The flit of this edge is received first, so that a payload word is written
+        // by the limits before the edge.
         let packet_edge = std::mem::take(&mut self.crc_flit);
+        let awaited_crc = self.awaiting_crc;
         let packet = self.pending.take();
         self.snd = None;
         self.due_set = None;
         self.receive(i[inp::NET_IN]);
+        self.awaiting_crc = self.rx.state == Rx::Crc;
         let target = match packet {
             Some((v, h)) => self.act(v, &h),
-            None if packet_edge || self.crc_flit => None,
+            None if packet_edge || awaited_crc => None,
             None => {
                 if let Some((a, x)) = answer_before {
                     self.answer = None;

@@ -8,7 +8,8 @@ use super::{Action, DropReason};
 use crate::c;
 
 /// Chooses the edge's action (the packet whose CRC flit was consumed at the edge before, else
-/// the answer register, else the delivered register, neither of them at a CRC flit's edge),
+/// the answer register, else the delivered register, neither of them while the receiver awaits a
+/// CRC flit),
 /// counts the packets the verdict drops, and keeps `outstanding` (Figure 8: the grants given and
 /// not yet used) with the allowance of a new CTS.
 ///
@@ -18,8 +19,9 @@ use crate::c;
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `arrived`, `crc_flit` | in | 1, 1 | a tail at the CRC position is consumed now; its CRC is good and it is addressed to this node |
+/// | `awaiting_crc` | in | 1 | a register: the receiver is at a worm's CRC position (before this edge's flit) |
 /// | `verdict`, `reason`, `target`, `restart`, `finish`, `new_cts` | in | 4, 3, 4, 1, 1, 1 | the latched verdict |
-/// | `target_busy` | in | 1 | the verdict's slot is still busy |
+/// | `target_busy` | in | 1 | the verdict's slot is still busy (for the counters only: *replies again* to a freed slot counts `unknown`) |
 /// | `answer_valid`, `answer_slot`, `answer_cts` | in | 1, 4, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
 /// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
 /// | `target_grant` | in | 16 | the `grant` of `target` |
@@ -33,7 +35,11 @@ use crate::c;
 /// registered (`packet`, `packet_good`), so the action, the counter strobes and the credit
 /// arithmetic start from flip-flops and the CRC compare ends at one. `to_sender` alone is
 /// combinational from `arrived`: it touches no state, and `snd_valid` stays in `O_t` of the CRC
-/// flit. The other outputs are combinational from the inputs and the registers here.
+/// flit. The other outputs are combinational from the inputs and the registers here. The
+/// answer and delivered registers are held back by `awaiting_crc`, a flip-flop, rather than by
+/// `crc_flit`: with the flit's valid and tail bits the choice of the action was the first half
+/// of the receive path's critical path on the ECP5 (receiver state to the slot registers'
+/// clock enables).
 ///
 /// Credits: `outstanding` changes at the action of an in-sequence packet (one grant used, or all
 /// returned when it completes or asks for a new CTS), an abort (all returned) and an answer with
@@ -50,6 +56,7 @@ pub struct RmppAction {
     pub clock: Signal<In, Clock>,
     pub arrived: Signal<In, Bit>,
     pub crc_flit: Signal<In, Bit>,
+    pub awaiting_crc: Signal<In, Bit>,
     pub verdict: Signal<In, Action>,
     pub reason: Signal<In, DropReason>,
     pub target: Signal<In, Bits<4>>,
@@ -94,6 +101,7 @@ impl RmppAction {
             clock: Default::default(),
             arrived: Default::default(),
             crc_flit: Default::default(),
+            awaiting_crc: Default::default(),
             verdict: Default::default(),
             reason: Default::default(),
             target: Default::default(),
@@ -175,20 +183,24 @@ impl Logic for RmppAction {
                 }
             } else if self.verdict.val() == Action::ToSender {
                 // Pulsed at its CRC flit.
-            } else if (self.verdict.val() == Action::Again) & !self.target_busy.val() {
-                // Its slot was freed (clean-up timer) since the verdict.
-                self.count_unknown.next = true;
             } else {
+                // *Replies again* to a slot the clean-up timer freed since the verdict is dropped
+                // as `unknown`: the slot itself ignores it (it sets a reply due only while busy),
+                // so that the choice of the action does not wait for `target_busy`, a look-up over
+                // the slots; only the counters, behind their own register, read it.
                 self.action.next = self.verdict.val();
                 self.action_slot.next = self.target.val();
-                self.count_duplicate.next = self.verdict.val() == Action::Again;
+                self.count_duplicate.next =
+                    (self.verdict.val() == Action::Again) & self.target_busy.val();
+                self.count_unknown.next =
+                    (self.verdict.val() == Action::Again) & !self.target_busy.val();
                 self.count_restart.next =
                     (self.verdict.val() == Action::InSequence) & self.restart.val();
             }
-        } else if !self.packet.q.val() & !self.crc_flit.val() & self.answer_valid.val() {
+        } else if !self.packet.q.val() & !self.awaiting_crc.val() & self.answer_valid.val() {
             self.action.next = Action::Answer;
             self.action_slot.next = self.answer_slot.val();
-        } else if !self.packet.q.val() & !self.crc_flit.val() & self.delivered_valid.val() {
+        } else if !self.packet.q.val() & !self.awaiting_crc.val() & self.delivered_valid.val() {
             self.action.next = Action::Delivered;
             self.action_slot.next = self.delivered_slot.val();
         }

@@ -407,6 +407,7 @@ impl Logic for RmppRxCore {
         // ---- The one action of this edge, and the credits of Figure 8.
         self.act.arrived.next = self.receive.arrived.val();
         self.act.crc_flit.next = self.receive.crc_flit.val();
+        self.act.awaiting_crc.next = self.receive.awaiting_crc.val();
         self.act.verdict.next = self.verdict.action.val();
         self.act.reason.next = self.verdict.reason.val();
         self.act.target.next = self.verdict.target.val();

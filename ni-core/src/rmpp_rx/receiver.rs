@@ -31,6 +31,7 @@ const SEQ_BYTES_BITS: u64 = 14;
 /// | `decide` | out | 1 | `word` is header word 6 of a well-formed header: the verdict is taken now |
 /// | `payload_valid` | out | 1 | `word` is a payload word |
 /// | `crc_flit` | out | 1 | a tail at the CRC position ends a worm now (CRC good or not) |
+/// | `awaiting_crc` | out | 1 | a register: the worm's last word before its CRC was consumed and no flit of the link's since (§11.5: the answer and delivered registers wait) |
 /// | `arrived` | out | 1 | that worm's CRC is good and it is addressed to `node` |
 /// | `count_crc`, `count_cut`, `count_truncated`, `count_malformed`, `count_misrouted`, `count_version` | out | 1 each | a worm is dropped now, by reason (`count_cut` and `count_truncated` can be high together) |
 ///
@@ -47,7 +48,8 @@ const SEQ_BYTES_BITS: u64 = 14;
 /// `seq * mtu >= len` is `len == 0 | seq > last`, and a well-formed LAST_DATA carries
 /// `len mod mtu` bytes if it is the last packet and that is not 0, else `mtu` (a rejected header's
 /// payload length is never read). One 32-bit decrement and one compare, where the exact 40-bit
-/// products took an adder, a subtracter and three 40-bit compares. `seq * mtu` and
+/// products took an adder, a subtracter and three 40-bit compares; `last` is latched with `len`
+/// (word 3), so the compare does not follow the decrement in one cycle. `seq * mtu` and
 /// `(seq + 1) * mtu`, which the verdict reads only at word 6, are 14 bits and an "at least
 /// 16 KB" bit (the limit they are compared with is at most 4096), the latter two registered
 /// each cycle from `seq`, which is latched at word 4 and so is settled in them from word 5.
@@ -79,6 +81,7 @@ pub struct RmppReceiver {
     pub decide: Signal<Out, Bit>,
     pub payload_valid: Signal<Out, Bit>,
     pub crc_flit: Signal<Out, Bit>,
+    pub awaiting_crc: Signal<Out, Bit>,
     pub arrived: Signal<Out, Bit>,
     pub count_crc: Signal<Out, Bit>,
     pub count_cut: Signal<Out, Bit>,
@@ -101,6 +104,8 @@ pub struct RmppReceiver {
     seq_end_held: DFF<Bits<14>>,
     seq_end_far_held: DFF<Bit>,
     payload_words_held: DFF<Bits<4>>,
+    awaiting: DFF<Bit>,
+    payload_step: Constant<Bits<4>>,
     type_field: Signal<Local, Bits<14>>,
     length_wrong: Signal<Local, Bit>,
     /// `len > mtu`, for check 3 of RTS (`len <= mtu` is wrong) and RTS_LAST.
@@ -110,7 +115,7 @@ pub struct RmppReceiver {
     seq_low: Signal<Local, Bits<14>>,
     seq_far_now: Signal<Local, Bit>,
     seq_end_sum: Signal<Local, Bits<15>>,
-    last_seq: Signal<Local, Bits<32>>,
+    last_seq: DFF<Bits<32>>,
     seq_at_last: Signal<Local, Bit>,
     seq_after_last: Signal<Local, Bit>,
     len_or_seq_zero: Signal<Local, Bit>,
@@ -181,6 +186,7 @@ impl RmppReceiver {
             decide: Default::default(),
             payload_valid: Default::default(),
             crc_flit: Default::default(),
+            awaiting_crc: Default::default(),
             arrived: Default::default(),
             count_crc: Default::default(),
             count_cut: Default::default(),
@@ -203,6 +209,8 @@ impl RmppReceiver {
             seq_end_held: Default::default(),
             seq_end_far_held: Default::default(),
             payload_words_held: Default::default(),
+            awaiting: Default::default(),
+            payload_step: c(1),
             type_field: Default::default(),
             length_wrong: Default::default(),
             above_mtu: Default::default(),
@@ -269,7 +277,9 @@ impl Logic for RmppReceiver {
             seq_far_held,
             seq_end_held,
             seq_end_far_held,
-            payload_words_held
+            payload_words_held,
+            awaiting,
+            last_seq
         );
         self.word.next = self.receiver.word.val();
         self.source.next = self.receiver.source.val();
@@ -307,9 +317,8 @@ impl Logic for RmppReceiver {
         self.seq_end_bytes.next = self.seq_end_held.q.val();
         self.seq_end_far.next = self.seq_end_far_held.q.val();
         // The `seq` of the message's last packet, and where this one stands against it.
-        self.last_seq.next = (self.rx_len.q.val() - 1) >> self.log2_mtu.val();
-        self.seq_at_last.next = self.rx_seq.q.val() == self.last_seq.val();
-        self.seq_after_last.next = self.rx_seq.q.val() > self.last_seq.val();
+        self.seq_at_last.next = self.rx_seq.q.val() == self.last_seq.q.val();
+        self.seq_after_last.next = self.rx_seq.q.val() > self.last_seq.q.val();
         self.len_or_seq_zero.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
         self.len_partial.next = self.rx_len.q.val().get_bits::<6>(0) & self.mtu_low_mask.val();
         // Well-formed check 3 and the payload bytes of the packet (§11.1).
@@ -369,6 +378,10 @@ impl Logic for RmppReceiver {
             }
             if self.receiver.index.val() == self.header_len.val() {
                 self.rx_len.d.next = self.receiver.word.val();
+                // Latched with `len`, so that the compares with `seq` (word 4) are not behind
+                // a 32-bit decrement: on the iCE40 the two carry chains in a row were the
+                // receive path's critical path, into `payload_words_held`.
+                self.last_seq.d.next = (self.receiver.word.val() - 1) >> self.log2_mtu.val();
             }
             if self.receiver.index.val() == self.header_seq.val() {
                 self.rx_seq.d.next = self.receiver.word.val();
@@ -396,6 +409,20 @@ impl Logic for RmppReceiver {
         self.count_version.next = self.version_rejected.val();
         self.count_cut.next = self.receiver.cut.val();
         self.crc_flit.next = self.receiver.crc_check.val();
+        // The framing's state `Crc` (§8.3) kept beside it, so that the action's choice reads a
+        // flip-flop, not the flit's valid and tail bits: set with the last word before the CRC
+        // (word 6 of a packet without payload, else the last payload word), cleared by any flit
+        // that ends the worm or starts another (a flit at the CRC position always does).
+        if self.receiver.head.val() | self.receiver.worm_end.val() | self.receiver.cut.val() {
+            self.awaiting.d.next = false;
+        } else if (self.decide.val() & !self.payload_words_held.q.val().any())
+            | (self.receiver.payload_valid.val()
+                & ((self.receiver.index.val() + self.payload_step.val())
+                    == self.payload_words_held.q.val()))
+        {
+            self.awaiting.d.next = true;
+        }
+        self.awaiting_crc.next = self.awaiting.q.val();
         self.ends.worm_end.next = self.receiver.worm_end.val();
         self.ends.verdict.next = self.receiver.verdict.val();
         self.arrived.next = self.ends.arrived.val();

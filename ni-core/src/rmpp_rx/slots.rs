@@ -26,7 +26,7 @@ use crate::{c, vec_of};
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
 /// | `free`, `free_slot` | out | 1, 4 | some slot is free, and the lowest |
 /// | `read_busy` | out | 1 | `read_slot` is busy (the read port shows nothing of a free slot) |
-/// | `due`, `target_busy` | out | 1, 1 | a reply is due (a register, `any_due`: the OR of the slots' `reply_due` after the same edge); the `target` slot is busy |
+/// | `due`, `target_busy` | out | 1, 1 | a reply is due (a register, `any_due`: the OR of the slots' `reply_due` after the same edge); the `target` slot is busy (read by the counters and `any_due`: *replies again* sets a reply due only at a busy slot, which each slot knows of itself) |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
 /// | `pick_receiving`, `pick_ended` | out | 1, 1 | the lowest slot with a reply due is RECEIVING, ENDED |
 /// | `reads$*` | out | | ([`SlotReads`]) the lowest slot with a reply due: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
@@ -297,7 +297,11 @@ impl Logic for RmppSlots {
                             & self.grant_mask.val();
                     }
                 } else if self.write.action.val() == Action::Again {
-                    self.due_next.next = true;
+                    // Not on a slot the clean-up timer freed since the verdict (§11.5: dropped
+                    // as `unknown`, which the action counts).
+                    if self.s_state[k].q.val() != SlotState::Free {
+                        self.due_next.next = true;
+                    }
                 } else if self.write.action.val() == Action::Free {
                     self.s_state[k].d.next = SlotState::Free;
                     self.due_next.next = false;
@@ -343,7 +347,7 @@ impl Logic for RmppSlots {
             }
         }
         self.due_set.next = (self.write.action.val() == Action::AbortNew)
-            | (self.write.action.val() == Action::Again)
+            | ((self.write.action.val() == Action::Again) & self.target_busy.val())
             | (self.write.action.val() == Action::Abort)
             | (self.write.action.val() == Action::Delivered)
             | ((self.write.action.val() == Action::InSequence)

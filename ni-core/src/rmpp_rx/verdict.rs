@@ -39,10 +39,13 @@ use crate::c;
 /// of `decide`; the write pointer (`waddr`) and
 /// the bytes still to write (`remaining`) load then and step at each payload word. A payload
 /// word is written when bytes are still to be written, with the bytes at or past the limit
-/// zeroed (§11.5). `expected + 1` is registered (`expected_next`) each cycle: the RAM is read at
-/// the `srcNID` latched at word 1, so from word 4 on the register holds `expected[srcNID] + 1`
-/// (the RAM is written only at a packet's action, never inside a header), and at word 6 the
-/// order check is one compare of `word` with a register, not the RAM's output through an adder.
+/// zeroed (§11.5). The RAM's output is registered (`expected_held`) and `expected + 1` is
+/// registered from that (`expected_next`) each cycle: the RAM is read at the `srcNID` latched
+/// at word 1, so from word 5 on the register holds `expected[srcNID] + 1` (the RAM is written
+/// only at a packet's action, never inside a header), and at word 6 the order check is one
+/// compare of `word` with a register, not the RAM's output through an adder. The RAM's own
+/// clock-to-output (5.8 ns for the ECP5's DP16KD) is not in series with the adder either: that
+/// path was the ECP5 receive path's critical path once the action's were shortened.
 /// The byte arithmetic against `limit` (at most 4096) is 14 bits wide: the receiver gives
 /// `seq * mtu` and `(seq + 1) * mtu` in 14 bits with one "at or past 16 KB" bit each.
 #[derive(LogicBlock)]
@@ -93,6 +96,7 @@ pub struct RmppVerdict {
     rx_waddr: DFF<Bits<14>>,
     rx_rem: DFF<Bits<6>>,
     expected_next: DFF<Bits<32>>,
+    expected_held: DFF<Bits<32>>,
     // The slot table as it was before the edge of header word 5.
     seen_matched: DFF<Bit>,
     seen_match_slot: DFF<Bits<4>>,
@@ -178,6 +182,7 @@ impl RmppVerdict {
             rx_waddr: Default::default(),
             rx_rem: Default::default(),
             expected_next: Default::default(),
+            expected_held: Default::default(),
             seen_matched: Default::default(),
             seen_match_slot: Default::default(),
             seen_upcall: Default::default(),
@@ -227,6 +232,7 @@ impl Logic for RmppVerdict {
             rx_waddr,
             rx_rem,
             expected_next,
+            expected_held,
             seen_matched,
             seen_match_slot,
             seen_upcall,
@@ -258,7 +264,8 @@ impl Logic for RmppVerdict {
         self.new_cts.next = self.rx_cts.q.val();
 
         // ---- What the verdict reads of the matching slot, and where the payload goes.
-        self.expected_next.d.next = self.expected.val() + 1;
+        self.expected_held.d.next = self.expected.val();
+        self.expected_next.d.next = self.expected_held.q.val() + 1;
         self.limit_wide.next = bit_cast::<14, 13>(self.seen_limit.q.val());
         self.fin.next =
             self.seq_end_far.val() | (self.seq_end_bytes.val() >= self.limit_wide.val());
