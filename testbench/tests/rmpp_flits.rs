@@ -86,17 +86,22 @@ fn answer_ready_at_the_crc_position(b: &[u64]) -> (Vec<Cycle>, usize) {
     (script, at)
 }
 
+/// Six idle cycles, `flits` with the upcall not taken, and eight idle cycles.
+fn then_after_a_gap(script: &mut Vec<Cycle>, flits: &[u64]) {
+    script.extend([Cycle::default(); 6]);
+    script.extend(flits.iter().map(|&flit| Cycle {
+        flit,
+        up_ready: false,
+    }));
+    script.extend([Cycle::default(); 8]);
+}
+
 #[test]
 fn a_late_crc_flit_holds_the_answer_back_until_it_comes() {
     let b = rts_last(2, 2);
     let (mut script, last_word) = answer_ready_at_the_crc_position(&b);
-    script.extend([Cycle::default(); 6]);
-    let crc = script.len();
-    script.push(Cycle {
-        flit: *b.last().unwrap(),
-        up_ready: false,
-    });
-    script.extend([Cycle::default(); 8]);
+    let crc = script.len() + 6;
+    then_after_a_gap(&mut script, &b[b.len() - 1..]);
     let shown = dlv_valid_of(&script);
     // Message 1, all of it in its first packet, joins the delivery FIFO when the answer acts,
     // and shows in that edge's outputs: the answer acts at the edge after `b`'s packet acts,
@@ -110,15 +115,9 @@ fn a_late_crc_flit_holds_the_answer_back_until_it_comes() {
 
 #[test]
 fn a_lost_crc_flit_holds_the_answer_back_until_a_head_cuts_the_worm() {
-    let b = rts_last(2, 2);
-    let (mut script, _) = answer_ready_at_the_crc_position(&b);
-    script.extend([Cycle::default(); 6]);
-    let head = script.len();
-    script.extend(rts_last(3, 3).into_iter().map(|flit| Cycle {
-        flit,
-        up_ready: false,
-    }));
-    script.extend([Cycle::default(); 8]);
+    let (mut script, _) = answer_ready_at_the_crc_position(&rts_last(2, 2));
+    let head = script.len() + 6;
+    then_after_a_gap(&mut script, &rts_last(3, 3));
     let shown = dlv_valid_of(&script);
     assert!(
         !shown[..=head].iter().any(|&v| v),
