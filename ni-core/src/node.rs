@@ -447,7 +447,7 @@ impl Logic for TxMerge {
 ///
 /// Each side sees the receiver's `word`, `source`, `index` and `verdict` as they are, its
 /// strobes (`head`, `header_valid`, `payload_valid`, `worm_end`, `crc_check`) only while the
-/// side now is its own, and `cut` only while `side` (the side of the worm before this flit) is
+/// side now is its own, and `cut` and `awaiting_crc` only while `side` (the side of the worm before this flit) is
 /// its own: a head for one side ends the other's worm in progress there (§13.3). The receiver
 /// reads `reject` and `payload_words` from the side now. All of it is combinational from `held`,
 /// `side`, `net_in` and the receiver's registers.
@@ -519,6 +519,7 @@ impl Logic for RxDemux {
             self.receiver.worm.payload_valid.val() & !self.side_now.val();
         self.to_ni.worm_end.next = self.receiver.worm.worm_end.val() & !self.side_now.val();
         self.to_ni.crc_check.next = self.receiver.worm.crc_check.val() & !self.side_now.val();
+        self.to_ni.awaiting_crc.next = self.receiver.worm.awaiting_crc.val() & !self.side.q.val();
         self.to_ni.cut.next = self.receiver.worm.cut.val() & !self.side.q.val();
         self.to_rmpp.word.next = self.receiver.worm.word.val();
         self.to_rmpp.source.next = self.receiver.worm.source.val();
@@ -531,6 +532,7 @@ impl Logic for RxDemux {
             self.receiver.worm.payload_valid.val() & self.side_now.val();
         self.to_rmpp.worm_end.next = self.receiver.worm.worm_end.val() & self.side_now.val();
         self.to_rmpp.crc_check.next = self.receiver.worm.crc_check.val() & self.side_now.val();
+        self.to_rmpp.awaiting_crc.next = self.receiver.worm.awaiting_crc.val() & self.side.q.val();
         self.to_rmpp.cut.next = self.receiver.worm.cut.val() & self.side.q.val();
         if self.net_in.val().get_bit(34) {
             self.held.d.next = self.net_in.val();

@@ -63,6 +63,7 @@ pub struct ReceivedWorm {
     pub cut: Signal<In, Bit>,
     pub worm_end: Signal<In, Bit>,
     pub crc_check: Signal<In, Bit>,
+    pub awaiting_crc: Signal<In, Bit>,
     pub verdict: Signal<In, WormVerdict>,
     pub reject: Signal<Out, Bit>,
     pub payload_words: Signal<Out, Bits<4>>,
@@ -83,6 +84,7 @@ pub struct FramedWorm {
     pub cut: Signal<Out, Bit>,
     pub worm_end: Signal<Out, Bit>,
     pub crc_check: Signal<Out, Bit>,
+    pub awaiting_crc: Signal<Out, Bit>,
     pub verdict: Signal<Out, WormVerdict>,
     pub reject: Signal<In, Bit>,
     pub payload_words: Signal<In, Bits<4>>,
@@ -108,6 +110,7 @@ pub struct FramedWorm {
 /// | `worm$cut` | out | 1 | a head arrived while a worm was in progress: that worm ends `Truncated` |
 /// | `worm$worm_end` | out | 1 | the worm of this flit ends now, with `verdict` |
 /// | `worm$crc_check` | out | 1 | the flit is a tail at the CRC position: `worm_end` with `Ok`, `Crc` or `Misrouted`, known without the CRC compare |
+/// | `worm$awaiting_crc` | out | 1 | the state register is `Crc`: the next valid flit is at the worm's CRC position (from the register alone, whatever `flit` is) |
 /// | `worm$verdict` | out | 3 | [`WormVerdict`] (`Ok` when `worm_end` is low) |
 ///
 /// The `worm$*` ports are a [`FramedWorm`], so a sink's [`ReceivedWorm`] joins them in one line.
@@ -211,6 +214,7 @@ impl Logic for WormReceiver {
         self.worm.cut.next = false;
         self.worm.worm_end.next = false;
         self.worm.crc_check.next = false;
+        self.worm.awaiting_crc.next = self.state.q.val() == ReceiveState::Crc;
         self.worm.verdict.next = WormVerdict::Ok;
         if self.valid.val() & self.is_head.val() {
             self.worm.head.next = true;
@@ -409,6 +413,7 @@ mod tests {
         cut: bool,
         end: Option<WormVerdict>,
         crc_check: bool,
+        awaiting_crc: bool,
         source: u16,
     }
 
@@ -451,6 +456,7 @@ mod tests {
             // `source` is a register: the head of this cycle shows from the next one.
             let mut s = Shown {
                 source: self.source,
+                awaiting_crc: self.expect == Expect::Crc,
                 ..Shown::default()
             };
             let word = flit::data(f);
@@ -602,6 +608,7 @@ mod tests {
             cut: uut.worm.cut.val(),
             end: uut.worm.worm_end.val().then_some(uut.worm.verdict.val()),
             crc_check: uut.worm.crc_check.val(),
+            awaiting_crc: uut.worm.awaiting_crc.val(),
             source: uut.worm.source.val().to_u64() as u16,
         }
     }

@@ -31,7 +31,7 @@ const SEQ_BYTES_BITS: u64 = 14;
 /// | `decide` | out | 1 | `word` is header word 6 of a well-formed header: the verdict is taken now |
 /// | `payload_valid` | out | 1 | `word` is a payload word |
 /// | `crc_flit` | out | 1 | a tail at the CRC position ends a worm now (CRC good or not) |
-/// | `awaiting_crc` | out | 1 | a register: the worm's last word before its CRC was consumed and no flit of the link's since (§11.5: the answer and delivered registers wait) |
+/// | `awaiting_crc` | out | 1 | the framing's state register is `Crc`: the worm's last word before its CRC was consumed and no flit since (§11.5: the answer and delivered registers wait) |
 /// | `arrived` | out | 1 | that worm's CRC is good and it is addressed to `node` |
 /// | `count_crc`, `count_cut`, `count_truncated`, `count_malformed`, `count_misrouted`, `count_version` | out | 1 each | a worm is dropped now, by reason (`count_cut` and `count_truncated` can be high together) |
 ///
@@ -104,8 +104,6 @@ pub struct RmppReceiver {
     seq_end_held: DFF<Bits<14>>,
     seq_end_far_held: DFF<Bit>,
     payload_words_held: DFF<Bits<4>>,
-    awaiting: DFF<Bit>,
-    payload_step: Constant<Bits<4>>,
     type_field: Signal<Local, Bits<14>>,
     length_wrong: Signal<Local, Bit>,
     /// `len > mtu`, for check 3 of RTS (`len <= mtu` is wrong) and RTS_LAST.
@@ -209,8 +207,6 @@ impl RmppReceiver {
             seq_end_held: Default::default(),
             seq_end_far_held: Default::default(),
             payload_words_held: Default::default(),
-            awaiting: Default::default(),
-            payload_step: c(1),
             type_field: Default::default(),
             length_wrong: Default::default(),
             above_mtu: Default::default(),
@@ -278,7 +274,6 @@ impl Logic for RmppReceiver {
             seq_end_held,
             seq_end_far_held,
             payload_words_held,
-            awaiting,
             last_seq
         );
         self.word.next = self.receiver.word.val();
@@ -409,20 +404,8 @@ impl Logic for RmppReceiver {
         self.count_version.next = self.version_rejected.val();
         self.count_cut.next = self.receiver.cut.val();
         self.crc_flit.next = self.receiver.crc_check.val();
-        // The framing's state `Crc` (§8.3) kept beside it, so that the action's choice reads a
-        // flip-flop, not the flit's valid and tail bits: set with the last word before the CRC
-        // (word 6 of a packet without payload, else the last payload word), cleared by any flit
-        // that ends the worm or starts another (a flit at the CRC position always does).
-        if self.receiver.head.val() | self.receiver.worm_end.val() | self.receiver.cut.val() {
-            self.awaiting.d.next = false;
-        } else if (self.decide.val() & !self.payload_words_held.q.val().any())
-            | (self.receiver.payload_valid.val()
-                & ((self.receiver.index.val() + self.payload_step.val())
-                    == self.payload_words_held.q.val()))
-        {
-            self.awaiting.d.next = true;
-        }
-        self.awaiting_crc.next = self.awaiting.q.val();
+        // The framing's state, not the flit: the action's choice then starts from a flip-flop.
+        self.awaiting_crc.next = self.receiver.awaiting_crc.val();
         self.ends.worm_end.next = self.receiver.worm_end.val();
         self.ends.verdict.next = self.receiver.verdict.val();
         self.arrived.next = self.ends.arrived.val();
