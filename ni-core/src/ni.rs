@@ -271,6 +271,15 @@ impl NiCore {
             kind_malformed: c(3),
         }
     }
+
+    /// The same, with the send payload read two cycles ahead into a register of the transmit
+    /// side's ([`transmit::Transmit::registered_payload_read`]): a node's choice.
+    pub fn registered_payload_read(self) -> Self {
+        Self {
+            transmit: self.transmit.registered_payload_read(),
+            ..self
+        }
+    }
 }
 
 impl Logic for NiCore {

@@ -7,7 +7,9 @@ use idemnet_rtl::flit::Flit;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
 use idemnet_rtl::worm_receiver::{FramedWorm, WormReceiver};
-use idemnet_rtl::worm_transmitter::{WormFetch, WormSource, WormTransmitter};
+use idemnet_rtl::worm_transmitter::{
+    header_read_lead, WormFetch, WormSource, WormTransmitter, REGISTERED_READ_LEAD,
+};
 use idemnet_spec::ni::NiConfig;
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
@@ -31,7 +33,7 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (the memory's read register, read at `fetch_index` a cycle ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
+/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (`payload_word`, a register loaded from the memory's read register, read two cycles ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
 /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
 /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
 /// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
@@ -49,8 +51,11 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// and 1 again from the edge that puts out its CRC flit (`worm$finish`). The words asked for:
 /// the route (`dst` = `tx_dst`, `src = node`), header words 0-6 (word 0 = `11` in 31:30, `type`
 /// in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`, `seq`, `info`,
-/// `msgNum`), and the payload words as given (not masked), read from `payloads` a cycle ahead
-/// at `worm$fetch_index`.
+/// `msgNum`), and the payload words as given (not masked), read from `payloads` two cycles ahead
+/// of the word asked for (at header word 5 for payload word 0, at payload word `i` for `i + 2`)
+/// into `payload_word`, so that the block RAM's output reaches only that register: on the
+/// ECP5 its DP16KD's clock-to-output of 5.8 ns, in series with the merge and the flit's mux,
+/// was the node's critical path (3ea7ee0: 96.2 MHz).
 ///
 /// Internals: `full` (a packet is held or in transmission), the latched fields `r_*`, the
 /// header words built by a [`HeaderWords`], as the receive path's replies are.
@@ -85,12 +90,15 @@ pub struct RmppTxCore {
     r_msg_num: DFF<Bits<32>>,
     r_bytes: DFF<Bits<6>>,
     o_ready: DFF<Bit>,
+    payload_word: DFF<Bits<32>>,
     // Combinational temporaries.
     tx_words: Signal<Local, Bits<6>>,
     // Parameters and named values.
     node_upper: Constant<Bits<32>>,
     node: Constant<Bits<16>>,
     word_round_up: Constant<Bits<6>>,
+    payload_lead: Constant<Bits<PACKET_ADDRESS_BITS>>,
+    header_lead: Constant<Bits<PACKET_ADDRESS_BITS>>,
 }
 
 /// Address bits of the framer's payload memory: 8 words of 32 bits (32 bytes, §13.1).
@@ -129,10 +137,17 @@ impl RmppTxCore {
             r_msg_num: Default::default(),
             r_bytes: Default::default(),
             o_ready: Default::default(),
+            payload_word: Default::default(),
             tx_words: Default::default(),
             node_upper: c((node as u64) << 16),
             node: c(node as u64),
             word_round_up: c(3),
+            payload_lead: c(REGISTERED_READ_LEAD as u64),
+            header_lead: c(header_read_lead(
+                REGISTERED_READ_LEAD,
+                RMPP_HEADER_WORDS,
+                PACKET_ADDRESS_BITS,
+            )),
         }
     }
 }
@@ -152,7 +167,8 @@ impl Logic for RmppTxCore {
             r_seq,
             r_info,
             r_msg_num,
-            r_bytes
+            r_bytes,
+            payload_word
         );
         self.o_ready.clock.next = self.clock.val();
         self.o_ready.d.next = false;
@@ -199,12 +215,16 @@ impl Logic for RmppTxCore {
         self.worm.due.next = self.full.q.val();
         self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
         self.worm.payload_words.next = self.tx_words.val().get_bits::<4>(0);
-        // A payload has at most 8 words, so the low 3 bits of the index are its address.
-        self.payloads.read_address.next = self
-            .worm
-            .fetch_index
-            .val()
-            .get_bits::<PACKET_ADDRESS_BITS>(0);
+        // A payload has at most 8 words, so the low 3 bits of an index are its address. The
+        // memory is read two cycles ahead (from the header's second-to-last word on); what it
+        // reads past the payload's last word nobody asks for.
+        self.payloads.read_address.next =
+            self.worm.index.val().get_bits::<PACKET_ADDRESS_BITS>(0) + self.payload_lead.val();
+        if self.worm.header_valid.val() {
+            self.payloads.read_address.next =
+                self.worm.index.val().get_bits::<PACKET_ADDRESS_BITS>(0) + self.header_lead.val();
+        }
+        self.payload_word.d.next = self.payloads.read_data.val();
         self.worm.word.next = 0.into();
         if self.worm.start.val() {
             self.worm.word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
@@ -221,7 +241,7 @@ impl Logic for RmppTxCore {
             self.worm.word.next = self.header.word.val();
         }
         if self.worm.payload_valid.val() {
-            self.worm.word.next = self.payloads.read_data.val();
+            self.worm.word.next = self.payload_word.q.val();
         }
 
         self.tx_ready.next = self.o_ready.q.val();
@@ -284,7 +304,7 @@ with_host_ports!(rmpp_tx_with_transmitter);
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `ni$*`, `rmpp$*`, `framer$*` | | | the three sources ([`WormFetch`], each joined to the source's [`WormSource`]): their `due`, `word`, `payload_words` in; `start` the source's alone; `finish` the NI's and the framer's alone (0 to the receive path, which reads none); `header_valid`, `payload_valid`, `index`, `fetch_index` the transmitter's, shown to all three |
+/// | `ni$*`, `rmpp$*`, `framer$*` | | | the three sources ([`WormFetch`], each joined to the source's [`WormSource`]): their `due`, `word`, `payload_words` in; `start` the source's alone; `finish` the NI's and the framer's alone (0 to the receive path, which reads none); `header_valid`, `payload_valid`, `index` the transmitter's, shown to all three |
 /// | `net_out` | out | 35 | the transmitter's flit (a register; zero when idle) |
 ///
 /// Timing: as §13.2 has it for three transmitters, OR-ed: the link is free in cycle `t` when
@@ -413,15 +433,12 @@ impl Logic for TxMerge {
         self.ni.header_valid.next = self.transmitter.source.header_valid.val();
         self.ni.payload_valid.next = self.transmitter.source.payload_valid.val();
         self.ni.index.next = self.transmitter.source.index.val();
-        self.ni.fetch_index.next = self.transmitter.source.fetch_index.val();
         self.rmpp.header_valid.next = self.transmitter.source.header_valid.val();
         self.rmpp.payload_valid.next = self.transmitter.source.payload_valid.val();
         self.rmpp.index.next = self.transmitter.source.index.val();
-        self.rmpp.fetch_index.next = self.transmitter.source.fetch_index.val();
         self.framer.header_valid.next = self.transmitter.source.header_valid.val();
         self.framer.payload_valid.next = self.transmitter.source.payload_valid.val();
         self.framer.index.next = self.transmitter.source.index.val();
-        self.framer.fetch_index.next = self.transmitter.source.fetch_index.val();
         self.net_out.next = self.transmitter.flit.val();
     }
 }
@@ -623,7 +640,7 @@ macro_rules! node_with_host_ports {
                     $($tx_input: Default::default(),)*
                     $($tx_output: Default::default(),)*
                     demux: RxDemux::new(ni.node),
-                    ni: NiCore::new(ni),
+                    ni: NiCore::new(ni).registered_payload_read(),
                     rx: RmppRxCore::new(rmpp),
                     tx: RmppTxCore::new(ni.node),
                     merge: Default::default(),
@@ -874,7 +891,6 @@ mod tests {
             // The asks are shown to every source alike.
             for source in [&uut.rmpp, &uut.framer] {
                 assert_eq!(source.index.val(), uut.ni.index.val());
-                assert_eq!(source.fetch_index.val(), uut.ni.fetch_index.val());
                 assert_eq!(source.header_valid.val(), uut.ni.header_valid.val());
                 assert_eq!(source.payload_valid.val(), uut.ni.payload_valid.val());
             }

@@ -8,9 +8,10 @@
 //! (the route in the cycle of `worm$start`, header word `worm$index` while `worm$header_valid`,
 //! payload word `worm$index` while `worm$payload_valid`) and gives the worm's payload words on
 //! `worm$payload_words`, read with its last header word; it is told `worm$start` (its worm's
-//! head goes out at this edge: it latches the worm's fields) and, if it needs them,
-//! `worm$finish` (its worm's CRC goes out at this edge) and `worm$fetch_index` (the payload word
-//! asked for in the next cycle, for a block RAM read a cycle ahead). These are the ports of
+//! head goes out at this edge: it latches the worm's fields) and, if it needs it,
+//! `worm$finish` (its worm's CRC goes out at this edge); a source whose payload is in block RAM
+//! reads it a cycle or two ahead from `worm$index` and its header length
+//! ([`idemnet_rtl::worm_transmitter::header_read_lead`]). These are the ports of
 //! [`idemnet_rtl::worm_transmitter::WormTransmitter`], from the parent's side; its header length
 //! is the source's, a constant.
 //!

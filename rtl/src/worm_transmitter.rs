@@ -11,6 +11,22 @@ use rust_hdl::prelude::*;
 use crate::crc::Crc32Word;
 use crate::flit::Flit;
 
+/// Cycles between the read of a payload word in a parent's block RAM and the cycle in which
+/// `payload_valid` asks for it, when the RAM's read register answers directly: the RAM reads at
+/// the edge before.
+pub const DIRECT_READ_LEAD: usize = 1;
+
+/// The same when the parent registers the RAM's output once more before answering with it.
+pub const REGISTERED_READ_LEAD: usize = 2;
+
+/// What a parent of `header_words` header words adds to `index` while `header_valid` to read
+/// its payload `lead` cycles ahead, modulo a RAM of `address_bits` address bits
+/// (`index + lead - header_words`, without going below zero).
+pub const fn header_read_lead(lead: usize, header_words: usize, address_bits: usize) -> u64 {
+    let words = 1usize << address_bits;
+    ((lead + words - header_words % words) % words) as u64
+}
+
 /// Where the transmitter is in a worm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum TransmitState {
@@ -27,7 +43,7 @@ pub enum TransmitState {
 /// A [`WormTransmitter`] seen from a worm source, the block whose worm it sends (docs/protocol.md
 /// §13.2: the node's NI, RMPP receive path and framer share one): what the source answers
 /// (`due`, `word`, `payload_words`) as outputs and what the transmitter asks (`start`,
-/// `header_valid`, `payload_valid`, `index`, `fetch_index`, `finish`) as inputs, of the
+/// `header_valid`, `payload_valid`, `index`, `finish`) as inputs, of the
 /// transmitter's meaning (its port table). A source may leave inputs it does not need unread.
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "WormFetch"]
@@ -39,7 +55,6 @@ pub struct WormSource {
     pub header_valid: Signal<In, Bit>,
     pub payload_valid: Signal<In, Bit>,
     pub index: Signal<In, Bits<4>>,
-    pub fetch_index: Signal<In, Bits<4>>,
     pub finish: Signal<In, Bit>,
 }
 
@@ -56,7 +71,6 @@ pub struct WormFetch {
     pub header_valid: Signal<Out, Bit>,
     pub payload_valid: Signal<Out, Bit>,
     pub index: Signal<Out, Bits<4>>,
-    pub fetch_index: Signal<Out, Bits<4>>,
     pub finish: Signal<Out, Bit>,
 }
 
@@ -76,7 +90,6 @@ pub struct WormFetch {
 /// | `source$start` | out | 1 | idle, due and granted: the head goes out at this edge (the parent latches the worm's fields) |
 /// | `source$header_valid`, `source$payload_valid` | out | 1, 1 | header / payload word `index` goes out at this edge |
 /// | `source$index` | out | 4 | the word's index within the header or within the payload |
-/// | `source$fetch_index` | out | 4 | the payload word asked for in the next cycle: 0 before the payload, `index + 1` during it |
 /// | `source$finish` | out | 1 | the CRC goes out at this edge: the worm's last flit |
 /// | `flit` | out | 35 | the flit put out (a register; zero when idle) |
 ///
@@ -90,11 +103,14 @@ pub struct WormFetch {
 /// the cycle of the CRC edge is `finish`, and the next worm can start in the cycle after it, so
 /// worms follow each other without gaps.
 ///
-/// A parent whose payload sits in block RAM, which reads only through a register, addresses
-/// its RAM with `fetch_index` every cycle: the word it reads at edge `t` is in the RAM's output
-/// register in cycle `t + 1`, exactly when `payload_valid` asks for it (`fetch_index` is 0 in
-/// the last header cycle and `index + 1` in each payload cycle; past the last word it names a
-/// word nobody asks for).
+/// A parent whose payload sits in block RAM reads it `lead` cycles ahead of the cycle in which
+/// `payload_valid` asks for the word: [`DIRECT_READ_LEAD`] when the RAM's read register
+/// answers, [`REGISTERED_READ_LEAD`] when a register of the parent's follows it, so that the
+/// RAM's clock-to-output (5.8 ns for the ECP5's DP16KD) reaches one register and no logic. In
+/// cycle `t` it addresses payload word `index + lead` while `payload_valid` and `index + lead -
+/// header_words` while `header_valid` ([`header_read_lead`] gives the offset modulo the RAM's
+/// words). Past the last word it reads words nobody asks for. A worm that has a payload and
+/// at least `lead` header words has all its reads within the worm.
 #[derive(LogicBlock)]
 pub struct WormTransmitter {
     pub clock: Signal<In, Clock>,
@@ -155,10 +171,6 @@ impl Logic for WormTransmitter {
         self.flit.next = self.flit_out.q.val();
         self.source.index.next = self.word_index.q.val();
         self.next_index.next = self.word_index.q.val() + self.index_step.val();
-        self.source.fetch_index.next = self.first_index.val();
-        if self.state.q.val() == TransmitState::Payload {
-            self.source.fetch_index.next = self.next_index.val();
-        }
         self.request.next = (self.state.q.val() == TransmitState::Idle) & self.source.due.val();
         self.source.start.next = false;
         self.source.header_valid.next = false;
@@ -271,9 +283,9 @@ mod tests {
     enum PayloadRead {
         /// From the worm at `index`, in the same cycle.
         Direct,
-        /// From a register loaded at every edge with the word at `fetch_index`, as a block RAM
-        /// reads.
-        Registered,
+        /// From a block RAM addressed `lead` cycles ahead from `index` and the header length:
+        /// its read register (lead 1), or a register loaded from it at every edge (lead 2).
+        Ahead(usize),
     }
 
     /// Worms queued at random times and granted at random, against a reference that puts each
@@ -290,6 +302,7 @@ mod tests {
         let mut in_flight: Option<Worm> = None;
         let mut to_go: VecDeque<u64> = VecDeque::new();
         let mut read_register = 0u32;
+        let mut held_register = 0u32;
         let mut sent = 0;
         for cycle in 0..cycles {
             uut.clock.next = false.into();
@@ -309,7 +322,8 @@ mod tests {
                 }
                 Some(w) if uut.source.payload_valid.val() => match read {
                     PayloadRead::Direct => w.payload.get(index).copied().unwrap_or(0) as u64,
-                    PayloadRead::Registered => read_register as u64,
+                    PayloadRead::Ahead(DIRECT_READ_LEAD) => read_register as u64,
+                    PayloadRead::Ahead(_) => held_register as u64,
                 },
                 _ => 0,
             });
@@ -339,14 +353,23 @@ mod tests {
                 !start && flit::is_tail(want),
                 "cycle {cycle}"
             );
-            // A worm that has not started has nothing to fetch yet; a random word stands for
-            // whatever the RAM held there.
-            let fetch = uut.source.fetch_index.val().to_u64() as usize;
-            read_register = match &in_flight {
-                Some(w) if !start => w.payload.get(fetch).copied(),
+            // The parent's read of an 8-word RAM, as its doc has it; outside a worm's header and
+            // payload, and past its payload, a random word stands for whatever the RAM held.
+            let lead = match read {
+                PayloadRead::Ahead(lead) => lead,
+                PayloadRead::Direct => DIRECT_READ_LEAD,
+            };
+            let fetch = match &in_flight {
+                Some(w) if uut.source.header_valid.val() => {
+                    Some((index as u64 + header_read_lead(lead, w.header.len(), 3)) as usize % 8)
+                }
+                Some(_) if uut.source.payload_valid.val() => Some((index + lead) % 8),
                 _ => None,
-            }
-            .unwrap_or_else(|| r.next_u64() as u32);
+            };
+            held_register = read_register;
+            read_register = fetch
+                .and_then(|a| in_flight.as_ref().and_then(|w| w.payload.get(a).copied()))
+                .unwrap_or_else(|| r.next_u64() as u32);
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
             assert_eq!(
@@ -372,13 +395,23 @@ mod tests {
         }
     }
 
-    /// A parent that reads its payload through a register, addressed by `fetch_index` a cycle
-    /// ahead, as from block RAM: the same worms.
+    /// A parent that reads its payload from block RAM a cycle ahead (its read register
+    /// answers) or two (a register of the parent's follows): the same worms, with headers of
+    /// at least `lead` words, as the doc asks.
     #[test]
-    fn a_registered_payload_read_at_fetch_index_keeps_the_worms_whole() {
-        for (header_words, seed) in [(&[2][..], 4), (&[7], 5), (&[1], 6), (&[2, 7], 8)] {
-            let sent = run(header_words, seed, 6000, PayloadRead::Registered);
-            assert!(sent > 300, "{header_words:?}: {sent} worms");
+    fn a_payload_read_ahead_from_block_ram_keeps_the_worms_whole() {
+        let (direct, registered) = (DIRECT_READ_LEAD, REGISTERED_READ_LEAD);
+        for (lead, header_words, seed) in [
+            (direct, &[1][..], 9),
+            (direct, &[2], 10),
+            (direct, &[2, 7], 11),
+            (registered, &[2], 4),
+            (registered, &[7], 5),
+            (registered, &[3], 6),
+            (registered, &[2, 7], 8),
+        ] {
+            let sent = run(header_words, seed, 6000, PayloadRead::Ahead(lead));
+            assert!(sent > 300, "lead {lead}, {header_words:?}: {sent} worms");
         }
     }
 }

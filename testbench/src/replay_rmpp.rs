@@ -309,6 +309,8 @@ pub fn replay_rmpp<D: ClockedDut>(
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
     let mut reader = Reader::Idle;
+    // A word was addressed in the cycle before: it shows in this cycle's outputs (§11.6).
+    let mut word_addressed = false;
     // slot -> (src, msg_id) of the upcall taken for it: a delivery names only its slot, which
     // holds that message until the delivery is taken (docs/protocol.md §11.3).
     let mut slot_messages: HashMap<u64, (u64, u64)> = HashMap::new();
@@ -341,10 +343,7 @@ pub fn replay_rmpp<D: ClockedDut>(
         let mut taken = None;
         let mut reading = false;
         if let Reader::Reading {
-            up,
-            words,
-            next,
-            data,
+            up, words, next, ..
         } = &mut reader
         {
             inputs[inp::RD_SLOT] = if *up {
@@ -357,34 +356,34 @@ pub fn replay_rmpp<D: ClockedDut>(
                 *next += 1;
                 reading = true;
             } else if *up {
+                // Taken in the cycle after the last word's address, whose outputs show that
+                // word (§11.6); the line's data is filled in once they do.
                 inputs[inp::UP_READY] = 1;
                 inputs[inp::UP_ACCEPT] = trace.accept as u64;
                 let len = outputs[out::UP_LEN];
-                let bytes = ni::words_to_bytes(data, len.min(config.mtu as u64) as usize);
                 slot_messages.insert(
                     outputs[out::UP_SLOT],
                     (outputs[out::UP_SRC], outputs[out::UP_MSG_ID]),
                 );
                 taken = Some((
                     "upcall",
+                    len.min(config.mtu as u64),
                     json!({ "cycle": now, "upcall": {
                     "src": outputs[out::UP_SRC], "msg_id": outputs[out::UP_MSG_ID],
-                    "msg_num": outputs[out::UP_MSG_NUM], "len": len,
-                    "data": hex::encode(bytes) } }),
+                    "msg_num": outputs[out::UP_MSG_NUM], "len": len } }),
                 ));
             } else {
                 inputs[inp::DLV_READY] = 1;
                 let len = outputs[out::DLV_LEN];
-                let bytes = ni::words_to_bytes(data, len as usize);
                 let slot = outputs[out::DLV_SLOT];
                 let Some(&(src, msg_id)) = slot_messages.get(&slot) else {
                     bail!("cycle {now}: the block delivered slot {slot}, which no upcall named");
                 };
                 taken = Some((
                     "deliver",
+                    len,
                     json!({ "cycle": now, "deliver": {
-                    "src": src, "msg_id": msg_id,
-                    "len": len, "data": hex::encode(bytes) } }),
+                    "src": src, "msg_id": msg_id, "len": len } }),
                 ));
             }
         }
@@ -392,10 +391,14 @@ pub fn replay_rmpp<D: ClockedDut>(
         dut.tick();
         dut.outputs(&mut outputs);
 
-        if let (true, Reader::Reading { data, .. }) = (reading, &mut reader) {
+        if let (true, Reader::Reading { data, .. }) = (word_addressed, &mut reader) {
             data.push(outputs[out::RD_DATA] as u32);
         }
-        if let Some((kind, line)) = taken {
+        word_addressed = reading;
+        if let Some((kind, bytes, mut line)) = taken {
+            if let Reader::Reading { data, .. } = &reader {
+                line[kind]["data"] = json!(hex::encode(ni::words_to_bytes(data, bytes as usize)));
+            }
             reader = Reader::Idle;
             output.push(now, now, 1, kind, line);
         }

@@ -6,7 +6,9 @@
 //! its beats in consecutive cycles while it stays high; the receive path's `snd_*`
 //! pulses go back to the sender. The upper layer accepts every message whole (`up_accept` =
 //! 2^32 - 1, the upcall taken as soon as it shows) and takes a delivery after reading its
-//! `ceil(len / 4)` words through the read port, one per cycle.
+//! `ceil(len / 4)` words through the read port, one per cycle: it addresses a word in each
+//! cycle and takes the delivery in the cycle after the last, whose outputs show that last word
+//! (§11.6).
 //!
 //! The scoreboard checks every upcall (a message some host sent, to this node, once, and per
 //! pair of nodes in send order: §3.8's ordering by arrival), every delivery (once, after its
@@ -83,6 +85,8 @@ struct Reading {
     msg_id: u32,
     len: usize,
     issued: u64,
+    /// A word was addressed in this cycle: it shows in the outputs of the next (§11.6).
+    issued_now: bool,
     words: Vec<u32>,
 }
 
@@ -96,6 +100,8 @@ pub struct MsgHosts {
     /// Per node: the packet being streamed to the framer, and its beats.
     framing: Vec<Option<(Packet, Beats)>>,
     reading: Vec<Option<Reading>>,
+    /// A delivery taken in cycle `.0` whose last word shows in that cycle's outputs.
+    finishing: Vec<Option<(u64, Reading)>>,
     /// Per node and slot: the message (`src`, `msg_id`) of the last upcall that named the slot.
     /// A delivery names only the slot (docs/protocol.md §11.3), which holds that message from
     /// its upcall until its delivery is taken.
@@ -155,6 +161,7 @@ impl MsgHosts {
             senders,
             framing: vec![None; lay.nodes],
             reading: (0..lay.nodes).map(|_| None).collect(),
+            finishing: (0..lay.nodes).map(|_| None).collect(),
             slot_messages: vec![[None; SLOT_NUMBERS]; lay.nodes],
             recs: HashMap::new(),
             next_upcall: HashMap::new(),
@@ -328,6 +335,7 @@ impl MsgHosts {
                     msg_id,
                     len,
                     issued: 0,
+                    issued_now: false,
                     words: vec![],
                 });
                 self.shown(t - 1, p, src, msg_id);
@@ -335,7 +343,8 @@ impl MsgHosts {
             let mut take = None;
             if let Some(r) = self.reading[p].as_mut() {
                 inputs[lay.rx_input(rxi::RD_SLOT, p)] = r.slot;
-                if (r.issued as usize) < r.len.div_ceil(4) {
+                r.issued_now = (r.issued as usize) < r.len.div_ceil(4);
+                if r.issued_now {
                     inputs[lay.rx_input(rxi::RD_WORD, p)] = r.issued;
                     r.issued += 1;
                 } else {
@@ -344,19 +353,31 @@ impl MsgHosts {
                 }
             }
             if let Some(r) = take {
-                self.delivery(t, p, r);
+                if r.words.len() == r.issued as usize {
+                    self.delivery(t, p, r);
+                } else {
+                    self.finishing[p] = Some((t, r));
+                }
             }
         }
     }
 
-    /// Collects the words read in cycle `t` (shown in `O_t`).
+    /// Collects the word addressed in cycle `t - 1`, shown in `O_t` (§11.6), and makes the
+    /// deliveries whose last word that is.
     pub fn observe(&mut self, _t: u64, o: &[u64]) {
         let lay = self.lay;
         for (p, r) in self.reading.iter_mut().enumerate() {
             if let Some(r) = r {
-                if r.words.len() < r.issued as usize {
+                let shown = r.issued as usize - r.issued_now as usize;
+                if r.words.len() < shown {
                     r.words.push(o[lay.rx_output(rxo::RD_DATA, p)] as u32);
                 }
+            }
+        }
+        for p in 0..self.finishing.len() {
+            if let Some((taken, mut r)) = self.finishing[p].take() {
+                r.words.push(o[lay.rx_output(rxo::RD_DATA, p)] as u32);
+                self.delivery(taken, p, r);
             }
         }
     }

@@ -68,6 +68,8 @@ pub struct RxPeers {
     slot_messages: HashMap<u64, (u16, u32)>,
     reading: Option<(u64, u16, u32, usize, u64, Vec<u32>)>,
     read_issued: bool,
+    /// A word addressed in the cycle before shows in this cycle's outputs.
+    read_shown: bool,
     pub messages: u64,
     pub upcalls: u64,
     pub delivered: u64,
@@ -103,6 +105,7 @@ impl RxPeers {
             slot_messages: HashMap::new(),
             reading: None,
             read_issued: false,
+            read_shown: false,
             messages: 0,
             upcalls: 0,
             delivered: 0,
@@ -218,6 +221,8 @@ impl RxPeers {
             self.slot_messages.insert(prev[out::UP_SLOT], (src, id));
         }
         i[inp::DLV_READY] = 0;
+        // The word addressed in the cycle before shows in this cycle's outputs (§11.6).
+        self.read_shown = self.read_issued;
         self.read_issued = false;
         if self.reading.is_none() && prev[out::DLV_VALID] & 1 == 1 {
             let slot = prev[out::DLV_SLOT];
@@ -241,7 +246,8 @@ impl RxPeers {
                 } else {
                     i[inp::RD_WORD] = self.rng.gen_range(0..1024);
                 }
-            } else if self.rng.gen_bool(self.p.ready) {
+            } else if !self.read_shown && self.rng.gen_bool(self.p.ready) {
+                // Taken once every word is in: the last shows the cycle after it was addressed.
                 i[inp::DLV_READY] = 1;
                 done = self.reading.take();
             }
@@ -265,9 +271,9 @@ impl RxPeers {
         }
     }
 
-    /// Collects the word read in cycle `t` (`O_t`).
+    /// Collects the word addressed in cycle `t - 1`, shown in `O_t` (§11.6).
     pub fn observe(&mut self, o: &[u64]) {
-        if self.read_issued {
+        if self.read_shown {
             if let Some(r) = self.reading.as_mut() {
                 r.5.push(o[out::RD_DATA] as u32);
             }

@@ -125,6 +125,8 @@ pub struct RmppRx {
     // Output registers.
     net_out: u64,
     rd_data: u32,
+    /// The word read at this edge, shown in `rd_data` after the next (§11.6).
+    rd_next: u32,
     snd: Option<SndPulse>,
     /// The counts so far, events of this edge included.
     counted: [u16; 13],
@@ -191,6 +193,7 @@ impl RmppRx {
             tx_next: 0,
             net_out: 0,
             rd_data: 0,
+            rd_next: 0,
             snd: None,
             counted: [0; 13],
             shown: [0; 13],
@@ -629,9 +632,11 @@ impl ModelBlock for RmppRx {
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
         let cfg = self.cfg;
         let sw = cfg.slot_words();
-        // The read port sees the buffer and the limits before this edge.
+        // The read port sees the buffer and the limits before this edge, and shows the word
+        // after the next (§11.6).
         let (rs, rw) = (i[inp::RD_SLOT] as usize & 0xF, i[inp::RD_WORD] & 0x3FF);
-        self.rd_data = match self.slots.get(rs) {
+        self.rd_data = self.rd_next;
+        self.rd_next = match self.slots.get(rs) {
             Some(s) if (rw as usize) < sw => {
                 mask_word(self.buf[rs * sw + rw as usize], rw, s.limit)
             }

@@ -1,11 +1,13 @@
 //! The NI's transmit pick and words (docs/protocol.md §8.5): which packet a worm carries, and the
 //! words the transmitter asks for.
 
-use idemnet_rtl::worm_transmitter::WormSource;
+use idemnet_rtl::worm_transmitter::{
+    header_read_lead, WormSource, DIRECT_READ_LEAD, REGISTERED_READ_LEAD,
+};
 use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
-use super::{c, SEND_ADDRESS_BITS, SLOT_BITS};
+use super::{c, HEADER_WORDS, SEND_ADDRESS_BITS, SLOT_BITS};
 
 /// The transmit side of an NI: the pick (§8.5), the first due packet in priority (a late
 /// FORGET, a send slot's FORGET, a receive slot's ACK, a send slot's SEND) registered between
@@ -26,13 +28,18 @@ use super::{c, SEND_ADDRESS_BITS, SLOT_BITS};
 /// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet, of slot `sent_slot` |
 /// | `sent_slot` | out | 4 | the picked packet's slot (a register): the send slot of a FORGET or a SEND, the receive slot of an ACK |
 /// | `retransmit` | out | 1 | the SEND started now was sent before |
-/// | `read_address` | out | 7 | the send payload word to read at this edge: the pick's slot, `worm$fetch_index` |
+/// | `read_address` | out | 7 | the send payload word to read at this edge: the pick's slot, and the word a cycle ahead of the one asked for, or two with [`Transmit::registered_payload_read`] |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed (its FORGET started) |
 ///
 /// Timing: `worm$due` and `sent_slot` are registers, `worm$word` combinational from the
 /// `worm$*` inputs, the registers and `payload_word`; the strobes are `worm$start` gated by the
-/// pick's kind, `read_address` combinational from the pick's slot and `worm$fetch_index`,
-/// `done_*` registers. The pick registers at every edge at which no worm is in progress (`start`
+/// pick's kind, `read_address` combinational from the pick's slot and `worm$index`,
+/// `done_*` registers. `worm$word` gives the memory's read register while `payload_valid`, or,
+/// with [`Transmit::registered_payload_read`], `payload_held`, a register loaded from it: the
+/// node's choice, where the word runs on through the merge's multiplexer into the flit and the
+/// ECP5's DP16KD clock-to-output (5.8 ns) ended its critical path. The NI alone and the
+/// self-test's NIs read directly (32 flip-flops less an NI; the compact iCE40 self-test is at
+/// 98 % of its device). The pick registers at every edge at which no worm is in progress (`start`
 /// not seen since the last `finish`) and none starts, and at the `finish` edge; it holds from a
 /// start to its finish, so the words a worm is asked for are its own. No path runs from the
 /// slot state to `start`: the merge and the transmitter decide from the `due` register.
@@ -84,11 +91,14 @@ pub struct Transmit {
     in_worm: DFF<Bit>,
     completion_valid: DFF<Bit>,
     completion_uid: DFF<Bits<32>>,
+    /// The payload word asked for next: the memory's read register of the cycle before.
+    payload_held: DFF<Bits<32>>,
     refresh: Signal<Local, Bit>,
     outgoing_word: Signal<Local, Bits<32>>,
     outgoing_words: Signal<Local, Bits<6>>,
-    /// The payload word the transmitter fetches (a payload has at most 8 words, the low 3
-    /// bits of the index; named, as rust-hdl cannot widen a slice without a width warning).
+    /// The payload word read now, ahead of the transmitter's (a payload has at most
+    /// 8 words, the low 3 bits of an index; named, as rust-hdl cannot widen a slice without a
+    /// width warning).
     fetch_word: Signal<Local, Bits<3>>,
     // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
     node_upper: Constant<Bits<32>>,
@@ -97,6 +107,9 @@ pub struct Transmit {
     kind_send: Constant<Bits<2>>,
     kind_ack: Constant<Bits<2>>,
     kind_forget: Constant<Bits<2>>,
+    payload_lead: Constant<Bits<3>>,
+    header_lead: Constant<Bits<3>>,
+    payload_registered: Constant<Bit>,
 }
 
 impl Transmit {
@@ -145,6 +158,7 @@ impl Transmit {
             in_worm: Default::default(),
             completion_valid: Default::default(),
             completion_uid: Default::default(),
+            payload_held: Default::default(),
             refresh: Default::default(),
             outgoing_word: Default::default(),
             outgoing_words: Default::default(),
@@ -155,6 +169,19 @@ impl Transmit {
             kind_send: c(0),
             kind_ack: c(1),
             kind_forget: c(2),
+            payload_lead: c(DIRECT_READ_LEAD as u64),
+            header_lead: c(header_read_lead(DIRECT_READ_LEAD, HEADER_WORDS, 3)),
+            payload_registered: Constant::new(false),
+        }
+    }
+
+    /// The same, answering payload words from `payload_held`, read two cycles ahead (above).
+    pub fn registered_payload_read(self) -> Self {
+        Self {
+            payload_lead: c(REGISTERED_READ_LEAD as u64),
+            header_lead: c(header_read_lead(REGISTERED_READ_LEAD, HEADER_WORDS, 3)),
+            payload_registered: Constant::new(true),
+            ..self
         }
     }
 }
@@ -176,7 +203,8 @@ impl Logic for Transmit {
             outgoing_uid,
             outgoing_slot,
             outgoing_transmitted,
-            in_worm
+            in_worm,
+            payload_held
         );
         self.completion_valid.clock.next = self.clock.val();
         self.completion_valid.d.next = false;
@@ -262,9 +290,13 @@ impl Logic for Transmit {
                 self.retransmit.next = self.outgoing_transmitted.q.val();
             }
         }
-        self.fetch_word.next = self.worm.fetch_index.val().get_bits::<3>(0);
-        // The SEND's payload is read a cycle ahead, at the word the transmitter asks for next;
-        // its slot is busy until its FORGET, so the words cannot change meanwhile.
+        // The SEND's payload is read ahead of the word the transmitter asks for, from its header
+        // words on; its slot is busy until its FORGET, so the words cannot change meanwhile.
+        self.fetch_word.next = self.worm.index.val().get_bits::<3>(0) + self.payload_lead.val();
+        if self.worm.header_valid.val() {
+            self.fetch_word.next = self.worm.index.val().get_bits::<3>(0) + self.header_lead.val();
+        }
+        self.payload_held.d.next = self.payload_word.val();
         self.read_address.next =
             (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.outgoing_slot.q.val()) << 3)
                 | bit_cast::<SEND_ADDRESS_BITS, 3>(self.fetch_word.val());
@@ -285,6 +317,9 @@ impl Logic for Transmit {
         }
         if self.worm.payload_valid.val() {
             self.outgoing_word.next = self.payload_word.val();
+            if self.payload_registered.val() {
+                self.outgoing_word.next = self.payload_held.q.val();
+            }
         }
         self.worm.word.next = self.outgoing_word.val();
         self.done_valid.next = self.completion_valid.q.val();

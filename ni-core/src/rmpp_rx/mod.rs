@@ -156,14 +156,14 @@ pub enum DropReason {
 /// and the answer register acts at edge `t + 2` at the earliest; a delivery is taken likewise,
 /// and the delivered register acts at `t + 1` at the earliest. A reply started in cycle `t`
 /// (`worm$start`) is picked at edge `t` and asked for its words 0-6 in the cycles after it.
-/// `rd_data` in `O_t` is the word addressed in `I_t`, before edge `t`, masked by the slot's
-/// `limit` before edge `t`.
+/// `rd_data` in `O_(t+1)` is the word addressed in `I_t`, before edge `t`, masked by the slot's
+/// `limit` before edge `t` (§11.6).
 ///
 /// Every output but `worm$word` (combinational from `worm$*` and registers) is a register or a
 /// function of registers only (no path from an input port to an output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
 /// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
-/// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is the RAM's
-/// registered output under a registered byte mask; `worm$due` is the slot table's scan.
+/// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is a register:
+/// the RAM's registered output under a registered byte mask, registered again; `worm$due` is the slot table's scan.
 ///
 /// Internals: `receive` reads the worm a [`idemnet_rtl::worm_receiver::WormReceiver`] frames
 /// (through `receiver`, §13.3) and latches the header; `verdict` takes and latches the verdict

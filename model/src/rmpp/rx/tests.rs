@@ -102,15 +102,24 @@ fn the_read_port_masks_bytes_past_the_limit() {
     assert_eq!(o[out::UP_VALID], 0);
     rx.step(&i, &mut o);
     assert_eq!(o[out::UP_VALID], 1);
+    // A word addressed in cycle `t` shows after edge `t + 1` (§11.6).
     i[inp::RD_SLOT] = 0;
+    i[inp::RD_WORD] = 0;
+    rx.step(&i, &mut o);
     i[inp::RD_WORD] = 1;
     rx.step(&i, &mut o);
-    assert_eq!(o[out::RD_DATA], 0x0506_0000, "bytes 6 and 7 are past len 6");
+    assert_eq!(
+        o[out::RD_DATA],
+        0x0102_0304,
+        "word 0, addressed a cycle earlier"
+    );
     i[inp::RD_WORD] = 2;
     rx.step(&i, &mut o);
-    assert_eq!(o[out::RD_DATA], 0);
+    assert_eq!(o[out::RD_DATA], 0x0506_0000, "bytes 6 and 7 are past len 6");
     i[inp::RD_SLOT] = 3;
     i[inp::RD_WORD] = 0;
+    rx.step(&i, &mut o);
+    assert_eq!(o[out::RD_DATA], 0);
     rx.step(&i, &mut o);
     assert_eq!(o[out::RD_DATA], 0, "a free slot reads zero");
 }
