@@ -69,7 +69,7 @@ pub enum SendState {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM a cycle ahead, at `fetch_index`), zero when none is asked for; `payload_words` from the pick's length |
+/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM ahead of the word asked for, [`transmit::Transmit`]), zero when none is asked for; `payload_words` from the pick's length |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |

@@ -134,7 +134,7 @@ pub enum DropReason {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`idemnet_rtl::worm_receiver::WormReceiver`] this core does not own ([`ReceivedWorm`]: the receive path alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm$*` | | | the replies this path sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the path alone's transmitter or of the node's merge, §13.2): at `start` the lowest slot with a reply due (CTS, MSGEND, MSGDROP) is picked; `word` is the route at `start`, header word `index` while `header_valid`; `payload_words` is 0 (replies carry no payload); `payload_valid`, `fetch_index` and `finish` are not read |
+/// | `worm$*` | | | the replies this path sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the path alone's transmitter or of the node's merge, §13.2): at `start` the lowest slot with a reply due (CTS, MSGEND, MSGDROP) is picked; `word` is the route at `start`, header word `index` while `header_valid`; `payload_words` is 0 (replies carry no payload); `payload_valid` and `finish` are not read |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
 /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
