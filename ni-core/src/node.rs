@@ -313,11 +313,13 @@ with_host_ports!(rmpp_tx_with_transmitter);
 /// NI, receive path, framer, its `start` is high and its head goes out at edge `t`, and `turn` becomes the
 /// source after it; otherwise there is no start and `turn` holds (the NI at power-on). The arbiter
 /// is a [`RoundRobin`] (its `turn` is the requester after `last`), `ready` the transmitter idle
-/// with a worm due and `lock` otherwise, so that its `grant_index` names the source whose worm
+/// with a worm due and `lock` otherwise, so that its `holder` names the source whose worm
 /// is in flight from head to tail: the transmitter's `word`, header length (the NI's 2 or the
-/// RMPP's 7, §8.1, §11.1) and `payload_words` are that source's, through a multiplexer. The
+/// RMPP's 7, §8.1, §11.1) and `payload_words` are that source's. The word goes through an
+/// AND-OR on a one-hot select (the arbiter's `grant` in the cycle a worm starts, its `holder`
+/// after), the header length and `payload_words` through one on the `holder` alone. The
 /// strobes that act on a source (`start`, the NI's and the framer's `finish`) are its alone; the ones that only ask
-/// for a word are shared, the source not served answers them into the multiplexer's unused
+/// for a word are shared, the sources not served answer them into the AND-OR's masked
 /// inputs. `start` is combinational from the `due`s and registers; `word` and `payload_words`
 /// reach only the transmitter's registers, so a source answers in the cycle it is asked.
 #[derive(LogicBlock)]
@@ -334,9 +336,9 @@ pub struct TxMerge {
     receive_request: Constant<Bits<MERGE_SOURCES>>,
     framer_request: Constant<Bits<MERGE_SOURCES>>,
     no_request: Constant<Bits<MERGE_SOURCES>>,
-    ni_source: Constant<Bits<MERGE_SOURCE_BITS>>,
-    receive_source: Constant<Bits<MERGE_SOURCE_BITS>>,
-    framer_source: Constant<Bits<MERGE_SOURCE_BITS>>,
+    selected: Signal<Local, Bits<MERGE_SOURCES>>,
+    word: Signal<Local, Bits<32>>,
+    no_word: Constant<Bits<32>>,
     ni_header_words: Constant<Bits<4>>,
     rmpp_header_words: Constant<Bits<4>>,
 }
@@ -375,9 +377,9 @@ impl Default for TxMerge {
             receive_request: request(MergeSource::Receive),
             framer_request: request(MergeSource::Framer),
             no_request: c(0),
-            ni_source: c(MergeSource::Ni.number()),
-            receive_source: c(MergeSource::Receive.number()),
-            framer_source: c(MergeSource::Framer.number()),
+            selected: Default::default(),
+            word: Default::default(),
+            no_word: c(0),
             ni_header_words: c(crate::ni::HEADER_WORDS as u64),
             rmpp_header_words: c(RMPP_HEADER_WORDS as u64),
         }
@@ -409,25 +411,43 @@ impl Logic for TxMerge {
         self.ni.start.next = self.arbiter.grant.val().get_bit(0);
         self.rmpp.start.next = self.arbiter.grant.val().get_bit(1);
         self.framer.start.next = self.arbiter.grant.val().get_bit(2);
-        // The NI and the framer read `finish` (the replies' state moves at `start`).
+        // The source whose word goes out: in the cycle a worm starts the one granted, else the
+        // one holding the link. One-hot, AND-OR-ed into the word: from a source's `due` to
+        // the flit that is two LUT levels to the select and two through the word (a compare
+        // of `grant_index`, whose lock multiplexer waits for the `due`s in every state, took
+        // six). While the link is idle with nothing due, the select is the holder's, which the
+        // transmitter does not read.
+        self.selected.next = self.arbiter.holder.val();
+        if self.transmitter.request.val() {
+            self.selected.next = self.arbiter.grant.val();
+        }
+        self.word.next = self.no_word.val();
+        if self.selected.val().get_bit(0) {
+            self.word.next = self.word.val() | self.ni.word.val();
+        }
+        if self.selected.val().get_bit(1) {
+            self.word.next = self.word.val() | self.rmpp.word.val();
+        }
+        if self.selected.val().get_bit(2) {
+            self.word.next = self.word.val() | self.framer.word.val();
+        }
+        self.transmitter.source.word.next = self.word.val();
+        // The rest is read only while a worm is out, from the holder (a register).
+        self.transmitter.header_words.next = self.rmpp_header_words.val();
+        self.transmitter.source.payload_words.next = self.framer.payload_words.val();
         self.ni.finish.next = false;
         self.rmpp.finish.next = false;
         self.framer.finish.next = false;
-        self.transmitter.source.word.next = self.ni.word.val();
-        self.transmitter.header_words.next = self.ni_header_words.val();
-        self.transmitter.source.payload_words.next = self.ni.payload_words.val();
-        if self.arbiter.grant_index.val() == self.ni_source.val() {
+        if self.arbiter.holder.val().get_bit(0) {
+            self.transmitter.header_words.next = self.ni_header_words.val();
+            self.transmitter.source.payload_words.next = self.ni.payload_words.val();
             self.ni.finish.next = self.transmitter.source.finish.val();
         }
-        if self.arbiter.grant_index.val() == self.receive_source.val() {
-            self.transmitter.source.word.next = self.rmpp.word.val();
-            self.transmitter.header_words.next = self.rmpp_header_words.val();
+        if self.arbiter.holder.val().get_bit(1) {
             self.transmitter.source.payload_words.next = self.rmpp.payload_words.val();
         }
-        if self.arbiter.grant_index.val() == self.framer_source.val() {
-            self.transmitter.source.word.next = self.framer.word.val();
-            self.transmitter.header_words.next = self.rmpp_header_words.val();
-            self.transmitter.source.payload_words.next = self.framer.payload_words.val();
+        if self.arbiter.holder.val().get_bit(2) {
+            // The replies' state moves at `start`; the NI and the framer read `finish`.
             self.framer.finish.next = self.transmitter.source.finish.val();
         }
         self.ni.header_valid.next = self.transmitter.source.header_valid.val();

@@ -12,6 +12,7 @@
 //! | `grant` | out | `REQUESTERS` | one-hot: the requester that has the resource this cycle, or 0 |
 //! | `grant_index` | out | `INDEX_BITS` | its number (for a multiplexer); any value if none |
 //! | `requested` | out | 1 | some requester requests, granted or not (for a tree of arbiters) |
+//! | `holder` | out | `REQUESTERS` | one-hot: the requester granted last (a register; zero before the first grant): the one a `lock` keeps, for a multiplexer that must not wait for `request` |
 //!
 //! Timing: the outputs are combinational from `request`, `ready`, `lock` and the registers
 //! `last` (one-hot, the requester granted last; none at power-on), `last_index` (its number)
@@ -52,6 +53,7 @@ pub struct RoundRobin<const REQUESTERS: usize, const INDEX_BITS: usize> {
     pub grant: Signal<Out, Bits<REQUESTERS>>,
     pub grant_index: Signal<Out, Bits<INDEX_BITS>>,
     pub requested: Signal<Out, Bit>,
+    pub holder: Signal<Out, Bits<REQUESTERS>>,
     /// One-hot: the requester granted last (zero before the first grant).
     last: DFF<Bits<REQUESTERS>>,
     last_index: DFF<Bits<INDEX_BITS>>,
@@ -77,6 +79,7 @@ impl<const REQUESTERS: usize, const INDEX_BITS: usize> RoundRobin<REQUESTERS, IN
             grant: Default::default(),
             grant_index: Default::default(),
             requested: Default::default(),
+            holder: Default::default(),
             last: Default::default(),
             last_index: Default::default(),
             after_last: Default::default(),
@@ -116,6 +119,7 @@ impl<const REQUESTERS: usize, const INDEX_BITS: usize> Logic
             self.grant_index.next = self.pick_any.index.val();
         }
         self.requested.next = self.pick_any.any.val();
+        self.holder.next = self.last.q.val();
         self.grant.next = self.no_requester.val();
         if self.ready.val() {
             self.grant.next = self.chosen.val() & self.request.val();
@@ -191,6 +195,8 @@ mod tests {
             uut.ready.next = ready;
             uut.lock.next = lock;
             settle(&mut uut);
+            let holder = reference.last.map_or(0, |i| 1 << i);
+            assert_eq!(uut.holder.val().to_u64(), holder, "cycle {cycle}");
             let grant = reference.cycle(request, ready, lock);
             assert_eq!(uut.grant.val().to_u64(), grant, "cycle {cycle}");
             if grant != 0 {
@@ -210,6 +216,7 @@ mod tests {
                 uut.grant.val().to_u64(),
                 uut.grant_index.val().to_u64(),
                 uut.requested.val().into(),
+                uut.holder.val().to_u64(),
             ];
             assert_eq!(
                 verilated.cycle(&inputs),
