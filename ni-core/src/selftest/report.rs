@@ -14,8 +14,9 @@ pub const FIELDS: [u8; 5] = *b"SDULB";
 /// `uart_tx` (out, 1).
 ///
 /// Timing: all outputs are registers. The counters are sampled together at the edge a line
-/// starts (edge `period - 1`, then every `period` cycles), so a line is one instant's
-/// snapshot. `led[0]` pass (something delivered, and no duplicate, loss or bad delivery);
+/// starts, edge `k * period` (the first at power-on), from their values in cycle `k * period`
+/// (§14.4), so a line is one instant's snapshot; the timer's expiry is a register of its own,
+/// set a cycle ahead. `led[0]` pass (something delivered, and no duplicate, loss or bad delivery);
 /// `led[1]` fail (any of those); `led[2]` bit `activity_bit` of the delivered count; `led[3]`
 /// toggles with each line; `led[7:4]` counts lines.
 #[derive(LogicBlock)]
@@ -30,6 +31,7 @@ pub struct Reporter {
     pub uart_tx: Signal<Out, Bit>,
     uart: UartTx,
     timer: DFF<Bits<32>>,
+    counting: DFF<Bit>,
     lines: DFF<Bits<4>>,
     active: DFF<Bit>,
     field: DFF<Bits<3>>,
@@ -48,31 +50,32 @@ pub struct Reporter {
     letters: Vec<Constant<Bits<8>>>,
     fields: Vec<Constant<Bits<3>>>,
     activity: Constant<Bits<32>>,
-    zero8: Constant<Bits<8>>,
-    bit0: Constant<Bits<8>>,
-    bit1: Constant<Bits<8>>,
-    bit2: Constant<Bits<8>>,
-    bit3: Constant<Bits<8>>,
-    sh4: Constant<Bits<8>>,
-    sh32: Constant<Bits<8>>,
-    sh64: Constant<Bits<8>>,
-    sh96: Constant<Bits<8>>,
-    sh128: Constant<Bits<8>>,
-    ten: Constant<Bits<8>>,
-    digit0: Constant<Bits<8>>,
-    letter_a: Constant<Bits<8>>,
+    led_off: Constant<Bits<8>>,
+    led_pass_bit: Constant<Bits<8>>,
+    led_fail_bit: Constant<Bits<8>>,
+    led_activity_bit: Constant<Bits<8>>,
+    led_beat_bit: Constant<Bits<8>>,
+    digit_shift: Constant<Bits<8>>,
+    lines_led_shift: Constant<Bits<8>>,
+    lost_at: Constant<Bits<8>>,
+    duplicated_at: Constant<Bits<8>>,
+    delivered_at: Constant<Bits<8>>,
+    sent_at: Constant<Bits<8>>,
+    first_letter_digit: Constant<Bits<8>>,
+    ascii_zero: Constant<Bits<8>>,
+    ascii_letter_base: Constant<Bits<8>>,
     equals: Constant<Bits<8>>,
     space: Constant<Bits<8>>,
     cr: Constant<Bits<8>>,
     lf: Constant<Bits<8>>,
-    pos_eq: Constant<Bits<4>>,
-    pos_end: Constant<Bits<4>>,
+    equals_position: Constant<Bits<4>>,
+    separator_position: Constant<Bits<4>>,
     last_field: Constant<Bits<3>>,
     newline: Constant<Bits<3>>,
-    zero4: Constant<Bits<4>>,
-    one3: Constant<Bits<3>>,
-    one4: Constant<Bits<4>>,
-    one32: Constant<Bits<32>>,
+    letter_position: Constant<Bits<4>>,
+    field_step: Constant<Bits<3>>,
+    step: Constant<Bits<4>>,
+    timer_step: Constant<Bits<32>>,
 }
 
 impl Reporter {
@@ -93,6 +96,7 @@ impl Reporter {
             uart_tx: Default::default(),
             uart: UartTx::new(divider),
             timer: Default::default(),
+            counting: Default::default(),
             lines: Default::default(),
             active: Default::default(),
             field: Default::default(),
@@ -113,31 +117,32 @@ impl Reporter {
                 .map(|f| Constant::new(Bits::from(f as u64)))
                 .collect(),
             activity: Constant::new(Bits::from(1u64 << activity_bit)),
-            zero8: c8(0),
-            bit0: c8(1),
-            bit1: c8(2),
-            bit2: c8(4),
-            bit3: c8(8),
-            sh4: c8(4),
-            sh32: c8(32),
-            sh64: c8(64),
-            sh96: c8(96),
-            sh128: c8(128),
-            ten: c8(10),
-            digit0: c8(b'0'),
-            letter_a: c8(b'A' - 10),
+            led_off: c8(0),
+            led_pass_bit: c8(1),
+            led_fail_bit: c8(2),
+            led_activity_bit: c8(4),
+            led_beat_bit: c8(8),
+            digit_shift: c8(4),
+            lines_led_shift: c8(4),
+            lost_at: c8(32),
+            duplicated_at: c8(64),
+            delivered_at: c8(96),
+            sent_at: c8(128),
+            first_letter_digit: c8(10),
+            ascii_zero: c8(b'0'),
+            ascii_letter_base: c8(b'A' - 10),
             equals: c8(b'='),
             space: c8(b' '),
             cr: c8(b'\r'),
             lf: c8(b'\n'),
-            pos_eq: Constant::new(Bits::from(1)),
-            pos_end: Constant::new(Bits::from(10)),
+            equals_position: Constant::new(Bits::from(1)),
+            separator_position: Constant::new(Bits::from(10)),
             last_field: Constant::new(Bits::from(4)),
             newline: Constant::new(Bits::from(5)),
-            zero4: Constant::new(Bits::default()),
-            one3: Constant::new(Bits::from(1)),
-            one4: Constant::new(Bits::from(1)),
-            one32: Constant::new(Bits::from(1)),
+            letter_position: Constant::new(Bits::default()),
+            field_step: Constant::new(Bits::from(1)),
+            step: Constant::new(Bits::from(1)),
+            timer_step: Constant::new(Bits::from(1)),
         }
     }
 }
@@ -145,7 +150,7 @@ impl Reporter {
 impl Logic for Reporter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, timer, lines, active, field, pos, snap, o_led);
+        dff_setup!(self, clock, timer, counting, lines, active, field, pos, snap, o_led);
         self.uart.clock.next = self.clock.val();
         self.uart_tx.next = self.uart.tx.val();
         self.led.next = self.o_led.q.val();
@@ -153,20 +158,20 @@ impl Logic for Reporter {
         // The character at (field, pos): letter, '=', eight hex digits, then ' ' or "\r\n".
         self.nibble4.next = self.snap.q.val().get_bits::<4>(156);
         self.nibble.next = bit_cast::<8, 4>(self.nibble4.val());
-        self.ch.next = self.nibble.val() + self.digit0.val();
-        if self.nibble.val() >= self.ten.val() {
-            self.ch.next = self.nibble.val() + self.letter_a.val();
+        self.ch.next = self.nibble.val() + self.ascii_zero.val();
+        if self.nibble.val() >= self.first_letter_digit.val() {
+            self.ch.next = self.nibble.val() + self.ascii_letter_base.val();
         }
-        if self.pos.q.val() == self.zero4.val() {
+        if self.pos.q.val() == self.letter_position.val() {
             self.ch.next = self.lf.val();
             for f in 0..5 {
                 if self.field.q.val() == self.fields[f].val() {
                     self.ch.next = self.letters[f].val();
                 }
             }
-        } else if self.pos.q.val() == self.pos_eq.val() {
+        } else if self.pos.q.val() == self.equals_position.val() {
             self.ch.next = self.equals.val();
-        } else if self.pos.q.val() == self.pos_end.val() {
+        } else if self.pos.q.val() == self.separator_position.val() {
             self.ch.next = self.space.val();
             if self.field.q.val() == self.last_field.val() {
                 self.ch.next = self.cr.val();
@@ -177,55 +182,118 @@ impl Logic for Reporter {
         if self.active.q.val() & !self.uart.busy.val() {
             if self.field.q.val() == self.newline.val() {
                 self.active.d.next = false;
-            } else if self.pos.q.val() == self.pos_end.val() {
-                self.pos.d.next = self.zero4.val();
-                self.field.d.next = self.field.q.val() + self.one3.val();
+            } else if self.pos.q.val() == self.separator_position.val() {
+                self.pos.d.next = self.letter_position.val();
+                self.field.d.next = self.field.q.val() + self.field_step.val();
             } else {
-                self.pos.d.next = self.pos.q.val() + self.one4.val();
-                if (self.pos.q.val() != self.pos_eq.val()) & (self.pos.q.val() != self.zero4.val())
+                self.pos.d.next = self.pos.q.val() + self.step.val();
+                if (self.pos.q.val() != self.equals_position.val())
+                    & (self.pos.q.val() != self.letter_position.val())
                 {
-                    self.snap.d.next = self.snap.q.val() << self.sh4.val();
+                    self.snap.d.next = self.snap.q.val() << self.digit_shift.val();
                 }
             }
         }
 
-        if self.timer.q.val().any() {
-            self.timer.d.next = self.timer.q.val() - self.one32.val();
+        // `counting` is the timer's nonzero flag one cycle early (the timer reaches zero the
+        // cycle after it shows 1; zero at power-on, when the first line starts), so that the
+        // 32-bit compare reaches one flip-flop, not the 160-bit snapshot's enable.
+        self.counting.d.next = self.timer.q.val() != self.timer_step.val();
+        if self.counting.q.val() {
+            self.timer.d.next = self.timer.q.val() - self.timer_step.val();
         } else {
             self.timer.d.next = self.period_reload.val();
             self.active.d.next = true;
             self.field.d.next = self.fields[0].val();
-            self.pos.d.next = self.zero4.val();
-            self.lines.d.next = self.lines.q.val() + self.one4.val();
-            self.snap.d.next = (bit_cast::<160, 32>(self.sent.val()) << self.sh128.val())
-                | (bit_cast::<160, 32>(self.delivered.val()) << self.sh96.val())
-                | (bit_cast::<160, 32>(self.duplicated.val()) << self.sh64.val())
-                | (bit_cast::<160, 32>(self.lost.val()) << self.sh32.val())
+            self.pos.d.next = self.letter_position.val();
+            self.lines.d.next = self.lines.q.val() + self.step.val();
+            self.snap.d.next = (bit_cast::<160, 32>(self.sent.val()) << self.sent_at.val())
+                | (bit_cast::<160, 32>(self.delivered.val()) << self.delivered_at.val())
+                | (bit_cast::<160, 32>(self.duplicated.val()) << self.duplicated_at.val())
+                | (bit_cast::<160, 32>(self.lost.val()) << self.lost_at.val())
                 | bit_cast::<160, 32>(self.bad.val());
         }
 
         self.failed.next =
             self.duplicated.val().any() | self.lost.val().any() | self.bad.val().any();
-        self.led_pass.next = self.zero8.val();
+        self.led_pass.next = self.led_off.val();
         if !self.failed.val() & self.delivered.val().any() {
-            self.led_pass.next = self.bit0.val();
+            self.led_pass.next = self.led_pass_bit.val();
         }
-        self.led_fail.next = self.zero8.val();
+        self.led_fail.next = self.led_off.val();
         if self.failed.val() {
-            self.led_fail.next = self.bit1.val();
+            self.led_fail.next = self.led_fail_bit.val();
         }
-        self.led_act.next = self.zero8.val();
+        self.led_act.next = self.led_off.val();
         if (self.delivered.val() & self.activity.val()).any() {
-            self.led_act.next = self.bit2.val();
+            self.led_act.next = self.led_activity_bit.val();
         }
-        self.led_beat.next = self.zero8.val();
+        self.led_beat.next = self.led_off.val();
         if self.lines.q.val().get_bit(0) {
-            self.led_beat.next = self.bit3.val();
+            self.led_beat.next = self.led_beat_bit.val();
         }
-        self.o_led.d.next = (bit_cast::<8, 4>(self.lines.q.val()) << self.sh4.val())
+        self.o_led.d.next = (bit_cast::<8, 4>(self.lines.q.val()) << self.lines_led_shift.val())
             | self.led_pass.val()
             | self.led_fail.val()
             | self.led_act.val()
             | self.led_beat.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemnet_rtl::uart::UartDecoder;
+
+    /// §14.4: the line starting at edge `k * period` carries the counters held in cycle
+    /// `k * period`. Every counter input is the cycle number plus its own offset, so each
+    /// field names the cycle it was sampled in, and a sample a cycle early or late fails.
+    #[test]
+    fn lines_carry_the_counters_of_every_periods_first_cycle() {
+        let (period, divider) = (1_250u32, 2u32);
+        let mut uut = Reporter::new(period, divider, 0);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let mut decoder = UartDecoder::new(divider);
+        let mut text = Vec::new();
+        let offsets = [0u64, 1 << 20, 2 << 20, 3 << 20, 4 << 20];
+        for cycle in 0..3 * period as u64 {
+            uut.clock.next = false.into();
+            for (input, offset) in [
+                &mut uut.sent,
+                &mut uut.delivered,
+                &mut uut.duplicated,
+                &mut uut.lost,
+                &mut uut.bad,
+            ]
+            .into_iter()
+            .zip(offsets)
+            {
+                input.next = Bits::from(cycle + offset);
+            }
+            assert!(simulate(&mut uut, 100));
+            if let Some(byte) = decoder.sample(uut.uart_tx.val()) {
+                text.push(byte);
+            }
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 100));
+        }
+        assert_eq!(decoder.framing_errors, 0);
+        let text = String::from_utf8(text).unwrap();
+        let lines: Vec<&str> = text.split_terminator("\r\n").collect();
+        assert_eq!(lines.len(), 3, "{text:?}");
+        for (k, line) in lines.iter().enumerate() {
+            let sampled = k as u64 * period as u64;
+            let want = FIELDS
+                .iter()
+                .zip(offsets)
+                .map(|(&letter, offset)| format!("{}={:08X}", letter as char, sampled + offset))
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert_eq!(*line, want, "line {k}");
+        }
+        // Three lines counted; duplicated, lost and bad are nonzero: fail on, pass off.
+        assert_eq!(uut.led.val().to_u64() >> 4, 3);
+        assert_eq!(uut.led.val().to_u64() & 0b11, 0b10);
     }
 }
