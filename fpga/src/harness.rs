@@ -6,11 +6,14 @@
 //!   `clear` is the reset button.
 //! * A block with more ports than a package has pins (a switch, an NI, the receive path, the
 //!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
-//!   every input bit, and every output bit is XOR-folded, in two registered stages (64 bits,
-//!   then 32 with feedback), into a signature on the LEDs and the UART pin. Nothing the block
-//!   computes can be optimized away and every input toggles; the blocks' outputs are registers
-//!   (their docs), so the first fold stage is a short path (an XOR of at most a few dozen
-//!   register bits). The flow synthesizes this top once more around a black box in place of
+//!   every input bit, and every output bit is XOR-folded, in two registered stages (a
+//!   multiple of 32 bits, then 32 with feedback), into a signature on the LEDs and the UART pin.
+//!   Nothing the block computes can be optimized away and every input toggles. The first stage
+//!   XORs at most four output bits into each of its registers (one LUT4), up to
+//!   [`FOLD_MOST`] registers (system16 folds 33 bits into each), so that the path from an
+//!   output to the harness is one LUT: an output read straight from a block RAM (the NI's
+//!   `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on the ECP5) and would otherwise
+//!   spend the rest of a 10 ns cycle in the harness's XOR tree. The flow synthesizes this top once more around a black box in place of
 //!   the block ([`harness_alone`]) and reports the harness's own LUT4 and flip-flops beside
 //!   the totals, and the block's LUT positions without them.
 
@@ -18,8 +21,17 @@ use std::fmt::Write;
 
 use idemnet_model::ports::{PortDir, PortSpec};
 
-/// The width of the first fold stage.
-const FOLD1: usize = 64;
+/// The least and the most registers of the first fold stage, and the output bits each XORs
+/// when the outputs are few enough.
+const FOLD_LEAST: usize = 64;
+const FOLD_MOST: usize = 1024;
+const FOLD_INPUTS: usize = 4;
+
+/// The width of the first fold stage for `outputs` output bits: a multiple of 32.
+fn fold_width(outputs: usize) -> usize {
+    let width = outputs.div_ceil(FOLD_INPUTS).div_ceil(32) * 32;
+    width.clamp(FOLD_LEAST, FOLD_MOST)
+}
 
 fn widths(ports: &[PortSpec]) -> (usize, usize) {
     let sum = |d: PortDir| {
@@ -62,6 +74,7 @@ pub fn pin_top(ports: &[PortSpec]) -> Result<String, String> {
 pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let (iw, ow) = widths(ports);
     let chain = iw.max(32);
+    let fold = fold_width(ow);
     let mut v = String::new();
     let _ = writeln!(
         v,
@@ -69,7 +82,7 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     );
     let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
     let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
-    let _ = writeln!(v, "    reg [{}:0] fold = 0;", FOLD1 - 1);
+    let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
     let _ = writeln!(v, "    reg [31:0] sig = 0;");
     let _ = writeln!(v, "    wire [{}:0] outs_w;", ow - 1);
     // The chain shifts 32 new bits in per cycle (a maximal-length 32-bit Galois LFSR).
@@ -83,9 +96,9 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     } else {
         let _ = writeln!(v, "        chain <= lfsr;");
     }
-    let mut f1 = vec![Vec::new(); FOLD1];
+    let mut f1 = vec![Vec::new(); fold];
     for b in 0..ow {
-        f1[b % FOLD1].push(format!("outs_w[{b}]"));
+        f1[b % fold].push(format!("outs_w[{b}]"));
     }
     for (i, terms) in f1.iter().enumerate() {
         let rhs = if terms.is_empty() {
@@ -96,7 +109,7 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
         let _ = writeln!(v, "        fold[{i}] <= {rhs};");
     }
     for i in 0..32 {
-        let terms: Vec<String> = (0..FOLD1 / 32)
+        let terms: Vec<String> = (0..fold / 32)
             .map(|j| format!("fold[{}]", i + 32 * j))
             .collect();
         let _ = writeln!(
@@ -183,12 +196,28 @@ mod tests {
         assert!(v.contains(".a(chain[34:0])"), "{v}");
         assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
         assert!(v.contains(".y(outs_w[299:0])"), "{v}");
+        // 300 outputs: 96 registers of at most four (here three) output bits each.
         assert!(
-            v.contains(
-                "fold[43] <= outs_w[43] ^ outs_w[107] ^ outs_w[171] ^ outs_w[235] ^ outs_w[299];"
-            ),
+            v.contains("fold[43] <= outs_w[43] ^ outs_w[139] ^ outs_w[235];"),
             "{v}"
         );
+        assert!(
+            v.contains("sig[5] <= sig[4] ^ fold[5] ^ fold[37] ^ fold[69];"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn the_first_fold_stage_is_one_lut_deep_within_its_bounds() {
+        assert_eq!(fold_width(10), FOLD_LEAST);
+        assert_eq!(fold_width(300), 96);
+        assert_eq!(fold_width(925), 256);
+        assert_eq!(fold_width(16_544), FOLD_MOST);
+        for outputs in [1, 255, 256, 257, 4096, 4097] {
+            let width = fold_width(outputs);
+            assert_eq!(width % 32, 0);
+            assert!(width >= outputs.div_ceil(FOLD_INPUTS) || width == FOLD_MOST);
+        }
     }
 
     #[test]
