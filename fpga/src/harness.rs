@@ -8,7 +8,9 @@
 //!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
 //!   every input bit, and every output bit is XOR-folded, in two registered stages (a
 //!   multiple of 32 bits, then 32 with feedback), into a signature on the LEDs and the UART pin.
-//!   Nothing the block computes can be optimized away and every input toggles. The first stage
+//!   Every input toggles, and nothing the block computes can be optimized away: the outputs
+//!   are a `keep` wire, so that the block's cells are its own (the same count as the block
+//!   synthesized alone with its outputs as ports, within a few LUT4). The first stage
 //!   XORs at most four output bits into each of its registers (one LUT4), up to
 //!   [`FOLD_MOST`] registers (system16 folds 33 bits into each), so that the path from an
 //!   output to the harness is one LUT: an output read straight from a block RAM (the NI's
@@ -84,7 +86,10 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
     let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
     let _ = writeln!(v, "    reg [31:0] sig = 0;");
-    let _ = writeln!(v, "    wire [{}:0] outs_w;", ow - 1);
+    // `keep`: an XOR fold is linear, so two outputs that carry the same signal into one fold
+    // register cancel, and yosys would then remove the logic behind them, or merge a block's
+    // output logic into the fold's LUTs; either makes the block look smaller than it is.
+    let _ = writeln!(v, "    (* keep *) wire [{}:0] outs_w;", ow - 1);
     // The chain shifts 32 new bits in per cycle (a maximal-length 32-bit Galois LFSR).
     v.push_str(
         "    always @(posedge clk) begin\n        \
@@ -196,6 +201,7 @@ mod tests {
         assert!(v.contains(".a(chain[34:0])"), "{v}");
         assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
         assert!(v.contains(".y(outs_w[299:0])"), "{v}");
+        assert!(v.contains("(* keep *) wire [299:0] outs_w;"), "{v}");
         // 300 outputs: 96 registers of at most four (here three) output bits each.
         assert!(
             v.contains("fold[43] <= outs_w[43] ^ outs_w[139] ^ outs_w[235];"),
