@@ -15,8 +15,7 @@ pub const FIELDS: [u8; 5] = *b"SDULB";
 ///
 /// Timing: all outputs are registers. The counters are sampled together at the edge a line
 /// starts, edge `k * period` (the first at power-on), from their values in cycle `k * period`
-/// (§14.4), so a line is one instant's snapshot; the timer's expiry is a register of its own,
-/// set a cycle ahead. `led[0]` pass (something delivered, and no duplicate, loss or bad delivery);
+/// (§14.4), so a line is one instant's snapshot. `led[0]` pass (something delivered, and no duplicate, loss or bad delivery);
 /// `led[1]` fail (any of those); `led[2]` bit `activity_bit` of the delivered count; `led[3]`
 /// toggles with each line; `led[7:4]` counts lines.
 #[derive(LogicBlock)]
@@ -31,7 +30,6 @@ pub struct Reporter {
     pub uart_tx: Signal<Out, Bit>,
     uart: UartTx,
     timer: DFF<Bits<32>>,
-    counting: DFF<Bit>,
     lines: DFF<Bits<4>>,
     active: DFF<Bit>,
     field: DFF<Bits<3>>,
@@ -96,7 +94,6 @@ impl Reporter {
             uart_tx: Default::default(),
             uart: UartTx::new(divider),
             timer: Default::default(),
-            counting: Default::default(),
             lines: Default::default(),
             active: Default::default(),
             field: Default::default(),
@@ -150,7 +147,7 @@ impl Reporter {
 impl Logic for Reporter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, timer, counting, lines, active, field, pos, snap, o_led);
+        dff_setup!(self, clock, timer, lines, active, field, pos, snap, o_led);
         self.uart.clock.next = self.clock.val();
         self.uart_tx.next = self.uart.tx.val();
         self.led.next = self.o_led.q.val();
@@ -195,11 +192,7 @@ impl Logic for Reporter {
             }
         }
 
-        // `counting` is the timer's nonzero flag one cycle early (the timer reaches zero the
-        // cycle after it shows 1; zero at power-on, when the first line starts), so that the
-        // 32-bit compare reaches one flip-flop, not the 160-bit snapshot's enable.
-        self.counting.d.next = self.timer.q.val() != self.timer_step.val();
-        if self.counting.q.val() {
+        if self.timer.q.val().any() {
             self.timer.d.next = self.timer.q.val() - self.timer_step.val();
         } else {
             self.timer.d.next = self.period_reload.val();
