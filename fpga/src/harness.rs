@@ -7,15 +7,16 @@
 //! * A block with more ports than a package has pins (a switch, an NI, the receive path, the
 //!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
 //!   every input bit, and every output bit is XOR-folded, in two registered stages (a
-//!   multiple of 32 bits, then 32 with feedback), into a signature on the LEDs and the UART pin.
-//!   Every input toggles, and nothing the block computes can be optimized away: the outputs
-//!   are a `keep` wire, so that the block's cells are its own (the same count as the block
-//!   synthesized alone with its outputs as ports, within a few LUT4). The first stage
-//!   XORs at most four output bits into each of its registers (one LUT4), up to
-//!   [`FOLD_MOST`] registers (system16 folds 33 bits into each), so that the path from an
-//!   output to the harness is one LUT: an output read straight from a block RAM (the NI's
-//!   `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on the ECP5) and would otherwise
-//!   spend the rest of a 10 ns cycle in the harness's XOR tree. The flow synthesizes this top once more around a black box in place of
+//!   multiple of 32 bits, then 32 with feedback), into a signature on the LEDs and the UART
+//!   pin. Every input toggles, and nothing the block computes can be optimized away: the
+//!   outputs are a `keep` wire, so that the block's cells are its own (the node: 3,189 LUT4 in
+//!   the board top less the harness alone, 3,169 synthesized alone with its outputs as
+//!   ports). The first stage XORs at most four output bits into each of its registers (one
+//!   LUT4), up to [`FOLD_MOST`] registers (system16 folds up to 17 bits into each), so that
+//!   the path from an output to the harness is one LUT: an output read straight from a block
+//!   RAM (the NI's `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on
+//!   the ECP5) and would otherwise spend the rest of a 10 ns cycle in the harness's XOR tree.
+//!   The flow synthesizes this top once more around a black box in place of
 //!   the block ([`harness_alone`]) and reports the harness's own LUT4 and flip-flops beside
 //!   the totals, and the block's LUT positions without them.
 

@@ -412,11 +412,11 @@ impl Logic for TxMerge {
         self.rmpp.start.next = self.arbiter.grant.val().get_bit(1);
         self.framer.start.next = self.arbiter.grant.val().get_bit(2);
         // The source whose word goes out: in the cycle a worm starts the one granted, else the
-        // one holding the link. One-hot, AND-OR-ed into the word: from a source's `due` to
-        // the flit that is two LUT levels to the select and two through the word (a compare
-        // of `grant_index`, whose lock multiplexer waits for the `due`s in every state, took
-        // six). While the link is idle with nothing due, the select is the holder's, which the
-        // transmitter does not read.
+        // one holding the link, one-hot and AND-OR-ed into the word. (A compare of
+        // `grant_index`, whose lock multiplexer waits for the `due`s in every state, made the
+        // ECP5 node's critical path at e2a2284's parent: six LUT levels from the receive path's
+        // `due` to the flit.) While the link is idle with nothing due, the select is the
+        // holder's, which the transmitter does not read.
         self.selected.next = self.arbiter.holder.val();
         if self.transmitter.request.val() {
             self.selected.next = self.arbiter.grant.val();

@@ -15,9 +15,9 @@ pub const FIELDS: [u8; 5] = *b"SDULB";
 ///
 /// Timing: all outputs are registers. The counters are sampled together at the edge a line
 /// starts, edge `k * period` (the first at power-on), from their values in cycle `k * period`
-/// (§14.4), so a line is one instant's snapshot. `led[0]` pass (something delivered, and no duplicate, loss or bad delivery);
-/// `led[1]` fail (any of those); `led[2]` bit `activity_bit` of the delivered count; `led[3]`
-/// toggles with each line; `led[7:4]` counts lines.
+/// (§14.4), so a line is one instant's snapshot. `led[0]` pass (something delivered, and no
+/// duplicate, loss or bad delivery); `led[1]` fail (any of those); `led[2]` bit `activity_bit`
+/// of the delivered count; `led[3]` toggles with each line; `led[7:4]` counts lines.
 #[derive(LogicBlock)]
 pub struct Reporter {
     pub clock: Signal<In, Clock>,
