@@ -11,10 +11,10 @@ use crate::ni::{self, Ni, NiConfig};
 use crate::ports::PortSpec;
 use crate::rmpp::rx::{self, RmppRx};
 use crate::rmpp::{Packet, RmppConfig, Type};
-use crate::stream::{Requests, Taken};
+use crate::stream::{Beats, Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
 
-pub use idemnet_spec::framer::{inp, out, COUNTERS, PORTS};
+pub use idemnet_spec::framer::{inp, out, COUNTERS, HEADER_BEATS, PORTS};
 
 /// The framer (§13.1): takes a packet's beats while `tx_ready`, holds the one packet, and sends
 /// it as a worm when granted.
@@ -24,7 +24,8 @@ pub use idemnet_spec::framer::{inp, out, COUNTERS, PORTS};
 #[derive(Clone, Debug)]
 pub struct Framer {
     node: u16,
-    /// The packet stream; a request's header is the packet with its fields and no payload.
+    /// The packet stream; a request's header is the packet with the fields of the ports its
+    /// first beat shows, its header words are the first [`HEADER_BEATS`] beats.
     requests: Requests<Packet>,
     held: bool,
     worm: Vec<u64>,
@@ -39,7 +40,7 @@ impl Framer {
     pub fn new(node: u16) -> Framer {
         Framer {
             node,
-            requests: Requests::default(),
+            requests: Requests::with_header_beats(HEADER_BEATS),
             held: false,
             worm: Vec::new(),
             next: 0,
@@ -55,22 +56,24 @@ impl Framer {
     }
 }
 
-/// The packet a framer's first beat announces: the header fields of its ports (§13.1), from
-/// node `node`, and its payload bytes.
+/// The packet a framer's first beat announces: the fields of its ports (§13.1), from node
+/// `node`, its header words still to come, and its payload bytes.
 fn announced(node: u16, i: &[u64]) -> (Packet, usize) {
-    let field = |word: usize| i[word] as u32;
-    let packet = framer_packet(
-        node,
-        field(inp::TX_DST) as u16,
-        field(inp::TX_TYPE),
-        field(inp::TX_MSG_ID),
-        field(inp::TX_LEN),
-        field(inp::TX_SEQ),
-        field(inp::TX_INFO),
-        field(inp::TX_MSG_NUM),
-        vec![],
-    );
+    let dst = i[inp::TX_DST] as u16;
+    let packet = framer_packet(node, dst, i[inp::TX_TYPE] as u32, 0, 0, 0, 0, 0, vec![]);
     (packet, (i[inp::TX_BYTES] & 0x3F) as usize)
+}
+
+/// Header words 2 to 6 of `packet` (§11.1): what a framer packet's first [`HEADER_BEATS`]
+/// beats carry (§13.1).
+fn header_beats(packet: &Packet) -> [u32; HEADER_BEATS] {
+    [
+        packet.msg_id,
+        packet.len,
+        packet.seq,
+        (packet.info2 as u32) << 16 | packet.info1 as u32,
+        packet.msg_num,
+    ]
 }
 
 impl ModelBlock for Framer {
@@ -91,8 +94,15 @@ impl ModelBlock for Framer {
                     header: mut packet,
                     words,
                 } => {
+                    let (header, payload) = words.split_at(HEADER_BEATS);
+                    packet.msg_id = header[0];
+                    packet.len = header[1];
+                    packet.seq = header[2];
+                    packet.info1 = header[3] as u16;
+                    packet.info2 = (header[3] >> 16) as u16;
+                    packet.msg_num = header[4];
                     // The payload words go out as the beats gave them, unused bytes included.
-                    packet.data = ni::words_to_bytes(&words, 4 * words.len());
+                    packet.data = ni::words_to_bytes(payload, 4 * payload.len());
                     self.held = true;
                     self.worm = packet.flits();
                     self.next = self.worm.len();
@@ -310,10 +320,20 @@ pub fn framer_packet(
     p
 }
 
+/// The beats of `packet` on the framer's stream (§13.1): its header words 2 to 6, then its
+/// payload words ([`crate::stream::beat_words`]; none for no payload).
+pub fn framer_beats(packet: &Packet) -> Beats {
+    let mut words = header_beats(packet).to_vec();
+    if !packet.data.is_empty() {
+        words.extend(crate::stream::beat_words(&packet.data));
+    }
+    Beats::of_words(words)
+}
+
 /// Writes the framer's host inputs of one cycle through `set(word, value)` (`word` one of
-/// [`inp`]): `Some` presents a beat of `packet` (its header fields, which the framer reads on
-/// the first beat, beside every beat) with the beat's word and `last` bit; `None` presents
-/// nothing.
+/// [`inp`]): `Some` presents a beat of `packet` (the fields its ports carry, which the framer
+/// reads on the first beat, beside every beat) with the beat's word and `last` bit
+/// ([`framer_beats`]); `None` presents nothing.
 pub fn framer_inputs(beat: Option<(&Packet, (u32, bool))>, mut set: impl FnMut(usize, u64)) {
     let Some((packet, (data, last))) = beat else {
         for word in inp::TX_VALID..inp::WORDS {
@@ -326,14 +346,6 @@ pub fn framer_inputs(beat: Option<(&Packet, (u32, bool))>, mut set: impl FnMut(u
     set(inp::TX_LAST, last as u64);
     set(inp::TX_DST, packet.dst as u64);
     set(inp::TX_TYPE, packet.ty as u64);
-    set(inp::TX_MSG_ID, packet.msg_id as u64);
-    set(inp::TX_LEN, packet.len as u64);
-    set(inp::TX_SEQ, packet.seq as u64);
-    set(
-        inp::TX_INFO,
-        (packet.info2 as u64) << 16 | packet.info1 as u64,
-    );
-    set(inp::TX_MSG_NUM, packet.msg_num as u64);
     set(inp::TX_BYTES, packet.data.len() as u64);
 }
 
@@ -450,9 +462,12 @@ mod tests {
             }
             taken
         }
-        /// Streams `words` as the beats of `packet`, one per cycle, not granted.
+        /// Streams `packet`'s header words and then `words` as its beats, one per cycle, not
+        /// granted.
         fn stream(&mut self, packet: &Packet, words: &[u32]) {
-            let mut beats = crate::stream::Beats::of_words(words.to_vec());
+            let mut all = header_beats(packet).to_vec();
+            all.extend(words);
+            let mut beats = Beats::of_words(all);
             loop {
                 assert!(
                     self.cycle(Some((packet, beats.beat())), false),
@@ -475,6 +490,10 @@ mod tests {
         let words = crate::stream::beat_words(&p.data);
         assert_eq!(words.len(), 8);
         b.stream(&p, &words);
+        assert_eq!(
+            framer_beats(&p),
+            Beats::of_words([header_beats(&p).to_vec(), words].concat())
+        );
         assert_eq!(
             b.o[out::TX_READY],
             0,
@@ -506,13 +525,23 @@ mod tests {
         let mut later = p.clone();
         later.dst = 7;
         later.msg_id = 0xFFFF;
-        b.cycle(Some((&p, (0x0102_0304, false))), false);
+        for (k, word) in header_beats(&p).into_iter().enumerate() {
+            b.cycle(
+                Some((if k == 0 { &p } else { &later }, (word, false))),
+                false,
+            );
+        }
+        b.cycle(Some((&later, (0x0102_0304, false))), false);
         b.cycle(Some((&later, (0x0506_0708, true))), false);
         while b.sent.last().is_none_or(|f| f & TAIL == 0) {
             b.cycle(None, true);
         }
         let sent = Packet::from_flits(&b.sent).unwrap();
-        assert_eq!((sent.dst, sent.msg_id), (5, 9), "the first beat's fields");
+        assert_eq!(
+            (sent.dst, sent.ty, sent.msg_id, sent.len, sent.seq),
+            (5, 4, 9, 100, 1),
+            "the first beat's fields, the header words' words"
+        );
         assert_eq!(
             sent.data,
             [1, 2, 3, 4, 5, 6, 7, 8],
@@ -520,7 +549,7 @@ mod tests {
         );
         let mut empty = framer_packet(2, 5, 7, 9, 0, 0, 0, 1, vec![]);
         b.sent.clear();
-        b.stream(&empty, &[0xDEAD_BEEF]);
+        b.stream(&empty, &[]);
         while b.sent.last().is_none_or(|f| f & TAIL == 0) {
             b.cycle(None, true);
         }
@@ -528,7 +557,7 @@ mod tests {
         assert_eq!(
             b.sent,
             empty.flits(),
-            "zero bytes: one beat, no payload word"
+            "zero bytes: the header words' beats only, no payload word"
         );
     }
 
@@ -536,7 +565,7 @@ mod tests {
     fn the_framer_refuses_a_bad_packet_once_and_sends_nothing_of_it() {
         let mut b = FramerBench::new();
         let mut p = framer_packet(2, 5, 4, 9, 100, 1, 0, 1, vec![7; 8]);
-        // tx_last early: two beats due, one given.
+        // tx_last early: two payload beats due, one given.
         b.stream(&p, &[1]);
         assert_eq!(b.errors(), 1);
         // tx_last missing on the second beat: refused there, the third swallowed.
@@ -546,6 +575,10 @@ mod tests {
         p.data = vec![0; 33];
         b.stream(&p, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(b.errors(), 3);
+        // tx_last on the last header word's beat, a payload due.
+        p.data = vec![0; 8];
+        b.stream(&p, &[]);
+        assert_eq!(b.errors(), 4);
         for _ in 0..20 {
             b.cycle(None, true);
         }
@@ -557,6 +590,6 @@ mod tests {
             b.cycle(None, true);
         }
         assert_eq!(b.sent, p.flits(), "the next packet is read as its own");
-        assert_eq!(b.errors(), 3, "each refusal counted once");
+        assert_eq!(b.errors(), 4, "each refusal counted once");
     }
 }

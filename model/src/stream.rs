@@ -36,7 +36,8 @@ pub enum Taken<H> {
     /// A beat of a well-formed request so far; more are due.
     Pending,
     /// The last beat of a well-formed request: its header, read on its first beat, and its
-    /// `ceil(bytes / 4)` payload words as the beats gave them (none for zero bytes).
+    /// header words and `ceil(bytes / 4)` payload words as the beats gave them (none for zero
+    /// bytes).
     Complete { header: H, words: Vec<u32> },
     /// This beat shows the request is not well formed: the one moment it is counted.
     Refused,
@@ -58,22 +59,40 @@ enum State<H> {
     Refusing,
 }
 
+/// Beats of a request of `bytes` payload bytes after `header_beats` header words: the
+/// payload's [`beats`] with no header (the NI's requests, §8.5), else one beat per header word
+/// and per payload word, none for no bytes (the framer's packets, §13.1).
+pub fn request_beats(header_beats: usize, bytes: usize) -> usize {
+    match header_beats {
+        0 => beats(bytes),
+        _ => header_beats + bytes.div_ceil(4),
+    }
+}
+
 /// A block's reading of a request stream: which request a taken beat belongs to, and whether it
-/// is well formed (`bytes <= 32` and `last` on beat `max(1, ceil(bytes / 4))`, no earlier).
+/// is well formed (`bytes <= 32` and `last` on beat [`request_beats`], no earlier).
 #[derive(Clone, Debug)]
 pub struct Requests<H> {
     state: State<H>,
+    header_beats: usize,
 }
 
 impl<H> Default for Requests<H> {
     fn default() -> Self {
-        Requests {
-            state: State::Between,
-        }
+        Requests::with_header_beats(0)
     }
 }
 
 impl<H> Requests<H> {
+    /// The reading of a stream whose requests begin with `header_beats` header words (the
+    /// default: none).
+    pub fn with_header_beats(header_beats: usize) -> Requests<H> {
+        Requests {
+            state: State::Between,
+            header_beats,
+        }
+    }
+
     /// No beat of a request is taken yet, or the last one was.
     pub fn between(&self) -> bool {
         matches!(self.state, State::Between)
@@ -101,10 +120,10 @@ impl<H> Requests<H> {
             } => (header, bytes, words),
         };
         words.push(data);
-        // The request must end exactly on its `beats(bytes)`-th beat: a `last` before it is too
-        // short, that beat without `last` too long. Either is known at this beat, and so is a
-        // length the payload cannot have.
-        let at_end = words.len() == beats(bytes);
+        // The request must end exactly on its `request_beats`-th beat: a `last` before it is
+        // too short, that beat without `last` too long. Either is known at this beat, and so is
+        // a length the payload cannot have.
+        let at_end = words.len() == request_beats(self.header_beats, bytes);
         if bytes > MAX_PAYLOAD || last != at_end {
             if !last {
                 self.state = State::Refusing;
@@ -112,7 +131,7 @@ impl<H> Requests<H> {
             return Taken::Refused;
         }
         if last {
-            words.truncate(bytes.div_ceil(4));
+            words.truncate(self.header_beats + bytes.div_ceil(4));
             return Taken::Complete { header, words };
         }
         self.state = State::Taking {
@@ -244,6 +263,38 @@ mod tests {
                 words: vec![5]
             }],
             "the next request is read as its own"
+        );
+    }
+
+    /// The framer's packets (§13.1): header words first, one beat per payload word, no beat
+    /// for no payload.
+    #[test]
+    fn header_beats_come_before_the_payload_words() {
+        assert_eq!(request_beats(5, 0), 5);
+        assert_eq!(request_beats(5, 5), 7);
+        assert_eq!(request_beats(0, 0), 1);
+        let mut r = Requests::with_header_beats(2);
+        let whole = Taken::Complete {
+            header: 7,
+            words: vec![1, 2, 3],
+        };
+        assert_eq!(
+            feed(&mut r, 3, &[(1, false), (2, false), (3, true)]),
+            [Taken::Pending, Taken::Pending, whole]
+        );
+        let empty = Taken::Complete {
+            header: 7,
+            words: vec![1, 2],
+        };
+        assert_eq!(
+            feed(&mut r, 0, &[(1, false), (2, true)]),
+            [Taken::Pending, empty]
+        );
+        assert_eq!(feed(&mut r, 0, &[(1, true)]), [Taken::Refused], "short");
+        assert_eq!(
+            feed(&mut r, 0, &[(1, false), (2, false), (3, true)]),
+            [Taken::Pending, Taken::Refused, Taken::Ignored],
+            "long"
         );
     }
 

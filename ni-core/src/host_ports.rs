@@ -95,11 +95,6 @@ macro_rules! with_host_ports {
                     tx_last = tx_last: Bit,
                     tx_dst = tx_dst: Bits<16>,
                     tx_type = tx_type: Bits<4>,
-                    tx_msg_id = tx_msg_id: Bits<32>,
-                    tx_len = tx_len: Bits<32>,
-                    tx_seq = tx_seq: Bits<32>,
-                    tx_info = tx_info: Bits<32>,
-                    tx_msg_num = tx_msg_num: Bits<32>,
                     tx_bytes = tx_bytes: Bits<6>,
                 },
                 outputs: {

@@ -10,14 +10,14 @@ use idemnet_rtl::worm_receiver::{FramedWorm, WormReceiver};
 use idemnet_rtl::worm_transmitter::{
     header_read_lead, WormFetch, WormSource, WormTransmitter, REGISTERED_READ_LEAD,
 };
+use idemnet_spec::framer::HEADER_BEATS as FRAMER_HEADER_BEATS;
 use idemnet_spec::ni::NiConfig;
-use idemnet_spec::rmpp::RmppConfig;
+use idemnet_spec::rmpp::{RmppConfig, MARKER, VERSION};
 use rust_hdl::prelude::*;
 
 use crate::c;
 use crate::host_ports::with_host_ports;
 use crate::ni::NiCore;
-use crate::rmpp_rx::header::HeaderWords;
 use crate::rmpp_rx::RmppRxCore;
 use crate::standalone::with_transmitter;
 
@@ -33,32 +33,33 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (`payload_word`, a register loaded from the memory's read register, read two cycles ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
-/// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
+/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (words 2-6 and the payload from `stream_word`, a register loaded from the memory's read register, read two cycles ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
+/// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its word, the packet's last beat; header words 2-6 (`msgID`, `len`, `seq`, `info`, `msgNum`) are the first five beats, the payload words follow |
 /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
-/// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
 /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
 /// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
 /// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
 ///
 /// Timing: a beat is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`). A
 /// packet is read as the NI reads a request ([`RequestReader`], §8.5, with `tx_bytes` for
-/// `req_len`); its header fields are latched at its first beat and its payload words written
-/// into `payloads`, a block RAM of 8 words ([`Memory::block`]), beat by beat (it is read only
-/// while a packet is held, when nothing is written). A refused packet is counted at the
-/// beat that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
+/// `req_len` and five header beats before the payload's `ceil(bytes / 4)`); its destination,
+/// type and bytes are latched at its first beat, and every beat's word is written into
+/// `packet_words`, a block RAM of 16 words ([`Memory::block`]) at the beat's index (it is read only
+/// while a packet is held, when nothing is written). A refused packet is counted at the beat
+/// that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
 /// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
 /// and 1 again from the edge that puts out its CRC flit (`worm$finish`). The words asked for:
-/// the route (`dst` = `tx_dst`, `src = node`), header words 0-6 (word 0 = `11` in 31:30, `type`
-/// in 29:16, version 1 in 15:0; word 1 = `srcNID = node`; `msgID`, `len`, `seq`, `info`,
-/// `msgNum`), and the payload words as given (not masked), read from `payloads` two cycles ahead
-/// of the word asked for (at header word 5 for payload word 0, at payload word `i` for `i + 2`)
-/// into `payload_word`, so that the block RAM's output reaches only that register: on the
+/// the route (`dst` = `tx_dst`, `src = node`), header words 0 and 1 (word 0 = `11` in 31:30,
+/// `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`), then the words as the beats
+/// gave them (not masked): the memory holds them in the worm's order, so the word asked for at
+/// header word `i` (`i` from 0) or at payload word `i` is read at address `i` or `i + 7`, two
+/// words ahead, into `stream_word`; the block RAM's output reaches only that register (on the
 /// ECP5 its DP16KD's clock-to-output of 5.8 ns, in series with the merge and the flit's mux,
-/// was the node's critical path (3ea7ee0: 96.2 MHz).
+/// was the node's critical path at 3ea7ee0: 96.2 MHz).
 ///
-/// Internals: `full` (a packet is held or in transmission), the latched fields `r_*`, the
-/// header words built by a [`HeaderWords`], as the receive path's replies are.
+/// Why header words ride the stream: as five 32-bit ports latched at the first beat they took
+/// 160 flip-flops and a 32-bit 5:1 multiplexer by header index; as beats they are words of the
+/// block RAM the payload needs anyway (README, "At ..." for the figures).
 #[derive(LogicBlock)]
 pub struct RmppTxCore {
     pub clock: Signal<In, Clock>,
@@ -68,41 +69,39 @@ pub struct RmppTxCore {
     pub tx_last: Signal<In, Bit>,
     pub tx_dst: Signal<In, Bits<16>>,
     pub tx_type: Signal<In, Bits<4>>,
-    pub tx_msg_id: Signal<In, Bits<32>>,
-    pub tx_len: Signal<In, Bits<32>>,
-    pub tx_seq: Signal<In, Bits<32>>,
-    pub tx_info: Signal<In, Bits<32>>,
-    pub tx_msg_num: Signal<In, Bits<32>>,
     pub tx_bytes: Signal<In, Bits<6>>,
     pub tx_ready: Signal<Out, Bit>,
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
-    requests: RequestReader,
-    payloads: Memory<Bits<32>, PACKET_ADDRESS_BITS>,
-    header: HeaderWords,
+    requests: RequestReader<STREAM_BEAT_BITS>,
+    packet_words: Memory<Bits<32>, STREAM_BEAT_BITS>,
     host_errors: DFF<Bits<16>>,
     full: DFF<Bit>,
     r_dst: DFF<Bits<16>>,
     r_type: DFF<Bits<4>>,
-    r_msg_id: DFF<Bits<32>>,
-    r_len: DFF<Bits<32>>,
-    r_seq: DFF<Bits<32>>,
-    r_info: DFF<Bits<32>>,
-    r_msg_num: DFF<Bits<32>>,
     r_bytes: DFF<Bits<6>>,
     o_ready: DFF<Bit>,
-    payload_word: DFF<Bits<32>>,
+    stream_word: DFF<Bits<32>>,
     // Combinational temporaries.
     tx_words: Signal<Local, Bits<6>>,
     // Parameters and named values.
     node_upper: Constant<Bits<32>>,
-    node: Constant<Bits<16>>,
+    node: Constant<Bits<32>>,
+    /// Header word 0 but for its type.
+    first_word: Constant<Bits<32>>,
+    type_word_index: Constant<Bits<4>>,
+    node_word_index: Constant<Bits<4>>,
     word_round_up: Constant<Bits<6>>,
-    payload_lead: Constant<Bits<PACKET_ADDRESS_BITS>>,
-    header_lead: Constant<Bits<PACKET_ADDRESS_BITS>>,
+    payload_lead: Constant<Bits<STREAM_BEAT_BITS>>,
+    header_lead: Constant<Bits<STREAM_BEAT_BITS>>,
 }
 
-/// Address bits of the framer's payload memory: 8 words of 32 bits (32 bytes, §13.1).
-const PACKET_ADDRESS_BITS: usize = 3;
+/// Address bits of the framer's memory and of a beat's index: 5 header words and 8 payload
+/// words of 32 bits (§13.1).
+const STREAM_BEAT_BITS: usize = 4;
+
+/// Header words the framer builds itself (words 0 and 1: type and version, `srcNID`); the
+/// stream's header beats are the rest.
+const BUILT_HEADER_WORDS: usize = RMPP_HEADER_WORDS - FRAMER_HEADER_BEATS;
 
 impl RmppTxCore {
     /// The core of a framer for node `node`.
@@ -115,38 +114,32 @@ impl RmppTxCore {
             tx_last: Default::default(),
             tx_dst: Default::default(),
             tx_type: Default::default(),
-            tx_msg_id: Default::default(),
-            tx_len: Default::default(),
-            tx_seq: Default::default(),
-            tx_info: Default::default(),
-            tx_msg_num: Default::default(),
             tx_bytes: Default::default(),
             tx_ready: Default::default(),
             tx_cnt_host_error: Default::default(),
-            requests: Default::default(),
-            payloads: Memory::block(1 << PACKET_ADDRESS_BITS),
-            header: Default::default(),
+            requests: RequestReader::new(FRAMER_HEADER_BEATS),
+            packet_words: Memory::block(1 << STREAM_BEAT_BITS),
             host_errors: Default::default(),
             full: Default::default(),
             r_dst: Default::default(),
             r_type: Default::default(),
-            r_msg_id: Default::default(),
-            r_len: Default::default(),
-            r_seq: Default::default(),
-            r_info: Default::default(),
-            r_msg_num: Default::default(),
             r_bytes: Default::default(),
             o_ready: Default::default(),
-            payload_word: Default::default(),
+            stream_word: Default::default(),
             tx_words: Default::default(),
             node_upper: c((node as u64) << 16),
             node: c(node as u64),
+            first_word: c(((MARKER as u64) << 30) | VERSION as u64),
+            type_word_index: c(0),
+            node_word_index: c(1),
             word_round_up: c(3),
-            payload_lead: c(REGISTERED_READ_LEAD as u64),
+            // The memory holds the worm's words from header word 2 on, so a payload word's
+            // address is its index after the stored header words.
+            payload_lead: c((REGISTERED_READ_LEAD + FRAMER_HEADER_BEATS) as u64),
             header_lead: c(header_read_lead(
                 REGISTERED_READ_LEAD,
-                RMPP_HEADER_WORDS,
-                PACKET_ADDRESS_BITS,
+                BUILT_HEADER_WORDS,
+                STREAM_BEAT_BITS,
             )),
         }
     }
@@ -162,18 +155,13 @@ impl Logic for RmppTxCore {
             full,
             r_dst,
             r_type,
-            r_msg_id,
-            r_len,
-            r_seq,
-            r_info,
-            r_msg_num,
             r_bytes,
-            payload_word
+            stream_word
         );
         self.o_ready.clock.next = self.clock.val();
         self.o_ready.d.next = false;
         self.requests.clock.next = self.clock.val();
-        self.payloads.clock.next = self.clock.val();
+        self.packet_words.clock.next = self.clock.val();
 
         // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests.
         self.requests.taken.next = self.tx_valid.val() & self.o_ready.q.val();
@@ -182,17 +170,12 @@ impl Logic for RmppTxCore {
         if self.requests.taken.val() & self.requests.first.val() {
             self.r_dst.d.next = self.tx_dst.val();
             self.r_type.d.next = self.tx_type.val();
-            self.r_msg_id.d.next = self.tx_msg_id.val();
-            self.r_len.d.next = self.tx_len.val();
-            self.r_seq.d.next = self.tx_seq.val();
-            self.r_info.d.next = self.tx_info.val();
-            self.r_msg_num.d.next = self.tx_msg_num.val();
             self.r_bytes.d.next = self.requests.bytes.val();
         }
-        self.payloads.write_enable.next = self.requests.taken.val() & self.requests.accepted.val();
-        self.payloads.write_address.next =
-            bit_cast::<PACKET_ADDRESS_BITS, 3>(self.requests.beat.val());
-        self.payloads.write_data.next = self.tx_data.val();
+        self.packet_words.write_enable.next =
+            self.requests.taken.val() & self.requests.accepted.val();
+        self.packet_words.write_address.next = self.requests.beat.val();
+        self.packet_words.write_data.next = self.tx_data.val();
         if self.requests.refused.val() {
             self.host_errors.d.next = self.host_errors.q.val() + true;
         }
@@ -215,33 +198,29 @@ impl Logic for RmppTxCore {
         self.worm.due.next = self.full.q.val();
         self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
         self.worm.payload_words.next = self.tx_words.val().get_bits::<4>(0);
-        // A payload has at most 8 words, so the low 3 bits of an index are its address. The
-        // memory is read two cycles ahead (from the header's second-to-last word on); what it
-        // reads past the payload's last word nobody asks for.
-        self.payloads.read_address.next =
-            self.worm.index.val().get_bits::<PACKET_ADDRESS_BITS>(0) + self.payload_lead.val();
+        // The memory is read two words ahead of the one asked for; what it reads past the
+        // payload's last word nobody asks for.
+        self.packet_words.read_address.next = self.worm.index.val() + self.payload_lead.val();
         if self.worm.header_valid.val() {
-            self.payloads.read_address.next =
-                self.worm.index.val().get_bits::<PACKET_ADDRESS_BITS>(0) + self.header_lead.val();
+            self.packet_words.read_address.next = self.worm.index.val() + self.header_lead.val();
         }
-        self.payload_word.d.next = self.payloads.read_data.val();
+        self.stream_word.d.next = self.packet_words.read_data.val();
         self.worm.word.next = 0.into();
         if self.worm.start.val() {
             self.worm.word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
         }
-        self.header.index.next = self.worm.index.val();
-        self.header.packet_type.next = self.r_type.q.val();
-        self.header.nid.next = self.node.val();
-        self.header.msg_id.next = self.r_msg_id.q.val();
-        self.header.len.next = self.r_len.q.val();
-        self.header.seq.next = self.r_seq.q.val();
-        self.header.info.next = self.r_info.q.val();
-        self.header.msg_num.next = self.r_msg_num.q.val();
         if self.worm.header_valid.val() {
-            self.worm.word.next = self.header.word.val();
+            if self.worm.index.val() == self.type_word_index.val() {
+                self.worm.word.next =
+                    self.first_word.val() | (bit_cast::<32, 4>(self.r_type.q.val()) << 16);
+            } else if self.worm.index.val() == self.node_word_index.val() {
+                self.worm.word.next = self.node.val();
+            } else {
+                self.worm.word.next = self.stream_word.q.val();
+            }
         }
         if self.worm.payload_valid.val() {
-            self.worm.word.next = self.payload_word.q.val();
+            self.worm.word.next = self.stream_word.q.val();
         }
 
         self.tx_ready.next = self.o_ready.q.val();
@@ -269,9 +248,8 @@ macro_rules! rmpp_tx_with_transmitter {
             /// |------|-----|-------|-|
             /// | `clock` | in | 1 | |
             /// | `tx_gnt` | in | 1 | the framer may start its worm this cycle (§13.2; tie high when alone) |
-            /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its payload word, the packet's last beat |
+            /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its word (header words 2-6, `msgID` to `msgNum`, then the payload words), the packet's last beat |
             /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
-            /// | `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num` | in | 32 each | read on the first beat: header words 2-6 |
             /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
             /// | `net_out` | out | 35 | flits into the link; zero when idle |
             /// | `tx_req` | out | 1 | a packet is held and the transmitter is idle (combinational from registers) |
@@ -619,7 +597,7 @@ macro_rules! node_with_host_ports {
         /// | `rx_rd_data` | out | 32 | its buffer read port |
         /// | `rx_snd_valid`, `rx_snd_type`, `rx_snd_peer`, `rx_snd_msg_id`, `rx_snd_len`, `rx_snd_seq`, `rx_snd_info`, `rx_snd_msg_num` | out | 1, 4, 16, 32 ... | replies for the send side |
         /// | `rx_cnt_crc` ... `rx_cnt_restart` | out | 16 each | its counters |
-        /// | `tx_valid`, `tx_data`, `tx_last`, `tx_dst`, `tx_type`, `tx_msg_id`, `tx_len`, `tx_seq`, `tx_info`, `tx_msg_num`, `tx_bytes` | in | 1, 32, 1, 16, 4, 32 x 5, 6 | the framer's packet stream (§13.1) |
+        /// | `tx_valid`, `tx_data`, `tx_last`, `tx_dst`, `tx_type`, `tx_bytes` | in | 1, 32, 1, 16, 4, 6 | the framer's packet stream (§13.1) |
         /// | `tx_ready`, `tx_cnt_host_error` | out | 1, 16 | the framer takes beats; packets it refused |
         ///
         /// Timing: the blocks keep their own timing; the split delays every incoming flit by one cycle
@@ -719,21 +697,19 @@ mod tests {
             .collect()
     }
 
-    /// Presents beat `beat` of a packet of `bytes` bytes whose words are `words` (`last` on
-    /// beat `beats - 1`); the header fields show their values on the first beat only.
+    /// Header words 2-6 of the test packets: the first five beats of their streams.
+    const HEADER: [u32; 5] = [0x1234_5678, 1000, 3, 0x0002_0010, 77];
+
+    /// Presents beat `beat` of a packet of `bytes` bytes whose beats' words are `words` (`last`
+    /// on beat `beats - 1`); the fields beside the stream show their values on the first beat
+    /// only.
     fn present_beat(u: &mut RmppTx, words: &[u32], beat: usize, beats: usize, bytes: usize) {
         u.tx_valid.next = true;
         u.tx_data.next = Bits::from(words.get(beat).copied().unwrap_or(0xBAD0_0000) as u64);
         u.tx_last.next = beat + 1 == beats;
         let first = beat == 0;
-        let field = |value: u64| Bits::from(if first { value } else { 0x5A5A });
         u.tx_dst.next = Bits::from(if first { 9u64 } else { 1 });
         u.tx_type.next = Bits::from(if first { 4u64 } else { 1 });
-        u.tx_msg_id.next = field(0x1234_5678);
-        u.tx_len.next = field(1000);
-        u.tx_seq.next = field(3);
-        u.tx_info.next = field(0x0002_0010);
-        u.tx_msg_num.next = field(77);
         u.tx_bytes.next = Bits::from(if first { bytes as u64 } else { 63 });
     }
 
@@ -754,12 +730,13 @@ mod tests {
             }
             // The last word's bytes past `bytes` are sent as given.
             let words = words_of(&data, bytes.div_ceil(4) * 4);
-            let beats = bytes.div_ceil(4).max(1);
+            let stream = [&HEADER[..], &words].concat();
+            let beats = stream.len();
             // The beats, one per cycle: tx_ready stays high until the last is taken.
             for beat in 0..beats {
                 assert!(uut.tx_ready.val() && !uut.tx_req.val(), "beat {beat}");
                 tx_cycle(&mut uut, |u| {
-                    present_beat(u, &words, beat, beats, bytes);
+                    present_beat(u, &stream, beat, beats, bytes);
                     u.tx_gnt.next = false;
                 });
             }
@@ -774,17 +751,8 @@ mod tests {
                 assert!(!uut.tx_ready.val() && uut.tx_req.val());
                 assert_eq!(uut.net_out.val().to_u64(), 0);
             }
-            let mut want = vec![
-                flit::route(5, 9),
-                0xC004_0001,
-                5,
-                0x1234_5678,
-                1000,
-                3,
-                0x0002_0010,
-                77,
-            ];
-            want.extend(&words);
+            let mut want = vec![flit::route(5, 9), 0xC004_0001, 5];
+            want.extend(&stream);
             let crc = idemnet_spec::crc::crc32(&want);
             let mut got = vec![];
             let n = want.len() + 1;
@@ -822,9 +790,10 @@ mod tests {
         uut.connect_all();
         check_all(&uut).unwrap();
         tx_cycle(&mut uut, |_| {});
-        let words = [1u32, 2, 3, 4];
-        // (bytes announced, beats sent with last on the final one).
-        for (round, (bytes, beats)) in [(33usize, 1usize), (8, 1), (4, 3), (40, 2)]
+        let words = [1u32, 2, 3, 4, 5, 6, 7, 8];
+        // (bytes announced, beats sent with last on the final one): too many bytes, `last` on
+        // a header word's beat, early, on a beat past the end, past a too long length.
+        for (round, (bytes, beats)) in [(33usize, 1usize), (8, 5), (4, 3), (0, 6), (40, 2)]
             .into_iter()
             .enumerate()
         {
@@ -1104,11 +1073,13 @@ mod tests {
         assert!(a.req_ready.val() && a.tx_ready.val());
         // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i.
         let word = |i: u64| (0..4).fold(0u64, |w, j| w << 8 | (0x40 + 4 * i + j));
-        // The NI's request: 8 bytes, two beats; the framer's packet: 20 bytes, five beats, in
-        // cycles 1 to 5. `out[i]` is O_(i + 2): the NI's request is taken whole at edge 2, its
-        // SEND picked at edge 3 and its head leaves at edge 4.
+        // The NI's request: 8 bytes, two beats; the framer's packet: 20 bytes, five header
+        // beats and five payload beats, in cycles 1 to 10. `out[i]` is O_(i + 2): the NI's
+        // request is taken whole at edge 2, its SEND picked at edge 3 and its head leaves at
+        // edge 4.
+        let header = [7u64, 20, 0, 0, 1];
         let mut out = vec![];
-        for beat in 0..5u64 {
+        for beat in 0..10u64 {
             pair_cycle(&mut a, &mut b, |a, _| {
                 a.req_valid.next = beat < 2;
                 a.req_data.next = Bits::from(word(beat));
@@ -1116,15 +1087,13 @@ mod tests {
                 a.req_dst.next = Bits::from(1u64);
                 a.req_len.next = Bits::from(8u64);
                 a.tx_valid.next = true;
-                a.tx_data.next = Bits::from(word(beat));
-                a.tx_last.next = beat == 4;
+                a.tx_data.next = Bits::from(match beat {
+                    0..=4 => header[beat as usize],
+                    _ => word(beat - 5),
+                });
+                a.tx_last.next = beat == 9;
                 a.tx_dst.next = Bits::from(1u64);
                 a.tx_type.next = Bits::from(2u64); // RTS_LAST
-                a.tx_msg_id.next = Bits::from(7u64);
-                a.tx_len.next = Bits::from(20u64);
-                a.tx_seq.next = Bits::from(0u64);
-                a.tx_info.next = Bits::from(0u64);
-                a.tx_msg_num.next = Bits::from(1u64);
                 a.tx_bytes.next = Bits::from(20u64);
             });
             if beat >= 1 {
@@ -1135,7 +1104,7 @@ mod tests {
         let (mut upcall, mut delivered, mut done, mut snd) = (0, 0, 0, 0);
         let mut beats = vec![];
         let mut word_addressed_at_upcall = false;
-        for t in 6..600 {
+        for t in 11..600 {
             // The upcall shown in O_(t-1) is taken in cycle t.
             let up = b.rx_up_valid.val();
             if up {
@@ -1155,7 +1124,7 @@ mod tests {
                 b.rx_rd_slot.next = Bits::from(0u64);
                 b.rx_rd_word.next = Bits::from(1u64);
             });
-            if t < 40 {
+            if t < 45 {
                 out.push(a.net_out.val().to_u64());
             }
             // The word addressed in the cycle the upcall is taken, payload word 1, shows a cycle
@@ -1182,8 +1151,8 @@ mod tests {
             }
         }
         assert_eq!(beats, [(word(0), false), (word(1), true)]);
-        // O_4 .. O_9: the NI's SEND (8 bytes: 6 flits), picked at edge 3 (§8.5); O_10 .. O_23:
-        // the framer's worm.
+        // O_4 .. O_9: the NI's SEND (8 bytes: 6 flits), picked at edge 3 (§8.5); the framer's
+        // packet, held from edge 10, is due in cycle 11: O_11 .. O_24, its worm.
         let kinds: Vec<(bool, bool, bool)> = out
             .iter()
             .map(|&f| (flit::is_valid(f), flit::is_head(f), flit::is_tail(f)))
@@ -1191,12 +1160,13 @@ mod tests {
         assert_eq!(kinds[1], (false, false, false));
         assert_eq!(kinds[2], (true, true, false));
         assert_eq!(kinds[7], (true, false, true));
-        assert_eq!(kinds[8], (true, true, false));
-        assert_eq!(flit::data(out[9]), 0xC002_0001);
-        assert_eq!(kinds[21], (true, false, true));
+        assert_eq!(kinds[8], (false, false, false));
+        assert_eq!(kinds[9], (true, true, false));
+        assert_eq!(flit::data(out[10]), 0xC002_0001);
+        assert_eq!(kinds[22], (true, false, true));
         assert!(kinds[3..7]
             .iter()
-            .chain(kinds[9..21].iter())
+            .chain(kinds[10..22].iter())
             .all(|&k| k == (true, false, false)));
         assert_eq!((upcall, delivered, done, snd), (1, 1, 1, 1));
         for n in [&a, &b] {

@@ -103,7 +103,8 @@ fn system_carries_both_protocols_in_rust_hdl() {
     s.connect_all();
     check_all(&s).unwrap();
     // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i. The NI's request is 8
-    // bytes (two beats), the framer's packet 20 (five), both streamed from cycle 1.
+    // bytes (two beats), the framer's packet 20 (five header beats, `msgID` 9 to `msgNum` 1,
+    // and five payload beats), both streamed from cycle 1.
     let word = |i: u64| Bits::from((0..4).fold(0u64, |w, j| w << 8 | (0x40 + 4 * i + j)));
     let (mut up, mut dl, mut done, mut snd, mut rdl) = (0, 0, 0, 0, 0);
     for t in 0..400u64 {
@@ -114,14 +115,14 @@ fn system_carries_both_protocols_in_rust_hdl() {
         s.req_last[0].next = beat == 1;
         s.req_dst[0].next = Bits::from(5u64);
         s.req_len[0].next = Bits::from(8u64);
-        s.tx_valid[0].next = beat < 5;
-        s.tx_data[0].next = word(beat.min(4));
-        s.tx_last[0].next = beat == 4;
+        s.tx_valid[0].next = beat < 10;
+        s.tx_data[0].next = match beat {
+            0..=4 => Bits::from([9u64, 20, 0, 0, 1][beat as usize]),
+            _ => word(beat.min(9) - 5),
+        };
+        s.tx_last[0].next = beat == 9;
         s.tx_dst[0].next = Bits::from(5u64);
         s.tx_type[0].next = Bits::from(2u64);
-        s.tx_msg_id[0].next = Bits::from(9u64);
-        s.tx_len[0].next = Bits::from(20u64);
-        s.tx_msg_num[0].next = Bits::from(1u64);
         s.tx_bytes[0].next = Bits::from(20u64);
         for p in 0..16 {
             s.dlv_ready[p].next = true;

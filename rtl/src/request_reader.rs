@@ -11,17 +11,20 @@
 //! | `last` | in | 1 | the beat's `last` bit |
 //! | `length` | in | 6 | the request's payload bytes, read on its first beat only |
 //! | `first` | out | 1 | a beat taken now is a request's first |
-//! | `beat` | out | 3 | its index in the request: 0 on the first, counting while well formed |
+//! | `beat` | out | `BEAT_BITS` | its index in the request: 0 on the first, counting while well formed |
 //! | `bytes` | out | 6 | the request's payload bytes: `length` on the first beat, as latched after it |
 //! | `accepted` | out | 1 | a beat taken now belongs to a request well formed so far: its word may be stored |
 //! | `refused` | out | 1 | taken, and it shows the request is not well formed (counted once, here) |
 //! | `complete` | out | 1 | taken, the last beat of a well-formed request |
 //!
 //! A request is the beats from the first one after power-on, or after the previous request's
-//! last beat, up to and including the next with `last`. It is well formed when `bytes <= 32`
-//! and `last` is on beat `max(1, ceil(bytes / 4)) - 1` and no earlier one; it is refused at
-//! the first beat that shows it is not (its first if `bytes > 32`, an early `last`, the final
-//! beat without `last`), and its further beats up to `last` are taken and neither accepted nor
+//! last beat, up to and including the next with `last`: `header_beats` header words (a
+//! parameter; none for the NI's requests, five for the framer's packets, §13.1), then the
+//! payload words. It is well formed when `bytes <= 32` and `last` is on its final beat and no
+//! earlier one: beat `max(1, ceil(bytes / 4)) - 1` with no header beats (a request of no bytes
+//! still has one beat), `header_beats + ceil(bytes / 4) - 1` with some. It is refused at the
+//! first beat that shows it is not (its first if `bytes > 32`, an early `last`, the final beat
+//! without `last`), and its further beats up to `last` are taken and neither accepted nor
 //! refused again.
 //!
 //! Timing: every output is combinational from `taken`, `last`, `length` and the registers
@@ -30,6 +33,9 @@
 //! latched from `length` at its first beat, and only compared with the beat counter after it. A
 //! parent stores beat `beat` of a request while `accepted`, commits it at `complete` and counts
 //! `refused`, all at that edge. Power-on: between requests.
+//!
+//! Parameters: `BEAT_BITS` wide enough for the final beat's index (3 with no header beats, 4
+//! for the framer's five), `header_beats`; checked by [`RequestReader::new`].
 
 use rust_hdl::prelude::*;
 
@@ -46,22 +52,21 @@ pub enum RequestState {
 
 /// Reads a request stream: see the module documentation for ports and timing.
 #[derive(LogicBlock)]
-pub struct RequestReader {
+pub struct RequestReader<const BEAT_BITS: usize> {
     pub clock: Signal<In, Clock>,
     pub taken: Signal<In, Bit>,
     pub last: Signal<In, Bit>,
     pub length: Signal<In, Bits<6>>,
     pub first: Signal<Out, Bit>,
-    pub beat: Signal<Out, Bits<3>>,
+    pub beat: Signal<Out, Bits<BEAT_BITS>>,
     pub bytes: Signal<Out, Bits<6>>,
     pub accepted: Signal<Out, Bit>,
     pub refused: Signal<Out, Bit>,
     pub complete: Signal<Out, Bit>,
     state: DFF<RequestState>,
-    latched_beat: DFF<Bits<3>>,
+    latched_beat: DFF<Bits<BEAT_BITS>>,
     latched_bytes: DFF<Bits<6>>,
-    /// The index of the request's final beat, `max(1, ceil(bytes / 4)) - 1`, latched at its
-    /// first beat.
+    /// The index of the request's final beat, latched at its first beat.
     latched_final: DFF<Bits<6>>,
     /// The index of the final beat of a request of `length` bytes (at most 32).
     final_beat: Signal<Local, Bits<6>>,
@@ -69,12 +74,21 @@ pub struct RequestReader {
     ends_here: Signal<Local, Bit>,
     /// The beat taken now is not the one the request ends on, or is past a too long length.
     malformed: Signal<Local, Bit>,
-    first_beat: Constant<Bits<3>>,
+    first_beat: Constant<Bits<BEAT_BITS>>,
     /// The fewest bytes whose final beat is `(length - 1) / 4`; fewer have one beat.
     first_final_bytes: Constant<Bits<6>>,
-    /// The most bytes of a request of one beat, and its final beat's index.
+    /// The most bytes of a request of one beat with no header beats.
     one_beat_bytes: Constant<Bits<6>>,
-    one_beat_final: Constant<Bits<6>>,
+    /// The final beat's index of a request of no bytes: `max(1, header_beats) - 1`.
+    empty_final: Constant<Bits<6>>,
+    /// The header beats, which the final beat's index of a request of some bytes adds to
+    /// `(bytes - 1) / 4`.
+    header_beats: Constant<Bits<6>>,
+    /// No header beats: a first beat of at most four bytes is the final one.
+    no_header: Constant<Bit>,
+    /// One header beat: a first beat of no bytes is the final one. (With more, no first beat
+    /// is.)
+    one_header: Constant<Bit>,
     most_bytes: Constant<Bits<6>>,
     /// The bits of a length at or above `one_beat_bytes` and `most_bytes` (powers of two): the
     /// compares with them are masks and equalities, where Debian's yosys 0.23 builds a carry
@@ -83,8 +97,15 @@ pub struct RequestReader {
     from_most: Constant<Bits<6>>,
 }
 
-impl Default for RequestReader {
-    fn default() -> Self {
+impl<const BEAT_BITS: usize> RequestReader<BEAT_BITS> {
+    /// The reader of requests that begin with `header_beats` header words; panics if
+    /// `BEAT_BITS` cannot count the beats of the longest.
+    pub fn new(header_beats: usize) -> Self {
+        let longest = header_beats + 8;
+        assert!(
+            BEAT_BITS < 8 && longest <= 1 << BEAT_BITS,
+            "RequestReader: {BEAT_BITS} beat bits cannot count {longest} beats"
+        );
         Self {
             clock: Default::default(),
             taken: Default::default(),
@@ -106,7 +127,10 @@ impl Default for RequestReader {
             first_beat: Constant::new(Bits::default()),
             first_final_bytes: Constant::new(Bits::from(1)),
             one_beat_bytes: Constant::new(Bits::from(4)),
-            one_beat_final: Constant::new(Bits::default()),
+            empty_final: Constant::new(Bits::from(header_beats.max(1) as u64 - 1)),
+            header_beats: Constant::new(Bits::from(header_beats as u64)),
+            no_header: Constant::new(header_beats == 0),
+            one_header: Constant::new(header_beats == 1),
             most_bytes: Constant::new(Bits::from(32)),
             from_one_beat: Constant::new(Bits::from(0b11_1100)),
             from_most: Constant::new(Bits::from(0b10_0000)),
@@ -114,7 +138,7 @@ impl Default for RequestReader {
     }
 }
 
-impl Logic for RequestReader {
+impl<const BEAT_BITS: usize> Logic for RequestReader<BEAT_BITS> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -132,17 +156,20 @@ impl Logic for RequestReader {
             self.beat.next = self.first_beat.val();
             self.bytes.next = self.length.val();
         }
-        self.final_beat.next = self.one_beat_final.val();
+        self.final_beat.next = self.empty_final.val();
         // `length >= 1`.
         if self.length.val().any() {
-            self.final_beat.next = (self.length.val() - self.first_final_bytes.val()) >> 2;
+            self.final_beat.next =
+                ((self.length.val() - self.first_final_bytes.val()) >> 2) + self.header_beats.val();
         }
         self.ends_here.next =
-            bit_cast::<6, 3>(self.latched_beat.q.val()) == self.latched_final.q.val();
+            bit_cast::<6, BEAT_BITS>(self.latched_beat.q.val()) == self.latched_final.q.val();
         if self.first.val() {
-            // `length <= 4`.
-            self.ends_here.next = !(self.length.val() & self.from_one_beat.val()).any()
-                | (self.length.val() == self.one_beat_bytes.val());
+            // No header: `length <= 4`; one header beat: `length == 0`.
+            self.ends_here.next = (self.no_header.val()
+                & (!(self.length.val() & self.from_one_beat.val()).any()
+                    | (self.length.val() == self.one_beat_bytes.val())))
+                | (self.one_header.val() & !self.length.val().any());
         }
         // A beat count past the end is impossible once well formed (the end needs `last`).
         // `bytes > 32` is a bit at or above 32's set and not 32.
@@ -184,22 +211,27 @@ mod tests {
     use super::*;
     use crate::testing::Random;
     use crate::testing::{rising_edge, settle, Verilated};
-    use idemnet_model::stream::{Requests, Taken};
+    use idemnet_model::stream::{request_beats, Requests, Taken};
 
     /// What the cell says of a beat taken: (first, beat, bytes, accepted, refused, complete).
     type Said = (bool, u64, u64, bool, bool, bool);
 
-    /// Seeded random streams against the golden model's reading of §8.5 ([`Requests`]): beats
-    /// taken at random, lengths over every 6-bit value (most of them 0..=32), `last` mostly
-    /// where a well-formed request ends and sometimes early, late or missing; every taken
-    /// beat's outcome, and every output in every cycle, compared with the model and with the
-    /// emitted Verilog under Verilator. Returns how many requests completed and were refused.
-    fn against_the_model(seed: u64, cycles: usize) -> (usize, usize) {
-        let mut uut = RequestReader::default();
+    /// Seeded random streams of requests with `header_beats` header words against the golden
+    /// model's reading of §8.5 and §13.1 ([`Requests`]): beats taken at random, lengths over
+    /// every 6-bit value (most of them 0..=32), `last` mostly where a well-formed request ends
+    /// and sometimes early, late or missing; every taken beat's outcome, and every output in
+    /// every cycle, compared with the model and with the emitted Verilog under Verilator.
+    /// Returns how many requests completed and were refused.
+    fn against_the_model<const BEAT_BITS: usize>(
+        header_beats: usize,
+        seed: u64,
+        cycles: usize,
+    ) -> (usize, usize) {
+        let mut uut = RequestReader::<BEAT_BITS>::new(header_beats);
         uut.connect_all();
         check_all(&uut).unwrap();
         let mut verilated = Verilated::new(&uut);
-        let mut model: Requests<u64> = Requests::default();
+        let mut model: Requests<u64> = Requests::with_header_beats(header_beats);
         let mut random = Random::new(seed);
         // The request being sent: its length and beats to go.
         let (mut length, mut to_go) = (0u64, 0u64);
@@ -213,7 +245,7 @@ mod tests {
                 } else {
                     random.below(64)
                 };
-                let beats = length.div_ceil(4).max(1);
+                let beats = request_beats(header_beats, length as usize) as u64;
                 to_go = match random.below(10) {
                     0 => random.below(beats).max(1),
                     1 => beats + 1 + random.below(3),
@@ -283,8 +315,24 @@ mod tests {
     #[test]
     fn reads_random_streams_as_the_golden_model_does() {
         for seed in [1, 2] {
-            let (completed, refused) = against_the_model(seed, 4000);
+            let (completed, refused) = against_the_model::<3>(0, seed, 4000);
             assert!(completed > 200 && refused > 50, "{completed} {refused}");
         }
+    }
+
+    /// The framer's packets (§13.1): five header beats; and one, the edge case whose first
+    /// beat may be its final one.
+    #[test]
+    fn reads_requests_with_header_beats_as_the_golden_model_does() {
+        for (header_beats, seed) in [(5, 3), (1, 4), (2, 5)] {
+            let (completed, refused) = against_the_model::<4>(header_beats, seed, 4000);
+            assert!(completed > 100 && refused > 30, "{completed} {refused}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "3 beat bits cannot count 13 beats")]
+    fn too_few_beat_bits_are_refused() {
+        RequestReader::<3>::new(5);
     }
 }

@@ -139,11 +139,16 @@ fn round_robin() {
 
 #[test]
 fn request_reader() {
-    let cells = through_the_tools("RequestReader", RequestReader::default());
+    let cells = through_the_tools("RequestReader<3>", RequestReader::<3>::new(0));
     // The state (two bits), the latched beat (3) and bytes (6), and the final beat's index
     // (4: `(length - 1) / 4` of six bits has its upper two at zero).
     assert_eq!(cells.flip_flops, 15, "{cells:?}");
     assert!(cells.luts <= 50 && cells.brams == 0, "{cells:?}");
+    // The framer's (§13.1): five header beats, a 4-bit beat, and a 5-bit final beat's index
+    // (`(length - 1) / 4 + 5` of a 6-bit length reaches 20; past 12 the length is refused).
+    let framer = through_the_tools("RequestReader<4>", RequestReader::<4>::new(5));
+    assert_eq!(framer.flip_flops, 17, "{framer:?}");
+    assert!(framer.luts <= 50 && framer.brams == 0, "{framer:?}");
 }
 
 #[test]

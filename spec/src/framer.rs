@@ -3,8 +3,12 @@
 
 use crate::ports::{Port, PortDir, Side, Table};
 
+/// Beats of a framer packet before its payload: header words 2 to 6 (`msgID`, `len`, `seq`,
+/// `info`, `msgNum`, §11.1), in that order, as the stream's first beats (§13.1).
+pub const HEADER_BEATS: usize = 5;
+
 /// The framer's ports (§13.1), in port order: in each direction the link ports, then the packet
-/// stream (its header fields beside it), then (outputs) the counter. Its host ports carry the
+/// stream (the fields the header words cannot carry beside it), then (outputs) the counter. Its host ports carry the
 /// `tx_` prefix in the block itself, so a node shows them under their own names.
 pub const PORTS: Table = Table::new(&[
     Port::link_input("tx_gnt", 1),
@@ -13,11 +17,6 @@ pub const PORTS: Table = Table::new(&[
     Port::host_input("tx_last", 1),
     Port::host_input("tx_dst", 16),
     Port::host_input("tx_type", 4),
-    Port::host_input("tx_msg_id", 32),
-    Port::host_input("tx_len", 32),
-    Port::host_input("tx_seq", 32),
-    Port::host_input("tx_info", 32),
-    Port::host_input("tx_msg_num", 32),
     Port::host_input("tx_bytes", 6),
     Port::link_output("net_out", 35),
     Port::link_output("tx_req", 1),
@@ -26,7 +25,7 @@ pub const PORTS: Table = Table::new(&[
 ]);
 
 /// The framer's host inputs, in port order (a node shows them as they are, §10).
-pub const HOST_INPUTS: [&str; 11] = PORTS.names(PortDir::In, Side::Host);
+pub const HOST_INPUTS: [&str; 6] = PORTS.names(PortDir::In, Side::Host);
 /// The framer's host outputs, in port order.
 pub const HOST_OUTPUTS: [&str; 2] = PORTS.names(PortDir::Out, Side::Host);
 
@@ -44,11 +43,6 @@ pub mod inp {
         TX_LAST = "tx_last",
         TX_DST = "tx_dst",
         TX_TYPE = "tx_type",
-        TX_MSG_ID = "tx_msg_id",
-        TX_LEN = "tx_len",
-        TX_SEQ = "tx_seq",
-        TX_INFO = "tx_info",
-        TX_MSG_NUM = "tx_msg_num",
         TX_BYTES = "tx_bytes",
     );
 }
@@ -72,7 +66,7 @@ mod tests {
     #[test]
     fn offsets_agree_with_the_widths() {
         crate::ports::tests::offsets_agree_with_widths(&PORTS);
-        assert_eq!((inp::WORDS, out::WORDS), (12, 4));
+        assert_eq!((inp::WORDS, out::WORDS), (7, 4));
         assert_eq!(COUNTERS, ["host_error"]);
         assert_eq!(HOST_OUTPUTS, ["tx_ready", "tx_cnt_host_error"]);
         assert_eq!(

@@ -22,7 +22,7 @@ use rand::{Rng, SeedableRng};
 use super::send::{Completion, Outcome, SendConfig, Sender};
 use super::{rx::inp as rxi, rx::out as rxo, Packet, Type};
 use crate::ni;
-use crate::node::framer_inputs;
+use crate::node::{framer_beats, framer_inputs};
 use crate::stream::Beats;
 use crate::system::Layout;
 use idemnet_spec::framer;
@@ -305,7 +305,7 @@ impl MsgHosts {
             let ready = prev[lay.framer_output(framer::out::TX_READY, p)] & 1 == 1;
             if self.framing[p].is_none() && ready {
                 self.framing[p] = self.senders[p].next_packet(t).map(|packet| {
-                    let beats = Beats::new(&packet.data);
+                    let beats = framer_beats(&packet);
                     (packet, beats)
                 });
             }

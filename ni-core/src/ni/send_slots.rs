@@ -8,6 +8,9 @@ use rust_hdl::prelude::*;
 
 use super::{c, timer_mask, vec_of, SendState, SEND_ADDRESS_BITS, SLOTS, SLOT_BITS};
 
+/// Bits of a request's beat index: a request has at most 8 beats, no header beats (§8.5).
+const REQUEST_BEAT_BITS: usize = 3;
+
 /// The send slots of an NI and the request stream (§8.5): a request is read by a
 /// [`RequestReader`] into the lowest free slot, chosen at its first beat, its words into the
 /// send payload memory ([`Memory::block`], 8 words a slot) as they come; it is committed at the
@@ -69,7 +72,7 @@ pub struct SendSlots {
     free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
-    requests: RequestReader,
+    requests: RequestReader<REQUEST_BEAT_BITS>,
     // Send slots.
     send_state: Vec<DFF<SendState>>,
     send_counter: Vec<DFF<Bits<16>>>,
@@ -149,7 +152,7 @@ impl SendSlots {
             free_send_slot: FirstSet::new(),
             forget_send_slot: FirstSet::new(),
             due_send_slot: FirstSet::new(),
-            requests: Default::default(),
+            requests: RequestReader::new(0),
             send_state: vec_of(send_slots),
             send_counter: vec_of(send_slots),
             send_destination: vec_of(send_slots),
