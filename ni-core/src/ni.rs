@@ -189,13 +189,6 @@ pub struct NiCore {
     kind_malformed: Constant<Bits<2>>,
 }
 
-/// The bits a timer reloaded with `interval - 1` ever uses. Masking the count down to them
-/// keeps the higher flip-flops at 0, so synthesis removes them and their borrow chain.
-fn timer_mask(interval: u16) -> u64 {
-    let reload = interval.saturating_sub(1) as u64;
-    (1u64 << (64 - reload.leading_zeros())) - 1
-}
-
 impl NiCore {
     /// The core of an NI with the parameters of `cfg` (validated by the caller: see [`crate::ni`]).
     pub fn new(cfg: &NiConfig) -> Self {

@@ -14,6 +14,8 @@
 //!   ([`round_robin::RoundRobin`]).
 //! * [`request_reader`]: the reading end of a request stream ([`request_reader::RequestReader`]):
 //!   a taken beat's request and place in it, and whether the request is well formed (§8.5).
+//! * [`timer_bank`]: one-shot timers of one interval as deadlines on one free-running count
+//!   ([`timer_bank::TimerBank`]).
 //!
 //! The protocol's blocks and helpers:
 //!
@@ -45,6 +47,7 @@ pub mod request_reader;
 pub mod round_robin;
 #[cfg(test)]
 mod testing;
+pub mod timer_bank;
 pub mod uart;
 pub mod worm_receiver;
 pub mod worm_transmitter;

@@ -12,6 +12,7 @@ use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::lut_ram::LutRam;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
+use idemnet_rtl::timer_bank::TimerBank;
 use rust_hdl::prelude::*;
 
 /// Lints, compiles and synthesizes `block` as the top module; returns its iCE40 cell counts.
@@ -134,6 +135,18 @@ fn round_robin() {
         // One bit per requester in `last` and `after_last`, and `last_index`.
         assert_eq!(cells.flip_flops, 2 * requesters + index_bits, "{cells:?}");
         assert!(cells.luts <= luts, "{cells:?}");
+    }
+}
+
+#[test]
+fn timer_bank() {
+    let ack = through_the_tools("TimerBank 4 x 62", TimerBank::new(4, 62));
+    let retry = through_the_tools("TimerBank 2 x 126", TimerBank::new(2, 126));
+    // `now` and a deadline a timer of 6 and 7 bits, and each timer's `running`.
+    assert_eq!(ack.flip_flops, 6 + 4 * 6 + 4, "{ack:?}");
+    assert_eq!(retry.flip_flops, 7 + 2 * 7 + 2, "{retry:?}");
+    for cells in [ack, retry] {
+        assert!(cells.luts <= 40 && cells.brams == 0, "{cells:?}");
     }
 }
 

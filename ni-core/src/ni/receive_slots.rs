@@ -2,10 +2,11 @@
 //! ACKs they owe.
 
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
 
-use super::{c, timer_mask, vec_of, SLOTS, SLOT_BITS};
+use super::{c, vec_of, SLOTS, SLOT_BITS};
 
 /// The receive slots of an NI: each holds a uid (`active`) and a timer that makes its ACK due
 /// when it runs out; the lowest free slot takes an arriving SEND, the lowest due one is the ACK
@@ -45,26 +46,16 @@ pub struct ReceiveSlots {
     pub due_uid: Signal<Out, Bits<32>>,
     free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    /// Each slot's ACK timer: its ACK is due while the slot is held and the timer not running.
+    ack_timers: TimerBank,
     receive_active: Vec<DFF<Bit>>,
     receive_uid: Vec<DFF<Bits<32>>>,
-    receive_timer: Vec<DFF<Bits<16>>>,
-    /// `receive_timer` is not zero, kept in a flip-flop so that the due mask starts from one.
-    receive_timer_running: Vec<DFF<Bit>>,
     /// The slots holding the arriving uid, compared when the uid word arrives.
     arriving_match: DFF<Bits<SLOTS>>,
     probe: Signal<Local, Bits<SLOTS>>,
     receive_free: Signal<Local, Bits<SLOTS>>,
     receive_due: Signal<Local, Bits<SLOTS>>,
     receive_match: Signal<Local, Bits<SLOTS>>,
-    ack_reload: Constant<Bits<16>>,
-    ack_mask: Constant<Bits<16>>,
-    /// The reload is not zero (an interval of one cycle reloads zero).
-    ack_reload_running: Constant<Bit>,
-    timer_expired: Constant<Bits<16>>,
-    timer_step: Constant<Bits<16>>,
-    /// The bits of a timer above its lowest: a timer counting down from them is not zero after
-    /// the edge.
-    timer_above_one: Constant<Bits<16>>,
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
     _receive_slots: usize,
@@ -90,23 +81,16 @@ impl ReceiveSlots {
             due_uid: Default::default(),
             free_receive_slot: FirstSet::new(),
             due_receive_slot: FirstSet::new(),
+            // The pick takes a cycle (§8.5): the timer runs `interval - 2` edges so that the ACK
+            // repeats every `interval` cycles.
+            ack_timers: TimerBank::new(receive_slots, cfg.ack_interval.saturating_sub(2)),
             receive_active: vec_of(receive_slots),
             receive_uid: vec_of(receive_slots),
-            receive_timer: vec_of(receive_slots),
-            receive_timer_running: vec_of(receive_slots),
             arriving_match: Default::default(),
             probe: Default::default(),
             receive_free: Default::default(),
             receive_due: Default::default(),
             receive_match: Default::default(),
-            // The pick takes a cycle (§8.5): the timer runs `interval - 2` so that the ACK
-            // repeats every `interval` cycles.
-            ack_reload: c(cfg.ack_interval.saturating_sub(2) as u64),
-            ack_mask: c(timer_mask(cfg.ack_interval)),
-            ack_reload_running: Constant::new(cfg.ack_interval > 2),
-            timer_expired: c(0),
-            timer_step: c(1),
-            timer_above_one: c(0xFFFE),
             slot_none: c(0),
             slot_lowest: c(1),
             _receive_slots: receive_slots,
@@ -117,21 +101,15 @@ impl ReceiveSlots {
 impl Logic for ReceiveSlots {
     #[hdl_gen]
     fn update(&mut self) {
-        // ---- Registers hold by default; timers count down.
+        // ---- Registers and timers hold by default.
+        self.ack_timers.clock.next = self.clock.val();
         for r in 0..self._receive_slots {
             self.receive_active[r].clock.next = self.clock.val();
             self.receive_uid[r].clock.next = self.clock.val();
-            self.receive_timer[r].clock.next = self.clock.val();
             self.receive_active[r].d.next = self.receive_active[r].q.val();
             self.receive_uid[r].d.next = self.receive_uid[r].q.val();
-            self.receive_timer[r].d.next = self.receive_timer[r].q.val();
-            self.receive_timer_running[r].clock.next = self.clock.val();
-            self.receive_timer_running[r].d.next =
-                (self.receive_timer[r].q.val() & self.timer_above_one.val()).any();
-            if self.receive_timer[r].q.val().any() {
-                self.receive_timer[r].d.next =
-                    (self.receive_timer[r].q.val() - self.timer_step.val()) & self.ack_mask.val();
-            }
+            self.ack_timers.load[r].next = false;
+            self.ack_timers.clear[r].next = false;
         }
 
         // ---- Slot masks over the state before the edge; the pickers take the lowest.
@@ -143,7 +121,7 @@ impl Logic for ReceiveSlots {
             if !self.receive_active[r].q.val() {
                 self.receive_free.next = self.receive_free.val() | self.probe.val();
             }
-            if self.receive_active[r].q.val() & !self.receive_timer_running[r].q.val() {
+            if self.receive_active[r].q.val() & !self.ack_timers.running[r].val() {
                 self.receive_due.next = self.receive_due.val() | self.probe.val();
             }
             // A held uid is never taken into a second slot, so at most one slot matches.
@@ -173,8 +151,7 @@ impl Logic for ReceiveSlots {
                 if self.free_receive_slot.one_hot.val().get_bit(r) {
                     self.receive_active[r].d.next = true;
                     self.receive_uid[r].d.next = self.take_uid.val();
-                    self.receive_timer[r].d.next = self.timer_expired.val();
-                    self.receive_timer_running[r].d.next = false;
+                    self.ack_timers.clear[r].next = true;
                 }
             }
         }
@@ -196,8 +173,7 @@ impl Logic for ReceiveSlots {
                 & (self.sent_slot.val() == r.to_bits())
                 & self.receive_active[r].q.val()
             {
-                self.receive_timer[r].d.next = self.ack_reload.val();
-                self.receive_timer_running[r].d.next = self.ack_reload_running.val();
+                self.ack_timers.load[r].next = true;
             }
         }
     }

@@ -3,10 +3,11 @@
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::request_reader::RequestReader;
+use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::{NiConfig, PAYLOAD_WORDS};
 use rust_hdl::prelude::*;
 
-use super::{c, timer_mask, vec_of, SendState, SEND_ADDRESS_BITS, SLOTS, SLOT_BITS};
+use super::{c, vec_of, SendState, SEND_ADDRESS_BITS, SLOTS, SLOT_BITS};
 
 /// Bits of a request's beat index: a request has at most 8 beats, no header beats (§8.5).
 const REQUEST_BEAT_BITS: usize = 3;
@@ -73,14 +74,13 @@ pub struct SendSlots {
     forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     requests: RequestReader<REQUEST_BEAT_BITS>,
+    /// Each slot's retry timer: its SEND is due while it waits and the timer is not running.
+    retry_timers: TimerBank,
     // Send slots.
     send_state: Vec<DFF<SendState>>,
     send_counter: Vec<DFF<Bits<16>>>,
     send_destination: Vec<DFF<Bits<16>>>,
     send_length: Vec<DFF<Bits<6>>>,
-    send_timer: Vec<DFF<Bits<16>>>,
-    /// `send_timer` is not zero, kept in a flip-flop so that the due mask starts from one.
-    send_timer_running: Vec<DFF<Bit>>,
     send_transmitted: Vec<DFF<Bit>>,
     uid_counter: DFF<Bits<16>>,
     // The request stream: the slot and destination of a request, latched at its first beat.
@@ -99,15 +99,6 @@ pub struct SendSlots {
     request_word_mask: Signal<Local, Bits<32>>,
     commit_slot: Signal<Local, Bits<SLOT_BITS>>,
     // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
-    retry_reload: Constant<Bits<16>>,
-    retry_mask: Constant<Bits<16>>,
-    /// The reload is not zero (an interval of one cycle reloads zero).
-    retry_reload_running: Constant<Bit>,
-    timer_expired: Constant<Bits<16>>,
-    timer_step: Constant<Bits<16>>,
-    /// The bits of a timer above its lowest: a timer counting down from them is not zero after
-    /// the edge.
-    timer_above_one: Constant<Bits<16>>,
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
     empty_node: Constant<Bits<16>>,
@@ -153,12 +144,13 @@ impl SendSlots {
             forget_send_slot: FirstSet::new(),
             due_send_slot: FirstSet::new(),
             requests: RequestReader::new(0),
+            // The pick takes a cycle (§8.5): the timer runs `interval - 2` edges so that the
+            // SEND repeats every `interval` cycles.
+            retry_timers: TimerBank::new(send_slots, cfg.retry_interval.saturating_sub(2)),
             send_state: vec_of(send_slots),
             send_counter: vec_of(send_slots),
             send_destination: vec_of(send_slots),
             send_length: vec_of(send_slots),
-            send_timer: vec_of(send_slots),
-            send_timer_running: vec_of(send_slots),
             send_transmitted: vec_of(send_slots),
             uid_counter: Default::default(),
             request_slot: Default::default(),
@@ -174,14 +166,6 @@ impl SendSlots {
             request_bytes_left: Default::default(),
             request_word_mask: Default::default(),
             commit_slot: Default::default(),
-            // The pick takes a cycle (§8.5): the timer runs `interval - 2` so that the SEND
-            // repeats every `interval` cycles.
-            retry_reload: c(cfg.retry_interval.saturating_sub(2) as u64),
-            retry_mask: c(timer_mask(cfg.retry_interval)),
-            retry_reload_running: Constant::new(cfg.retry_interval > 2),
-            timer_expired: c(0),
-            timer_step: c(1),
-            timer_above_one: c(0xFFFE),
             slot_none: c(0),
             slot_lowest: c(1),
             empty_node: c(0),
@@ -196,27 +180,21 @@ impl SendSlots {
 impl Logic for SendSlots {
     #[hdl_gen]
     fn update(&mut self) {
-        // ---- Registers hold by default; timers count down.
+        // ---- Registers and timers hold by default.
+        self.retry_timers.clock.next = self.clock.val();
         for s in 0..self._send_slots {
             self.send_state[s].clock.next = self.clock.val();
             self.send_counter[s].clock.next = self.clock.val();
             self.send_destination[s].clock.next = self.clock.val();
             self.send_length[s].clock.next = self.clock.val();
-            self.send_timer[s].clock.next = self.clock.val();
             self.send_transmitted[s].clock.next = self.clock.val();
             self.send_state[s].d.next = self.send_state[s].q.val();
             self.send_counter[s].d.next = self.send_counter[s].q.val();
             self.send_destination[s].d.next = self.send_destination[s].q.val();
             self.send_length[s].d.next = self.send_length[s].q.val();
             self.send_transmitted[s].d.next = self.send_transmitted[s].q.val();
-            self.send_timer[s].d.next = self.send_timer[s].q.val();
-            self.send_timer_running[s].clock.next = self.clock.val();
-            self.send_timer_running[s].d.next =
-                (self.send_timer[s].q.val() & self.timer_above_one.val()).any();
-            if self.send_timer[s].q.val().any() {
-                self.send_timer[s].d.next =
-                    (self.send_timer[s].q.val() - self.timer_step.val()) & self.retry_mask.val();
-            }
+            self.retry_timers.load[s].next = false;
+            self.retry_timers.clear[s].next = false;
         }
         dff_setup!(
             self,
@@ -243,7 +221,7 @@ impl Logic for SendSlots {
                 self.send_forget.next = self.send_forget.val() | self.probe.val();
             }
             if (self.send_state[s].q.val() == SendState::Waiting)
-                & !self.send_timer_running[s].q.val()
+                & !self.retry_timers.running[s].val()
             {
                 self.send_due_mask.next = self.send_due_mask.val() | self.probe.val();
             }
@@ -305,8 +283,7 @@ impl Logic for SendSlots {
                         self.send_destination[s].d.next = self.req_dst.val();
                     }
                     self.send_length[s].d.next = self.requests.bytes.val();
-                    self.send_timer[s].d.next = self.timer_expired.val();
-                    self.send_timer_running[s].d.next = false;
+                    self.retry_timers.clear[s].next = true;
                     self.send_transmitted[s].d.next = false;
                 }
                 self.probe.next = self.probe.val() << 1;
@@ -360,8 +337,7 @@ impl Logic for SendSlots {
                     self.send_state[s].d.next = SendState::Free;
                 }
                 if self.send_sent.val() {
-                    self.send_timer[s].d.next = self.retry_reload.val();
-                    self.send_timer_running[s].d.next = self.retry_reload_running.val();
+                    self.retry_timers.load[s].next = true;
                     self.send_transmitted[s].d.next = true;
                 }
             }
