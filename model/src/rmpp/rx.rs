@@ -128,6 +128,8 @@ pub struct RmppRx {
     /// The word read at this edge, shown in `rd_data` after the next (§11.6).
     rd_next: u32,
     snd: Option<SndPulse>,
+    /// A CTS, MSGEND or MSGDROP whose CRC flit passed at this edge: pulsed at the next.
+    snd_next: Option<SndPulse>,
     /// The counts so far, events of this edge included.
     counted: [u16; 13],
     /// The counters as shown in the last `O_t`: an event counted at edge `t` shows from
@@ -195,6 +197,7 @@ impl RmppRx {
             rd_data: 0,
             rd_next: 0,
             snd: None,
+            snd_next: None,
             counted: [0; 13],
             shown: [0; 13],
             settled: [0; 13],
@@ -371,7 +374,8 @@ impl RmppRx {
     }
 
     /// The receive FSM for one flit (§8.3 with a seven-word header); a worm whose CRC flit
-    /// passed is left in `pending` to act at the next edge, or pulses `snd_valid` now.
+    /// passed is left in `pending` to act at the next edge, or in `snd_next` to pulse
+    /// `snd_valid` at the next edge.
     fn receive(&mut self, f: u64) {
         if f & VALID == 0 {
             return;
@@ -467,10 +471,11 @@ impl RmppRx {
         }
     }
 
-    /// A CTS, MSGEND or MSGDROP for the send side: `snd_valid` at its CRC flit's edge.
+    /// A CTS, MSGEND or MSGDROP for the send side: `snd_valid` at the edge after its CRC
+    /// flit's, as every packet acts (§11.5).
     fn pass_to_sender(&mut self) {
         let h = self.rx.hdr;
-        self.snd = Some(SndPulse {
+        self.snd_next = Some(SndPulse {
             ty: (h[0] >> 16) & 0xF,
             peer: self.rx.src,
             msg_id: h[2],
@@ -582,7 +587,7 @@ impl RmppRx {
                 }
                 Some(m)
             }
-            // Pulsed at the CRC flit, never left pending.
+            // Pulsed through `snd_next`, never left pending.
             Verdict::ToSender => None,
         }
     }
@@ -668,7 +673,7 @@ impl ModelBlock for RmppRx {
         let packet_edge = std::mem::take(&mut self.crc_flit);
         let awaited_crc = self.awaiting_crc;
         let packet = self.pending.take();
-        self.snd = None;
+        self.snd = self.snd_next.take();
         self.due_set = None;
         self.receive(i[inp::NET_IN]);
         self.awaiting_crc = self.rx.state == Rx::Crc;

@@ -34,8 +34,8 @@ use crate::c;
 /// Timing: a packet acts at the edge after its CRC flit (§11.5): `crc_flit` and `arrived` are
 /// registered (`packet`, `packet_good`), so the action, the counter strobes and the credit
 /// arithmetic start from flip-flops and the CRC compare ends at one. `to_sender` alone is
-/// combinational from `arrived`: it touches no state, and `snd_valid` stays in `O_t` of the CRC
-/// flit. The other outputs are combinational from the inputs and the registers here. The
+/// combinational from `arrived`: it touches no state; the parent registers it and pulses
+/// `snd_valid` at the packet's edge as well. The other outputs are combinational from the inputs and the registers here. The
 /// answer and delivered registers are held back by `awaiting_crc`, a flip-flop, rather than by
 /// `crc_flit`: with the flit's valid and tail bits the choice of the action was the first half
 /// of the receive path's critical path on the ECP5 (receiver state to the slot registers'

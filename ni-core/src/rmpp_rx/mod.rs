@@ -149,7 +149,7 @@ pub enum DropReason {
 /// ready when word 6 comes; the verdict is computed in the cycle word 6 is consumed, from the
 /// state before that edge, and latched; payload words are written into the buffer RAM as they
 /// arrive; the packet acts at the edge after its CRC flit (its CRC verdict is registered at the
-/// CRC flit; `snd_valid` alone is set there). At most one action per edge: the packet whose CRC
+/// CRC flit); a CTS, MSGEND or MSGDROP for the send side pulses `snd_valid` at that edge too. At most one action per edge: the packet whose CRC
 /// flit (a tail in CRC position) was consumed at the edge before, else the answer register, else
 /// the delivered register; neither register acts at a CRC flit's edge either (the packet owns
 /// both edges). An upcall is taken in cycle `t` when `up_valid` (after `t-1`) and `up_ready`,
@@ -161,8 +161,8 @@ pub enum DropReason {
 ///
 /// Every output but `worm$word` (combinational from `worm$*` and registers) is a register or a
 /// function of registers only (no path from an input port to an output port): `up_*` / `dlv_*` show the head of the upcall / delivery FIFO (slot number
-/// registers) and that slot's fields, zero when not valid; `snd_*` show the latched header of the
-/// packet whose CRC flit set the `snd_valid` register, zero otherwise; `rd_data` is a register:
+/// registers) and that slot's fields, zero when not valid; `snd_*` are registers, the header of the
+/// packet whose edge set `snd_valid`, zero otherwise; `rd_data` is a register:
 /// the RAM's registered output under a registered byte mask, registered again; `worm$due` is the slot table's scan.
 ///
 /// Internals: `receive` reads the worm a [`idemnet_rtl::worm_receiver::WormReceiver`] frames
@@ -256,10 +256,14 @@ pub struct RmppRxCore {
     // The answer and delivered registers, the snd_valid pulse.
     dl_valid: DFF<Bit>,
     dl_slot: DFF<Bits<4>>,
+    /// A CTS, MSGEND or MSGDROP passed at this edge: `snd_valid` at the next.
+    snd_passed: DFF<Bit>,
     o_snd_valid: DFF<Bit>,
     /// The `snd_*` outputs, loaded with the packet's header at the edge that sets `snd_valid`
     /// and zero at every other: a register with a synchronous reset, where the header gated by
-    /// `snd_valid` took a LUT4 a bit (about 150 on the node).
+    /// `snd_valid` took a LUT4 a bit (about 200 on the node). The reset is `snd_passed`, a
+    /// register, not the verdict of the CRC flit's cycle, which ended 8 LUT levels deep in
+    /// these registers' 180 reset pins (the node's ECP5 critical path, 91.0 MHz at seed 1).
     o_snd_type: DFF<Bits<4>>,
     o_snd_peer: DFF<Bits<16>>,
     o_snd_msg_id: DFF<Bits<32>>,
@@ -343,6 +347,7 @@ impl RmppRxCore {
             buf_ram: Memory::block((n * cfg.slot_words()).max(2)),
             dl_valid: Default::default(),
             dl_slot: Default::default(),
+            snd_passed: Default::default(),
             o_snd_valid: Default::default(),
             o_snd_type: Default::default(),
             o_snd_peer: Default::default(),
@@ -370,6 +375,7 @@ impl Logic for RmppRxCore {
             clock,
             dl_valid,
             dl_slot,
+            snd_passed,
             o_snd_type,
             o_snd_peer,
             o_snd_msg_id,
@@ -450,9 +456,11 @@ impl Logic for RmppRxCore {
         self.act.delivered_valid.next = self.dl_valid.q.val();
         self.act.delivered_slot.next = self.dl_slot.q.val();
         self.act.target_grant.next = self.slots.target_grant.val();
-        self.o_snd_valid.d.next = self.act.to_sender.val();
-        // The header registers hold the packet at its CRC flit's edge: its last header word
-        // was latched at an earlier edge, and the next worm's head comes at a later one.
+        self.snd_passed.d.next = self.act.to_sender.val();
+        self.o_snd_valid.d.next = self.snd_passed.q.val();
+        // The header registers hold the packet at the edge after its CRC flit's: its last
+        // header word was latched before the CRC flit, and the next worm's head, at that edge
+        // at the earliest, changes them after it.
         self.o_snd_type.d.next = self.empty_type.val();
         self.o_snd_peer.d.next = self.empty_node.val();
         self.o_snd_msg_id.d.next = 0.into();
@@ -460,7 +468,7 @@ impl Logic for RmppRxCore {
         self.o_snd_seq.d.next = 0.into();
         self.o_snd_info.d.next = 0.into();
         self.o_snd_msg_num.d.next = 0.into();
-        if self.act.to_sender.val() {
+        if self.snd_passed.q.val() {
             self.o_snd_type.d.next = self.receive.packet_type.val();
             self.o_snd_peer.d.next = self.receive.source.val();
             self.o_snd_msg_id.d.next = self.receive.msg_id.val();
