@@ -59,7 +59,8 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 ///
 /// Why header words ride the stream: as five 32-bit ports latched at the first beat they took
 /// 160 flip-flops and a 32-bit 5:1 multiplexer by header index; as beats they are words of the
-/// block RAM the payload needs anyway (README, "At ..." for the figures).
+/// block RAM the payload needs anyway (docs/protocol.md §13.1: 149 LUT4 and 158 flip-flops of
+/// the node).
 #[derive(LogicBlock)]
 pub struct RmppTxCore {
     pub clock: Signal<In, Clock>,
