@@ -92,13 +92,14 @@ fn ice40_image_catches_an_ni_that_forgets_at_its_ack() {
     run_mutant(Board::Ice40Hx8k, "forget-at-ack", |v| {
         let mut m = v.to_string();
         for r in 0..16 {
-            let pick = format!("receive_timer${r}$d = ack_reload;");
-            m = m.replace(&pick, &format!("{pick} receive_active${r}$d = 1'b0;"));
+            // The ACK's start loads the slot's timer (`TimerBank`).
+            let start = format!("ack_timers$load${r} = 1'b1;");
+            m = m.replace(&start, &format!("{start} receive_active${r}$d = 1'b0;"));
         }
         assert_eq!(
-            m.matches("= ack_reload; receive_active$").count(),
+            m.matches("= 1'b1; receive_active$").count(),
             4,
-            "one ACK pick per NI"
+            "one ACK start per NI"
         );
         m
     });
