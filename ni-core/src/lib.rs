@@ -126,7 +126,4 @@ pub(crate) fn c<const N: usize>(x: u64) -> rust_hdl::prelude::Constant<rust_hdl:
     rust_hdl::prelude::Constant::new(rust_hdl::prelude::Bits::from(x))
 }
 
-/// `n` default values: a block's per-slot registers and signals.
-pub(crate) fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
+pub(crate) use idemnet_rtl::vec_of;

@@ -3,6 +3,7 @@
 use crate::topology::Topology;
 use idemnet_rtl::flit::Flit;
 use idemnet_rtl::lfsr::{lfsr_seed, Lfsr};
+use idemnet_rtl::vec_of;
 use rust_hdl::prelude::*;
 
 /// One switch `(l, w)` of a k-ary n-tree (`docs/protocol.md` §4).
@@ -146,10 +147,6 @@ pub struct Switch {
     tree: Vec<Signal<Local, Flit>>,
     _k: usize,
     _n_in: usize,
-}
-
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 fn mask(x: u64) -> Constant<Bits<16>> {

@@ -39,6 +39,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::vec_of;
+
 /// The width of the per-counter sum of the sources' events (up to 15 sources).
 const SUM_BITS: usize = 4;
 
@@ -63,10 +65,6 @@ pub struct CounterBank<
     registered_strobes: Constant<Bit>,
 }
 
-fn several<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
 impl<const COUNTERS: usize, const SOURCES: usize, const REASON_BITS: usize, const WIDTH: usize>
     CounterBank<COUNTERS, SOURCES, REASON_BITS, WIDTH>
 {
@@ -87,11 +85,11 @@ impl<const COUNTERS: usize, const SOURCES: usize, const REASON_BITS: usize, cons
         );
         Self {
             clock: Default::default(),
-            strobe: several(SOURCES),
-            reason: several(SOURCES),
-            count: several(COUNTERS),
-            counters: several(COUNTERS),
-            events_held: several(COUNTERS),
+            strobe: vec_of(SOURCES),
+            reason: vec_of(SOURCES),
+            count: vec_of(COUNTERS),
+            counters: vec_of(COUNTERS),
+            events_held: vec_of(COUNTERS),
             events: Default::default(),
             no_events: Constant::new(Bits::default()),
             registered_strobes: Constant::new(registered_strobes),

@@ -54,6 +54,12 @@ pub mod worm_transmitter;
 
 pub use idemnet_spec::ports::{PortDir, PortSpec};
 
+/// `n` default values: a block's per-slot (per-timer, per-counter, per-port) registers, signals
+/// and ports, as rust-hdl's `Vec` fields want them.
+pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}
+
 /// Verilator lint waivers for rust-hdl's output style (`rtl/lint/waivers.vlt`, each with its
 /// reason). Every Verilator run of idemnet's emitted Verilog uses this one file.
 pub const LINT_WAIVERS: &str = include_str!("../lint/waivers.vlt");

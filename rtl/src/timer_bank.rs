@@ -33,6 +33,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::vec_of;
+
 /// One-shot timers on deadlines: see the module documentation for ports and timing.
 #[derive(LogicBlock)]
 pub struct TimerBank {
@@ -52,10 +54,6 @@ pub struct TimerBank {
     _timers: usize,
 }
 
-fn several<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
 impl TimerBank {
     /// `timers` timers of `interval` edges; panics on a count out of range.
     pub fn new(timers: usize, interval: u16) -> Self {
@@ -66,12 +64,12 @@ impl TimerBank {
         let bits = u16::BITS - interval.leading_zeros();
         Self {
             clock: Default::default(),
-            load: several(timers),
-            clear: several(timers),
-            running: several(timers),
+            load: vec_of(timers),
+            clear: vec_of(timers),
+            running: vec_of(timers),
             now: Default::default(),
-            deadline: several(timers),
-            timer_running: several(timers),
+            deadline: vec_of(timers),
+            timer_running: vec_of(timers),
             step: Constant::new(Bits::from(1)),
             interval: Constant::new(Bits::from(interval as u64)),
             mask: Constant::new(Bits::from((1u64 << bits) - 1)),
