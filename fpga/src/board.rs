@@ -148,16 +148,39 @@ impl Board {
         }
     }
 
-    /// The yosys script that synthesizes module `board` into `board.json` with `mapping`;
-    /// `None` if the board does not support it. The ECP5's mappings other than YoWASP's
-    /// default run `synth_ecp5` in two parts around their own LUT mapping (its labels
-    /// `map_luts` and `map_cells`).
-    pub fn synth_script(self, mapping: LutMapping, synthesizer: Synthesizer) -> Option<String> {
+    /// Whether the board's `abc9` also takes the flip-flops (yosys's `-dff`): its script then
+    /// begins with `&scorr`, which merges the signals and flip-flops that are equal in every
+    /// state reachable from the power-on values, and maps across what stays. Sound for these
+    /// designs, whose every register starts at its power-on value (docs/protocol.md §2), and no
+    /// retiming: the `abc` mappings never get `-dff`, because `abc -dff` runs `dretime`, which
+    /// moves flip-flops (the iCE40 maps with `abc`, so its choice is off). On the ECP5 at 100 MHz, nextpnr seeds 1-3, it took the node from
+    /// 90.9 / 95.2 / 93.2 to 106.0 / 101.2 / 104.8 MHz at the same area (3,176 against 3,183
+    /// LUT4 with the harness), README "abc9 with the flip-flops".
+    pub fn abc_dff(self) -> bool {
+        match self {
+            Board::Ice40Hx8k => false,
+            Board::Ecp5_85k => true,
+        }
+    }
+
+    /// The yosys script that synthesizes module `board` into `board.json` with `mapping`, its
+    /// `abc9` with `-dff` if `dff` ([`Board::abc_dff`]); `None` if the board does not support the mapping. The
+    /// ECP5's mappings other than YoWASP's default run `synth_ecp5` in two parts around their
+    /// own LUT mapping (its labels `map_luts` and `map_cells`).
+    pub fn synth_script(
+        self,
+        mapping: LutMapping,
+        synthesizer: Synthesizer,
+        dff: bool,
+    ) -> Option<String> {
         // Debian's 0.23 maps with `abc` unless told `-abc9`; YoWASP's 0.70 has only `abc9`.
-        let abc9 = match synthesizer {
-            Synthesizer::Debian => "-abc9 ",
-            Synthesizer::YoWasp => "",
+        let abc9 = match (synthesizer, dff) {
+            (Synthesizer::Debian, false) => "-abc9 ",
+            (Synthesizer::Debian, true) => "-abc9 -dff ",
+            (Synthesizer::YoWasp, false) => "",
+            (Synthesizer::YoWasp, true) => "-dff ",
         };
+        let dff_option = if dff { "-dff " } else { "" };
         // `synth_ecp5` up to its LUT mapping, `step`, then `synth_ecp5` again from `resume`.
         let ecp5_split = |options: &str, step: &str, resume: &str| {
             format!(
@@ -169,9 +192,9 @@ impl Board {
             (Board::Ice40Hx8k, LutMapping::Abc) => {
                 Some("synth_ice40 -top board -json board.json".into())
             }
-            (Board::Ice40Hx8k, LutMapping::Abc9) => {
-                Some("synth_ice40 -abc9 -top board -json board.json".into())
-            }
+            (Board::Ice40Hx8k, LutMapping::Abc9) => Some(format!(
+                "synth_ice40 -abc9 {dff_option}-top board -json board.json"
+            )),
             (Board::Ice40Hx8k, _) => None,
             (Board::Ecp5_85k, LutMapping::Abc9) => {
                 Some(format!("synth_ecp5 {abc9}-top board -json board.json"))
@@ -325,7 +348,7 @@ mod tests {
             assert!(board.lut_mappings().contains(&board.lut_mapping()));
             for mapping in LutMapping::ALL {
                 for synthesizer in [Synthesizer::YoWasp, Synthesizer::Debian] {
-                    let script = board.synth_script(mapping, synthesizer);
+                    let script = board.synth_script(mapping, synthesizer, board.abc_dff());
                     assert_eq!(
                         script.is_some(),
                         board.lut_mappings().contains(&mapping),
@@ -339,7 +362,11 @@ mod tests {
             }
         }
         let ecp5 = Board::Ecp5_85k
-            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::YoWasp)
+            .synth_script(
+                LutMapping::MuxcoverAbc9NoWideLut,
+                Synthesizer::YoWasp,
+                false,
+            )
             .unwrap();
         assert_eq!(
             ecp5,
@@ -347,21 +374,33 @@ mod tests {
              techmap -map ecp5_mux_map.v; \
              synth_ecp5 -nowidelut -top board -json board.json -run map_luts:"
         );
+        // The board's choice: abc9 takes the flip-flops in both halves (only the second maps).
+        let ecp5_dff = Board::Ecp5_85k
+            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::YoWasp, true)
+            .unwrap();
+        assert_eq!(ecp5_dff.matches("synth_ecp5 -dff -nowidelut").count(), 2);
         // Debian's yosys is told to use abc9 in both halves; its plain abc mapping is not.
         let debian = Board::Ecp5_85k
-            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::Debian)
+            .synth_script(LutMapping::MuxcoverAbc9NoWideLut, Synthesizer::Debian, true)
             .unwrap();
         assert_eq!(
-            debian.matches("synth_ecp5 -abc9 -nowidelut").count(),
+            debian.matches("synth_ecp5 -abc9 -dff -nowidelut").count(),
             2,
             "{debian}"
         );
         let abc = Board::Ecp5_85k
-            .synth_script(LutMapping::Abc, Synthesizer::Debian)
+            .synth_script(LutMapping::Abc, Synthesizer::Debian, false)
             .unwrap();
         assert!(!abc.contains("abc9"), "{abc}");
+        // `abc -dff` would retime: the abc mappings never take it.
+        for board in Board::ALL {
+            let abc = board
+                .synth_script(LutMapping::Abc, Synthesizer::Debian, true)
+                .unwrap();
+            assert!(!abc.contains("-dff"), "{abc}");
+        }
         assert_eq!(
-            Board::Ice40Hx8k.synth_script(LutMapping::MuxcoverAbc9, Synthesizer::Debian),
+            Board::Ice40Hx8k.synth_script(LutMapping::MuxcoverAbc9, Synthesizer::Debian, false),
             None
         );
     }

@@ -52,6 +52,8 @@ pub struct Report {
     pub brams: u64,
     /// How yosys mapped the logic to LUTs ([`LutMapping::name`]).
     pub lut_mapping: String,
+    /// Whether its `abc9` took the flip-flops too (`-dff`, [`Board::abc_dff`]).
+    pub abc_dff: bool,
     /// Shares of the device, in percent.
     pub lut_pct: f64,
     pub ff_pct: f64,
@@ -139,6 +141,19 @@ pub fn lut_mapping(board: Board) -> Result<LutMapping> {
 fn on_path(name: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
+}
+
+/// Whether a flow on `board` gives its `abc9` the flip-flops: `$IDEMNET_ABC_DFF` (`1` or `0`,
+/// to measure the other), else the board's choice, [`Board::abc_dff`].
+pub fn abc_dff(board: Board) -> Result<bool> {
+    match std::env::var("IDEMNET_ABC_DFF") {
+        Ok(value) => match value.as_str() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => bail!("IDEMNET_ABC_DFF={value}: 1 or 0"),
+        },
+        Err(_) => Ok(board.abc_dff()),
+    }
 }
 
 /// The yosys of a flow on the ECP5 for `design`: `$IDEMNET_ECP5_YOSYS` (a
@@ -421,8 +436,9 @@ pub fn run_flow(
     fs::write(dir.join(cname), ctext).with_context(|| format!("writing {cname}"))?;
     let mapping = lut_mapping(board)?;
     let synthesizer = synthesizer(board, design)?;
+    let dff = abc_dff(board)?;
     let synth = board
-        .synth_script(mapping, synthesizer)
+        .synth_script(mapping, synthesizer, dff)
         .ok_or_else(|| anyhow!("{board} has no LUT mapping {mapping}"))?;
     let synth = format!("{}{synth}", abc9_delay_target(design, constraint_mhz));
     if matches!(
@@ -475,6 +491,7 @@ pub fn run_flow(
         carries,
         brams,
         lut_mapping: mapping.name().into(),
+        abc_dff: dff,
         lut_pct: pct(luts, cap.luts),
         ff_pct: pct(flip_flops, cap.flip_flops),
         carry_pct: pct(carries, cap.carries),
@@ -727,7 +744,11 @@ pub fn table(reports: &[Report]) -> String {
             "| {} | {} | {} | {} | {} ({}%) | {} ({}%) | {} ({}%) | {} ({}%) | {} / {} | {} ({}%) | {} MHz | {} | {} | {} |\n",
             r.board,
             r.design,
-            r.lut_mapping,
+            if r.abc_dff {
+                format!("{} -dff", r.lut_mapping)
+            } else {
+                r.lut_mapping.clone()
+            },
             cells,
             r.luts,
             r.lut_pct,
