@@ -110,12 +110,6 @@ pub struct RmppSlots {
     /// `due_after` if the transmitter picks no reply at this edge, and if it does.
     due_kept: Signal<Local, Bit>,
     due_picked: Signal<Local, Bit>,
-    /// The reply-due bits of the slots other than `target`, and of `target`, each also
-    /// without the lowest (the one the transmitter picks).
-    due_others: Signal<Local, Bit>,
-    due_others_unpicked: Signal<Local, Bit>,
-    due_target: Signal<Local, Bit>,
-    due_target_unpicked: Signal<Local, Bit>,
     due_set: Signal<Local, Bit>,
     pick_slot: Signal<Local, Bits<4>>,
     slot_number: Vec<Constant<Bits<4>>>,
@@ -180,10 +174,6 @@ impl RmppSlots {
             due_after: Default::default(),
             due_kept: Default::default(),
             due_picked: Default::default(),
-            due_others: Default::default(),
-            due_others_unpicked: Default::default(),
-            due_target: Default::default(),
-            due_target_unpicked: Default::default(),
             due_set: Default::default(),
             read_busy: Default::default(),
             pick_slot: Default::default(),
@@ -375,31 +365,18 @@ impl Logic for RmppSlots {
         // above written a second way, and must agree with them: the co-simulation compares the
         // transmitter's starts every cycle, and `cli/tests/mutation.rs` shows it catching a
         // `due_set` without *delivered*.
-        // The ORs are over registers alone, the `target` slot's bit apart from the others', so
-        // that `clears_due` (the latched verdict, decoded) enters each OR last, through one
-        // gate: as one term per slot it was the start of the receive path's critical path on
-        // the ECP5 (`finish` to `any_due`, 11 LUT levels, 99.6 and 92.7 MHz at seeds 1 and 2).
-        self.due_others.next = false;
-        self.due_others_unpicked.next = false;
-        self.due_target.next = false;
-        self.due_target_unpicked.next = false;
+        self.due_kept.next = false;
+        self.due_picked.next = false;
         for k in 0..self._n {
-            if self.s_due[k].q.val() {
-                if self.target.val() == self.slot_number[k].val() {
-                    self.due_target.next = true;
-                    self.due_target_unpicked.next = !self.due_slots.val().get_bit(k);
-                } else {
-                    self.due_others.next = true;
-                    if !self.due_slots.val().get_bit(k) {
-                        self.due_others_unpicked.next = true;
-                    }
+            if self.s_due[k].q.val()
+                & !(self.clears_due.val() & (self.target.val() == self.slot_number[k].val()))
+            {
+                self.due_kept.next = true;
+                if !self.due_slots.val().get_bit(k) {
+                    self.due_picked.next = true;
                 }
             }
         }
-        self.due_kept.next =
-            self.due_others.val() | (self.due_target.val() & !self.clears_due.val());
-        self.due_picked.next = self.due_others_unpicked.val()
-            | (self.due_target_unpicked.val() & !self.clears_due.val());
         // `picked` is the merge's grant, from the three sources' `due`s through the arbiter:
         // it chooses between the two ORs (a LUT) instead of entering each slot's term, so the
         // loop from `any_due` through the merge back to `any_due` has one level after it, not
