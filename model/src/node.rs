@@ -13,11 +13,12 @@ use crate::rmpp::rx::{self, RmppRx};
 use crate::rmpp::{Packet, RmppConfig, Type};
 use crate::stream::{Beats, Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
+use std::collections::VecDeque;
 
 pub use idemnet_spec::framer::{inp, out, COUNTERS, HEADER_BEATS, PORTS};
 
-/// The framer (§13.1): takes a packet's beats while `tx_ready`, holds the one packet, and sends
-/// it as a worm when granted.
+/// The framer (§13.1): takes a packet's beats while `tx_ready`, holds up to
+/// [`FRAMER_PACKETS`] packets, and sends the oldest as a worm when granted.
 ///
 /// Block ports (as [`ModelBlock`]): the table `idemnet_spec::framer::PORTS`, re-exported as
 /// [`PORTS`], with the flat-buffer words [`inp`] and [`out`].
@@ -27,13 +28,17 @@ pub struct Framer {
     /// The packet stream; a request's header is the packet with the fields of the ports its
     /// first beat shows, its header words are the first [`HEADER_BEATS`] beats.
     requests: Requests<Packet>,
-    held: bool,
-    worm: Vec<u64>,
-    next: usize,
+    /// The worms of the packets held, oldest first.
+    held: VecDeque<Vec<u64>>,
+    /// The next flit of the oldest worm while it is on the wire (from its grant to its CRC).
+    sending: Option<usize>,
     ready: bool,
     net_out: u64,
     host_errors: u16,
 }
+
+/// The packets a framer holds at most (§13.1: the one on the wire and the next).
+pub const FRAMER_PACKETS: usize = 2;
 
 impl Framer {
     /// The framer of node `node`, at power-on.
@@ -41,18 +46,17 @@ impl Framer {
         Framer {
             node,
             requests: Requests::with_header_beats(HEADER_BEATS),
-            held: false,
-            worm: Vec::new(),
-            next: 0,
+            held: VecDeque::new(),
+            sending: None,
             ready: false,
             net_out: 0,
             host_errors: 0,
         }
     }
 
-    /// `tx_req` as shown in the last `O_t`: holding a packet, transmitter idle.
+    /// `tx_req` as shown in the last `O_t`: holding a packet, no worm in flight.
     pub fn req(&self) -> bool {
-        self.held && self.next >= self.worm.len()
+        !self.held.is_empty() && self.sending.is_none()
     }
 }
 
@@ -82,7 +86,6 @@ impl ModelBlock for Framer {
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
-        let idle = self.next >= self.worm.len();
         let req = self.req();
         if self.ready && i[inp::TX_VALID] & 1 == 1 {
             let node = self.node;
@@ -103,28 +106,26 @@ impl ModelBlock for Framer {
                     packet.msg_num = header[4];
                     // The payload words go out as the beats gave them, unused bytes included.
                     packet.data = ni::words_to_bytes(payload, 4 * payload.len());
-                    self.held = true;
-                    self.worm = packet.flits();
-                    self.next = self.worm.len();
+                    self.held.push_back(packet.flits());
                 }
                 Taken::Refused => self.host_errors = self.host_errors.wrapping_add(1),
                 Taken::Pending | Taken::Ignored => {}
             }
         }
-        if idle && req && i[inp::TX_GNT] & 1 == 1 {
-            self.next = 0;
+        if req && i[inp::TX_GNT] & 1 == 1 {
+            self.sending = Some(0);
         }
-        self.net_out = match self.worm.get(self.next) {
-            Some(&f) => {
-                self.next += 1;
-                if f & TAIL != 0 {
-                    self.held = false;
-                }
-                f
+        self.net_out = 0;
+        if let (Some(n), Some(worm)) = (self.sending, self.held.front()) {
+            let f = worm[n];
+            self.net_out = f;
+            self.sending = Some(n + 1);
+            if f & TAIL != 0 {
+                self.held.pop_front();
+                self.sending = None;
             }
-            None => 0,
-        };
-        self.ready = !self.held;
+        }
+        self.ready = self.held.len() < FRAMER_PACKETS;
         o[out::NET_OUT] = self.net_out;
         o[out::TX_REQ] = self.req() as u64;
         o[out::TX_READY] = self.ready as u64;
@@ -496,18 +497,26 @@ mod tests {
         );
         assert_eq!(
             b.o[out::TX_READY],
-            0,
-            "low from the edge that takes the last beat"
+            1,
+            "one packet held: the second buffer takes beats"
         );
         assert_eq!(b.o[out::TX_REQ], 1);
+        // A second packet, without payload, streams in before the first is granted.
+        let q = framer_packet(2, 6, 3, 10, 0, 0, 0, 1, vec![]);
+        b.stream(&q, &[]);
+        assert_eq!(
+            b.o[out::TX_READY],
+            0,
+            "low from the edge that takes the last beat of the second packet held"
+        );
         b.cycle(None, false);
         assert!(b.sent.is_empty(), "nothing leaves before the grant");
         while b.sent.last().is_none_or(|f| f & TAIL == 0) {
             assert_eq!(b.o[out::TX_READY], 0);
             b.cycle(None, true);
         }
-        assert_eq!(b.o[out::TX_READY], 1, "ready again with the CRC flit");
-        assert_eq!(b.o[out::TX_REQ], 0);
+        assert_eq!(b.o[out::TX_READY], 1, "ready again with the first CRC flit");
+        assert_eq!(b.o[out::TX_REQ], 1, "the second packet is due at once");
         let mut padded = p.clone();
         padded.data.resize(32, 0);
         assert_eq!(
@@ -515,6 +524,16 @@ mod tests {
             padded.flits(),
             "eight words, the last two bytes as the beat gave them"
         );
+        // Granted in the cycle after the first CRC flit, the second head leaves at once.
+        b.sent.clear();
+        b.cycle(None, true);
+        assert_eq!(b.o[out::TX_REQ], 0);
+        while b.sent.last().is_none_or(|f| f & TAIL == 0) {
+            b.cycle(None, false);
+        }
+        assert_eq!(b.sent, q.flits(), "the second packet, in the order taken");
+        assert_eq!(b.o[out::TX_READY], 1);
+        assert_eq!(b.o[out::TX_REQ], 0, "nothing held");
         assert_eq!(b.errors(), 0);
     }
 

@@ -20,6 +20,7 @@ use crate::host_ports::with_host_ports;
 use crate::ni::NiCore;
 use crate::rmpp_rx::RmppRxCore;
 use crate::standalone::with_transmitter;
+use idemnet_rtl::vec_of;
 
 /// Header words of an RMPP packet after its route (§11.1).
 const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
@@ -33,29 +34,32 @@ const RMPP_HEADER_WORDS: usize = idemnet_spec::rmpp::HEADER_WORDS;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `worm$*` | | | the worm of the held packet ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (a register); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (words 2-6 and the payload from `stream_word`, a register loaded from the memory's read register, read two cycles ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of the held packet; at `finish` (its CRC goes out) the packet is no longer held |
+/// | `worm$*` | | | the worm of the older packet held ([`WormSource`], joined to the [`WormFetch`] of the framer alone's transmitter or of the node's merge, §13.2): `due` while a packet is held (from registers); `word` the route at `start`, header word `index` while `header_valid`, payload word `index` while `payload_valid` (words 2-6 and the payload from `stream_word`, a register loaded from the memory's read register, read two cycles ahead), zero when none is asked for; `payload_words` is `ceil(bytes / 4)` of that packet; at `finish` (its CRC goes out) it is no longer held |
 /// | `tx_valid`, `tx_data`, `tx_last` | in | 1, 32, 1 | the packet stream: a beat, its word, the packet's last beat; header words 2-6 (`msgID`, `len`, `seq`, `info`, `msgNum`) are the first five beats, the payload words follow |
 /// | `tx_dst`, `tx_type` | in | 16, 4 | read on a packet's first beat: destination node, RMPP type (§11.1) |
 /// | `tx_bytes` | in | 6 | read on the first beat: the payload bytes (0..32) |
-/// | `tx_ready` | out | 1 | no packet held: beats are taken (0 before the first edge) |
+/// | `tx_ready` | out | 1 | fewer than two packets held: beats are taken (0 before the first edge) |
 /// | `tx_cnt_host_error` | out | 16 | packets refused because they were not well formed, wrapping |
 ///
 /// Timing: a beat is taken at edge `t` when `tx_valid` (`I_t`) and `tx_ready` (`O_(t-1)`). A
 /// packet is read as the NI reads a request ([`RequestReader`], §8.5, with `tx_bytes` for
-/// `req_len` and five header beats before the payload's `ceil(bytes / 4)`); its destination,
-/// type and bytes are latched at its first beat, and every beat's word is written into
-/// `packet_words`, a block RAM of 16 words ([`Memory::block`]) at the beat's index (it is read only
-/// while a packet is held, when nothing is written). A refused packet is counted at the beat
-/// that shows it and leaves `tx_ready` high. `tx_ready` is a register (`o_ready`): 0 at
-/// power-on, 1 after edge 0, 0 from the edge that takes the last beat of a well-formed packet,
-/// and 1 again from the edge that puts out its CRC flit (`worm$finish`). The words asked for:
-/// the route (`dst` = `tx_dst`, `src = node`), header words 0 and 1 (word 0 = `11` in 31:30,
-/// `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`), then the words as the beats
-/// gave them (not masked): the memory holds them in the worm's order, so the word asked for at
-/// header word `i` (`i` from 0) or at payload word `i` is read at address `i` or `i + 7`, two
-/// words ahead, into `stream_word`; the block RAM's output reaches only that register (on the
-/// ECP5 its DP16KD's clock-to-output of 5.8 ns, in series with the merge and the flit's mux,
-/// was the node's critical path at 3ea7ee0: 96.2 MHz).
+/// `req_len` and five header beats before the payload's `ceil(bytes / 4)`) into one of two
+/// buffers, the halves of `packet_words`, a block RAM of 32 words ([`Memory::block`]): the
+/// write buffer, which is free whenever a beat is taken. Its destination, type and bytes are
+/// latched at its first beat into that buffer's registers, and every beat's word is written at
+/// the beat's index in it. A well-formed packet's last beat fills the buffer and moves the
+/// stream to the other; the worm is always the read buffer's, and its CRC edge (`worm$finish`)
+/// empties it and moves the worm to the other, so packets leave in the order their last beats
+/// were taken, and the stream writes one buffer while the transmitter reads the other. A
+/// refused packet is counted at the beat that shows it and fills nothing. `tx_ready` is a
+/// register (`o_ready`): 0 at power-on, then 1 after every edge that leaves a buffer free. The
+/// words asked for: the route (`dst` = `tx_dst`, `src = node`), header words 0 and 1 (word 0 =
+/// `11` in 31:30, `type` in 29:16, version 1 in 15:0; word 1 = `srcNID = node`), then the words
+/// as the beats gave them (not masked): the memory holds them in the worm's order, so the word
+/// asked for at header word `i` (`i` from 0) or at payload word `i` is read at address `i` or
+/// `i + 7` of the read buffer, two words ahead, into `stream_word`; the block RAM's output
+/// reaches only that register (on the ECP5 its DP16KD's clock-to-output of 5.8 ns, in series
+/// with the merge and the flit's mux, was the node's critical path at 3ea7ee0: 96.2 MHz).
 ///
 /// Why header words ride the stream: as five 32-bit ports latched at the first beat they took
 /// 160 flip-flops and a 32-bit 5:1 multiplexer by header index; as beats they are words of the
@@ -74,16 +78,28 @@ pub struct RmppTxCore {
     pub tx_ready: Signal<Out, Bit>,
     pub tx_cnt_host_error: Signal<Out, Bits<16>>,
     requests: RequestReader<STREAM_BEAT_BITS>,
-    packet_words: Memory<Bits<32>, STREAM_BEAT_BITS>,
+    packet_words: Memory<Bits<32>, PACKET_ADDRESS_BITS>,
     host_errors: DFF<Bits<16>>,
-    full: DFF<Bit>,
-    r_dst: DFF<Bits<16>>,
-    r_type: DFF<Bits<4>>,
-    r_bytes: DFF<Bits<6>>,
+    /// Per buffer: a well-formed packet is held in it, and its fields from the first beat.
+    full: Vec<DFF<Bit>>,
+    r_dst: Vec<DFF<Bits<16>>>,
+    r_type: Vec<DFF<Bits<4>>>,
+    r_bytes: Vec<DFF<Bits<6>>>,
+    /// The buffer the stream writes into, and the one whose packet is sent next (the older).
+    write_buffer: DFF<Bit>,
+    read_buffer: DFF<Bit>,
     o_ready: DFF<Bit>,
     stream_word: DFF<Bits<32>>,
     // Combinational temporaries.
     tx_words: Signal<Local, Bits<6>>,
+    /// `full` after this edge.
+    full_after: Signal<Local, Bits<FRAMER_BUFFERS>>,
+    read_dst: Signal<Local, Bits<16>>,
+    read_type: Signal<Local, Bits<4>>,
+    read_bytes: Signal<Local, Bits<6>>,
+    read_offset: Signal<Local, Bits<STREAM_BEAT_BITS>>,
+    write_address: Signal<Local, Bits<PACKET_ADDRESS_BITS>>,
+    read_address: Signal<Local, Bits<PACKET_ADDRESS_BITS>>,
     // Parameters and named values.
     node_upper: Constant<Bits<32>>,
     node: Constant<Bits<32>>,
@@ -94,11 +110,23 @@ pub struct RmppTxCore {
     word_round_up: Constant<Bits<6>>,
     payload_lead: Constant<Bits<STREAM_BEAT_BITS>>,
     header_lead: Constant<Bits<STREAM_BEAT_BITS>>,
+    /// The second buffer's first address, and each buffer's bit of `full_after`.
+    second_buffer_base: Constant<Bits<PACKET_ADDRESS_BITS>>,
+    no_buffers: Constant<Bits<FRAMER_BUFFERS>>,
+    first_buffer: Constant<Bits<FRAMER_BUFFERS>>,
+    second_buffer: Constant<Bits<FRAMER_BUFFERS>>,
+    _buffers: usize,
 }
 
-/// Address bits of the framer's memory and of a beat's index: 5 header words and 8 payload
-/// words of 32 bits (§13.1).
+/// Bits of a beat's index: 5 header words and 8 payload words of 32 bits (§13.1).
 const STREAM_BEAT_BITS: usize = 4;
+
+/// Packet buffers of the framer (§13.1: the packet on the wire and the next), each
+/// `2^STREAM_BEAT_BITS` words of its memory.
+const FRAMER_BUFFERS: usize = 2;
+
+/// Address bits of the framer's memory: the buffer, then the beat.
+const PACKET_ADDRESS_BITS: usize = STREAM_BEAT_BITS + 1;
 
 /// Header words the framer builds itself (words 0 and 1: type and version, `srcNID`); the
 /// stream's header beats are the rest.
@@ -119,15 +147,24 @@ impl RmppTxCore {
             tx_ready: Default::default(),
             tx_cnt_host_error: Default::default(),
             requests: RequestReader::new(FRAMER_HEADER_BEATS),
-            packet_words: Memory::block(1 << STREAM_BEAT_BITS),
+            packet_words: Memory::block(1 << PACKET_ADDRESS_BITS),
             host_errors: Default::default(),
-            full: Default::default(),
-            r_dst: Default::default(),
-            r_type: Default::default(),
-            r_bytes: Default::default(),
+            full: vec_of(FRAMER_BUFFERS),
+            r_dst: vec_of(FRAMER_BUFFERS),
+            r_type: vec_of(FRAMER_BUFFERS),
+            r_bytes: vec_of(FRAMER_BUFFERS),
+            write_buffer: Default::default(),
+            read_buffer: Default::default(),
             o_ready: Default::default(),
             stream_word: Default::default(),
             tx_words: Default::default(),
+            full_after: Default::default(),
+            read_dst: Default::default(),
+            read_type: Default::default(),
+            read_bytes: Default::default(),
+            read_offset: Default::default(),
+            write_address: Default::default(),
+            read_address: Default::default(),
             node_upper: c((node as u64) << 16),
             node: c(node as u64),
             first_word: c(((MARKER as u64) << 30) | VERSION as u64),
@@ -142,6 +179,11 @@ impl RmppTxCore {
                 BUILT_HEADER_WORDS,
                 STREAM_BEAT_BITS,
             )),
+            second_buffer_base: c(1 << STREAM_BEAT_BITS),
+            no_buffers: c(0),
+            first_buffer: c(1),
+            second_buffer: c(2),
+            _buffers: FRAMER_BUFFERS,
         }
     }
 }
@@ -153,67 +195,110 @@ impl Logic for RmppTxCore {
             self,
             clock,
             host_errors,
-            full,
-            r_dst,
-            r_type,
-            r_bytes,
+            write_buffer,
+            read_buffer,
             stream_word
         );
+        for b in 0..self._buffers {
+            self.full[b].clock.next = self.clock.val();
+            self.r_dst[b].clock.next = self.clock.val();
+            self.r_type[b].clock.next = self.clock.val();
+            self.r_bytes[b].clock.next = self.clock.val();
+            self.r_dst[b].d.next = self.r_dst[b].q.val();
+            self.r_type[b].d.next = self.r_type[b].q.val();
+            self.r_bytes[b].d.next = self.r_bytes[b].q.val();
+        }
         self.o_ready.clock.next = self.clock.val();
-        self.o_ready.d.next = false;
         self.requests.clock.next = self.clock.val();
         self.packet_words.clock.next = self.clock.val();
 
-        // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests.
+        // ---- The packet stream (§13.1): beats while tx_ready, read as the NI reads requests,
+        // into the write buffer, which is free whenever a beat is taken (tx_ready says one is).
         self.requests.taken.next = self.tx_valid.val() & self.o_ready.q.val();
         self.requests.last.next = self.tx_last.val();
         self.requests.length.next = self.tx_bytes.val();
-        if self.requests.taken.val() & self.requests.first.val() {
-            self.r_dst.d.next = self.tx_dst.val();
-            self.r_type.d.next = self.tx_type.val();
-            self.r_bytes.d.next = self.requests.bytes.val();
-        }
         self.packet_words.write_enable.next =
             self.requests.taken.val() & self.requests.accepted.val();
-        self.packet_words.write_address.next = self.requests.beat.val();
+        self.write_address.next =
+            bit_cast::<PACKET_ADDRESS_BITS, STREAM_BEAT_BITS>(self.requests.beat.val());
+        if self.write_buffer.q.val() {
+            self.write_address.next = self.write_address.val() | self.second_buffer_base.val();
+        }
+        self.packet_words.write_address.next = self.write_address.val();
         self.packet_words.write_data.next = self.tx_data.val();
         if self.requests.refused.val() {
             self.host_errors.d.next = self.host_errors.q.val() + true;
         }
 
-        // Empty: a well-formed packet's last beat holds it; else tx_ready after the edge. The
-        // CRC edge empties it.
-        if !self.full.q.val() {
-            if self.requests.complete.val() {
-                self.full.d.next = true;
+        // A well-formed packet's last beat fills the write buffer and moves the stream to the
+        // other; the CRC edge empties the read buffer and moves the worm to the other. Packets
+        // so leave in the order their last beats were taken.
+        if self.requests.taken.val() & self.requests.first.val() {
+            if self.write_buffer.q.val() {
+                self.r_dst[1].d.next = self.tx_dst.val();
+                self.r_type[1].d.next = self.tx_type.val();
+                self.r_bytes[1].d.next = self.requests.bytes.val();
             } else {
-                self.o_ready.d.next = true;
+                self.r_dst[0].d.next = self.tx_dst.val();
+                self.r_type[0].d.next = self.tx_type.val();
+                self.r_bytes[0].d.next = self.requests.bytes.val();
             }
         }
+        self.full_after.next = self.no_buffers.val();
+        if self.full[0].q.val() & !(self.worm.finish.val() & !self.read_buffer.q.val())
+            | (self.requests.complete.val() & !self.write_buffer.q.val())
+        {
+            self.full_after.next = self.full_after.val() | self.first_buffer.val();
+        }
+        if self.full[1].q.val() & !(self.worm.finish.val() & self.read_buffer.q.val())
+            | (self.requests.complete.val() & self.write_buffer.q.val())
+        {
+            self.full_after.next = self.full_after.val() | self.second_buffer.val();
+        }
+        self.full[0].d.next = self.full_after.val().get_bit(0);
+        self.full[1].d.next = self.full_after.val().get_bit(1);
+        if self.requests.complete.val() {
+            self.write_buffer.d.next = !self.write_buffer.q.val();
+        }
         if self.worm.finish.val() {
-            self.full.d.next = false;
-            self.o_ready.d.next = true;
+            self.read_buffer.d.next = !self.read_buffer.q.val();
         }
+        // tx_ready after the edge: a buffer is free (0 at power-on, 1 after edge 0).
+        self.o_ready.d.next = !self.full_after.val().all();
 
-        // The worm: the held packet, when the transmitter starts it.
-        self.worm.due.next = self.full.q.val();
-        self.tx_words.next = (self.r_bytes.q.val() + self.word_round_up.val()) >> 2;
-        self.worm.payload_words.next = self.tx_words.val().get_bits::<4>(0);
-        // The memory is read two words ahead of the one asked for; what it reads past the
-        // payload's last word nobody asks for.
-        self.packet_words.read_address.next = self.worm.index.val() + self.payload_lead.val();
-        if self.worm.header_valid.val() {
-            self.packet_words.read_address.next = self.worm.index.val() + self.header_lead.val();
+        // The worm: the older packet held, when the transmitter starts it.
+        self.read_dst.next = self.r_dst[0].q.val();
+        self.read_type.next = self.r_type[0].q.val();
+        self.read_bytes.next = self.r_bytes[0].q.val();
+        if self.read_buffer.q.val() {
+            self.read_dst.next = self.r_dst[1].q.val();
+            self.read_type.next = self.r_type[1].q.val();
+            self.read_bytes.next = self.r_bytes[1].q.val();
         }
+        self.worm.due.next = self.full[0].q.val() | self.full[1].q.val();
+        self.tx_words.next = (self.read_bytes.val() + self.word_round_up.val()) >> 2;
+        self.worm.payload_words.next = self.tx_words.val().get_bits::<4>(0);
+        // The memory is read two words ahead of the one asked for, within the read buffer;
+        // what it reads past the payload's last word nobody asks for.
+        self.read_offset.next = self.worm.index.val() + self.payload_lead.val();
+        if self.worm.header_valid.val() {
+            self.read_offset.next = self.worm.index.val() + self.header_lead.val();
+        }
+        self.read_address.next =
+            bit_cast::<PACKET_ADDRESS_BITS, STREAM_BEAT_BITS>(self.read_offset.val());
+        if self.read_buffer.q.val() {
+            self.read_address.next = self.read_address.val() | self.second_buffer_base.val();
+        }
+        self.packet_words.read_address.next = self.read_address.val();
         self.stream_word.d.next = self.packet_words.read_data.val();
         self.worm.word.next = 0.into();
         if self.worm.start.val() {
-            self.worm.word.next = self.node_upper.val() | bit_cast::<32, 16>(self.r_dst.q.val());
+            self.worm.word.next = self.node_upper.val() | bit_cast::<32, 16>(self.read_dst.val());
         }
         if self.worm.header_valid.val() {
             if self.worm.index.val() == self.type_word_index.val() {
                 self.worm.word.next =
-                    self.first_word.val() | (bit_cast::<32, 4>(self.r_type.q.val()) << 16);
+                    self.first_word.val() | (bit_cast::<32, 4>(self.read_type.val()) << 16);
             } else if self.worm.index.val() == self.node_word_index.val() {
                 self.worm.word.next = self.node.val();
             } else {
@@ -724,54 +809,71 @@ mod tests {
         assert_eq!(uut.net_out.val().to_u64(), 0);
         tx_cycle(&mut uut, |_| {});
         assert!(uut.tx_ready.val() && !uut.tx_req.val());
-        for (bytes, gnt_delay) in [(13usize, 0usize), (0, 3), (32, 1), (4, 0)] {
-            let mut data = [0u8; 32];
-            for (i, b) in data.iter_mut().enumerate() {
-                *b = (i as u8).wrapping_mul(37).wrapping_add(bytes as u8) | 1;
-            }
-            // The last word's bytes past `bytes` are sent as given.
-            let words = words_of(&data, bytes.div_ceil(4) * 4);
-            let stream = [&HEADER[..], &words].concat();
-            let beats = stream.len();
-            // The beats, one per cycle: tx_ready stays high until the last is taken.
-            for beat in 0..beats {
-                assert!(uut.tx_ready.val() && !uut.tx_req.val(), "beat {beat}");
-                tx_cycle(&mut uut, |u| {
-                    present_beat(u, &stream, beat, beats, bytes);
-                    u.tx_gnt.next = false;
-                });
-            }
-            assert!(!uut.tx_ready.val() && uut.tx_req.val());
-            assert_eq!(uut.net_out.val().to_u64(), 0);
-            // Inputs change and are ignored while tx_ready is low; no grant for a while.
-            for _ in 0..gnt_delay {
-                tx_cycle(&mut uut, |u| {
-                    present_beat(u, &words, 1, 1, 3);
-                    u.tx_gnt.next = false;
-                });
-                assert!(!uut.tx_ready.val() && uut.tx_req.val());
+        // Two packets at a time: the first held leaves tx_ready high, the second lowers it;
+        // they leave in that order, and tx_ready rises with the first one's CRC flit.
+        for pair in [[(13usize, 0usize), (0, 3)], [(32, 1), (4, 0)]] {
+            let mut wants = vec![];
+            for (k, &(bytes, gnt_delay)) in pair.iter().enumerate() {
+                let mut data = [0u8; 32];
+                for (i, b) in data.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(37).wrapping_add(bytes as u8) | 1;
+                }
+                // The last word's bytes past `bytes` are sent as given.
+                let words = words_of(&data, bytes.div_ceil(4) * 4);
+                let stream = [&HEADER[..], &words].concat();
+                let beats = stream.len();
+                // The beats, one per cycle: tx_ready stays high until the last is taken.
+                for beat in 0..beats {
+                    assert!(uut.tx_ready.val(), "packet {k} beat {beat}");
+                    assert_eq!(uut.tx_req.val(), k == 1, "packet {k} beat {beat}");
+                    tx_cycle(&mut uut, |u| {
+                        present_beat(u, &stream, beat, beats, bytes);
+                        u.tx_gnt.next = false;
+                    });
+                }
+                assert_eq!(
+                    uut.tx_ready.val(),
+                    k == 0,
+                    "one buffer left after the first"
+                );
+                assert!(uut.tx_req.val());
                 assert_eq!(uut.net_out.val().to_u64(), 0);
+                // Inputs change and are ignored while tx_ready is low; no grant for a while.
+                for _ in 0..gnt_delay {
+                    tx_cycle(&mut uut, |u| {
+                        present_beat(u, &words, 1, 1, 3);
+                        u.tx_valid.next = k == 1;
+                        u.tx_gnt.next = false;
+                    });
+                    assert!(uut.tx_req.val());
+                    assert_eq!(uut.net_out.val().to_u64(), 0);
+                }
+                let mut want = vec![flit::route(5, 9), 0xC004_0001, 5];
+                want.extend(&stream);
+                want.push(idemnet_spec::crc::crc32(&want));
+                wants.push(want);
             }
-            let mut want = vec![flit::route(5, 9), 0xC004_0001, 5];
-            want.extend(&stream);
-            let crc = idemnet_spec::crc::crc32(&want);
-            let mut got = vec![];
-            let n = want.len() + 1;
-            for i in 0..n {
-                tx_cycle(&mut uut, |u| {
-                    u.tx_valid.next = false;
-                    u.tx_gnt.next = i == 0;
-                });
-                let f = uut.net_out.val().to_u64();
-                assert!(flit::is_valid(f));
-                assert_eq!(flit::is_head(f), i == 0);
-                assert_eq!(flit::is_tail(f), i == n - 1);
-                assert_eq!(uut.tx_ready.val(), i == n - 1, "flit {i}");
-                assert!(!uut.tx_req.val());
-                got.push(flit::data(f));
+            assert!(!uut.tx_ready.val(), "both buffers held");
+            for (k, want) in wants.iter().enumerate() {
+                let mut got = vec![];
+                for i in 0..want.len() {
+                    tx_cycle(&mut uut, |u| {
+                        u.tx_valid.next = false;
+                        u.tx_gnt.next = i == 0;
+                    });
+                    let f = uut.net_out.val().to_u64();
+                    assert!(flit::is_valid(f));
+                    assert_eq!(flit::is_head(f), i == 0);
+                    let tail = i == want.len() - 1;
+                    assert_eq!(flit::is_tail(f), tail);
+                    // High with the first packet's CRC flit, and from then on.
+                    assert_eq!(uut.tx_ready.val(), k == 1 || tail, "packet {k} flit {i}");
+                    // The second packet is due from the first one's CRC flit.
+                    assert_eq!(uut.tx_req.val(), k == 0 && tail, "packet {k} flit {i}");
+                    got.push(flit::data(f));
+                }
+                assert_eq!(&got, want, "packet {k} of {pair:?}");
             }
-            want.push(crc);
-            assert_eq!(got, want, "bytes {bytes}");
             tx_cycle(&mut uut, |u| {
                 u.tx_valid.next = false;
                 u.tx_gnt.next = true;
