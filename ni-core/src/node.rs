@@ -1203,7 +1203,7 @@ mod tests {
                 out.push(a.net_out.val().to_u64());
             }
         }
-        assert!(!a.tx_ready.val());
+        assert!(a.tx_ready.val(), "one packet held: the framer's second buffer is free");
         let (mut upcall, mut delivered, mut done, mut snd) = (0, 0, 0, 0);
         let mut beats = vec![];
         let mut word_addressed_at_upcall = false;
