@@ -26,6 +26,7 @@ use crate::c;
 /// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
 /// | `target_grant` | in | 16 | the `grant` of `target` |
 /// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
+/// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now (at most one; none when `action` is `None`): the action's slot is then `target`, `answer_slot`, `delivered_slot`, so a slot can tell it is the one without waiting for `action_slot`'s multiplexer |
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
@@ -72,6 +73,9 @@ pub struct RmppAction {
     pub target_grant: Signal<In, Bits<16>>,
     pub action: Signal<Out, Action>,
     pub action_slot: Signal<Out, Bits<4>>,
+    pub verdict_acts: Signal<Out, Bit>,
+    pub answer_acts: Signal<Out, Bit>,
+    pub delivered_acts: Signal<Out, Bit>,
     pub to_sender: Signal<Out, Bit>,
     pub clears_due: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
@@ -117,6 +121,9 @@ impl RmppAction {
             target_grant: Default::default(),
             action: Default::default(),
             action_slot: Default::default(),
+            verdict_acts: Default::default(),
+            answer_acts: Default::default(),
+            delivered_acts: Default::default(),
             to_sender: Default::default(),
             clears_due: Default::default(),
             allowance: Default::default(),
@@ -204,6 +211,19 @@ impl Logic for RmppAction {
             self.action.next = Action::Delivered;
             self.action_slot.next = self.delivered_slot.val();
         }
+        // The same choice, as one bit a source.
+        self.verdict_acts.next = self.packet_good.q.val()
+            & (self.verdict.val() != Action::None)
+            & (self.verdict.val() != Action::ToSender);
+        self.answer_acts.next = !self.packet_good.q.val()
+            & !self.packet.q.val()
+            & !self.awaiting_crc.val()
+            & self.answer_valid.val();
+        self.delivered_acts.next = !self.packet_good.q.val()
+            & !self.packet.q.val()
+            & !self.awaiting_crc.val()
+            & !self.answer_valid.val()
+            & self.delivered_valid.val();
 
         // Figure 8: a new CTS's allowance, after the slot's grant is returned.
         self.packet_returned.d.next =

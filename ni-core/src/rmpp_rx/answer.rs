@@ -4,7 +4,7 @@
 use idemnet_spec::rmpp::RmppConfig;
 use rust_hdl::prelude::*;
 
-use super::{Action, SlotFifo};
+use super::SlotFifo;
 use crate::c;
 
 /// Queues the slots of new messages for their upcall and holds the upper layer's answer until
@@ -15,7 +15,7 @@ use crate::c;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `action`, `action_slot` | in | 4, 4 | the edge's one action ([`Action`]) and its slot: *new* queues the slot, *answer* empties the register |
+/// | `opens`, `answers`, `action_slot` | in | 1, 1, 4 | the edge's one action is *new* (it queues the slot), is *answer* (it empties the register), and its slot: two bits decoded from the action's sources (`RmppAction`'s `verdict_acts`, `answer_acts`), not from the chosen action, so the queue's write and count do not wait for the choice |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall shown, and the bytes it accepts |
 /// | `up_capped` | in | 13 | `min(len, max_msg)` of the queue's first slot (the slot table's `up_capped`, read at `first`) |
 /// | `up_valid`, `up_slot` | out | 1, 4 | an upcall is shown, and its slot (0 while none is) |
@@ -35,7 +35,8 @@ use crate::c;
 #[derive(LogicBlock)]
 pub struct UpcallAnswer {
     pub clock: Signal<In, Clock>,
-    pub action: Signal<In, Action>,
+    pub opens: Signal<In, Bit>,
+    pub answers: Signal<In, Bit>,
     pub action_slot: Signal<In, Bits<4>>,
     pub up_ready: Signal<In, Bit>,
     pub up_accept: Signal<In, Bits<32>>,
@@ -74,7 +75,8 @@ impl UpcallAnswer {
     pub fn new(cfg: &RmppConfig) -> Self {
         Self {
             clock: Default::default(),
-            action: Default::default(),
+            opens: Default::default(),
+            answers: Default::default(),
             action_slot: Default::default(),
             up_ready: Default::default(),
             up_accept: Default::default(),
@@ -125,7 +127,7 @@ impl Logic for UpcallAnswer {
         self.upcalls.clock.next = self.clock.val();
         self.shown.next = self.upcalls.pop_valid.val() & !self.held.q.val();
         self.taken.next = self.shown.val() & self.up_ready.val();
-        self.upcalls.push_valid.next = self.action.val() == Action::New;
+        self.upcalls.push_valid.next = self.opens.val();
         self.upcalls.push_data.next = self.action_slot.val();
         self.upcalls.pop_ready.next = self.taken.val();
         self.up_valid.next = self.shown.val();
@@ -158,10 +160,10 @@ impl Logic for UpcallAnswer {
             self.accepted.d.next = self.accept_low.val();
             self.length.d.next = self.up_capped.val();
             self.accepted_zero.d.next = !self.up_accept.val().any();
-        } else if self.action.val() == Action::Answer {
+        } else if self.answers.val() {
             self.held.d.next = false;
         }
-        self.acting.d.next = self.held.q.val() & (self.action.val() != Action::Answer);
+        self.acting.d.next = self.held.q.val() & !self.answers.val();
         self.ready.next = self.acting.q.val();
         self.slot.next = self.held_slot.q.val();
         self.limit.next = self.answer_limit.q.val();

@@ -477,8 +477,12 @@ impl Logic for RmppRxCore {
             self.o_snd_info.d.next = self.receive.info.val();
             self.o_snd_msg_num.d.next = self.receive.msg_num.val();
         }
-        self.exp_ram.write_enable.next =
-            (self.act.action.val() == Action::New) | (self.act.action.val() == Action::AbortNew);
+        // The action's decodes from its sources (`verdict_acts` and the latched verdict, ...),
+        // not from the chosen action: on the ECP5 and the iCE40 the node's critical paths ran
+        // from the choice (the receiver's state holding back the answer) through these.
+        self.exp_ram.write_enable.next = self.act.verdict_acts.val()
+            & ((self.verdict.action.val() == Action::New)
+                | (self.verdict.action.val() == Action::AbortNew));
         self.slots.write.action.next = self.act.action.val();
         self.slots.write.action_slot.next = self.act.action_slot.val();
         self.slots.picked.next = self.worm.start.val();
@@ -493,6 +497,11 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_zero.next = self.answer.zero.val();
         self.slots.write.answer_cts.next = self.answer.cts.val();
         self.slots.clears_due.next = self.act.clears_due.val();
+        self.slots.verdict_acts.next = self.act.verdict_acts.val();
+        self.slots.answer_acts.next = self.act.answer_acts.val();
+        self.slots.delivered_acts.next = self.act.delivered_acts.val();
+        self.slots.answer_slot.next = self.answer.slot.val();
+        self.slots.delivered_slot.next = self.dl_slot.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
@@ -511,7 +520,9 @@ impl Logic for RmppRxCore {
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 
         // ---- The upcall queue and the answer register.
-        self.answer.action.next = self.act.action.val();
+        self.answer.opens.next =
+            self.act.verdict_acts.val() & (self.verdict.action.val() == Action::New);
+        self.answer.answers.next = self.act.answer_acts.val();
         self.answer.action_slot.next = self.act.action_slot.val();
         self.answer.up_ready.next = self.up_ready.val();
         self.answer.up_accept.next = self.up_accept.val();
@@ -525,11 +536,10 @@ impl Logic for RmppRxCore {
         if self.dl_v.val() {
             self.dl_s.next = self.deliveries.pop_data.val();
         }
-        self.deliveries.push_valid.next = ((self.act.action.val() == Action::InSequence)
+        self.deliveries.push_valid.next = (self.act.verdict_acts.val()
+            & (self.verdict.action.val() == Action::InSequence)
             & self.verdict.finish.val())
-            | ((self.act.action.val() == Action::Answer)
-                & !self.answer.zero.val()
-                & !self.answer.cts.val());
+            | (self.act.answer_acts.val() & !self.answer.zero.val() & !self.answer.cts.val());
         self.deliveries.push_data.next = self.act.action_slot.val();
         self.deliveries.pop_ready.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
@@ -537,7 +547,7 @@ impl Logic for RmppRxCore {
         if self.dl_v.val() & self.dlv_ready.val() {
             self.dl_valid.d.next = true;
             self.dl_slot.d.next = self.dl_s.val();
-        } else if self.act.action.val() == Action::Delivered {
+        } else if self.act.delivered_acts.val() {
             self.dl_valid.d.next = false;
         }
 

@@ -21,6 +21,7 @@ use crate::{c, vec_of};
 /// | `target` | in | 4 | the latched verdict's slot, for `target_busy` and `target_grant` |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
+/// | `verdict_acts`, `answer_acts`, `delivered_acts`, `answer_slot`, `delivered_slot` | in | 1, 1, 1, 4, 4 | which source's action `write$action` is, and the answer's and the delivered register's slots: each slot knows it is the action's from these and `target` (decoded from registers) rather than from `write$action_slot`, the multiplexer after the action's choice (the node's critical path on the ECP5 ran from the choice through that multiplexer and its compare into the slot registers' enables) |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
@@ -69,6 +70,11 @@ pub struct RmppSlots {
     pub target: Signal<In, Bits<4>>,
     pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
+    pub verdict_acts: Signal<In, Bit>,
+    pub answer_acts: Signal<In, Bit>,
+    pub delivered_acts: Signal<In, Bit>,
+    pub answer_slot: Signal<In, Bits<4>>,
+    pub delivered_slot: Signal<In, Bits<4>>,
     pub up_valid: Signal<In, Bit>,
     pub up_slot: Signal<In, Bits<4>>,
     pub dlv_valid: Signal<In, Bit>,
@@ -136,6 +142,11 @@ impl RmppSlots {
             target: Default::default(),
             clears_due: Default::default(),
             picked: Default::default(),
+            verdict_acts: Default::default(),
+            answer_acts: Default::default(),
+            delivered_acts: Default::default(),
+            answer_slot: Default::default(),
+            delivered_slot: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             dlv_valid: Default::default(),
@@ -263,8 +274,11 @@ impl Logic for RmppSlots {
 
         // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
         for k in 0..self._n {
-            self.hit.next = (self.write.action_slot.val() == self.slot_number[k].val())
-                & (self.write.action.val() != Action::None);
+            self.hit.next = (self.verdict_acts.val()
+                & (self.target.val() == self.slot_number[k].val()))
+                | (self.answer_acts.val() & (self.answer_slot.val() == self.slot_number[k].val()))
+                | (self.delivered_acts.val()
+                    & (self.delivered_slot.val() == self.slot_number[k].val()));
             self.due_forced.next = false;
             self.due_value.next = false;
             if ((self.s_state[k].q.val() == SlotState::Ended)
