@@ -156,11 +156,13 @@ impl Merge {
     }
 }
 
-/// The protocol split (§13.3): a one-flit delay that sends each worm to the NI or to the RMPP
-/// receive path by its first header word.
+/// The protocol split (§13.3): a two-flit delay that sends each worm to the NI or to the RMPP
+/// receive path by its first header word, the flit behind its head in the delay.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Demux {
+    /// The flit that leaves the delay now, and the one behind it.
     held: u64,
+    next: u64,
     rmpp: bool,
 }
 
@@ -180,14 +182,16 @@ impl Demux {
     /// Cycle `t` with `net_in` = `f`.
     pub fn step(&mut self, f: u64) -> Split {
         let h = self.held;
+        let n = self.next;
         let head = h & VALID != 0 && h & HEAD != 0;
         let rmpp = if head {
-            f & VALID != 0 && f & HEAD == 0 && (f as u32) >> 30 == crate::rmpp::MARKER
+            n & VALID != 0 && n & HEAD == 0 && (n as u32) >> 30 == crate::rmpp::MARKER
         } else {
             self.rmpp
         };
         let switched = head && rmpp != self.rmpp;
-        self.held = f;
+        self.held = n;
+        self.next = f;
         self.rmpp = rmpp;
         if rmpp {
             Split {
@@ -359,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn the_demux_delays_by_one_and_splits_by_the_first_header_word() {
+    fn the_demux_delays_by_two_and_splits_by_the_first_header_word() {
         let mut d = Demux::default();
         let worm = [
             flit(true, false, 5),
@@ -370,17 +374,18 @@ mod tests {
         for f in worm
             .iter()
             .copied()
-            .chain([0, flit(true, false, 1), flit(false, true, 2), 0])
+            .chain([0, flit(true, false, 1), flit(false, true, 2), 0, 0])
         {
             let split = d.step(f);
             out.push((split.to_ni, split.to_rmpp, split.switched));
         }
         assert_eq!(out[0], (0, 0, false));
-        assert_eq!(out[1], (0, worm[0], true), "the head goes with its header");
-        assert_eq!(out[2], (0, worm[1], false));
-        assert_eq!(out[3], (0, worm[2], false));
-        assert_eq!(out[5], (flit(true, false, 1), 0, true), "an NI worm");
-        assert_eq!(out[6], (flit(false, true, 2), 0, false));
+        assert_eq!(out[1], (0, 0, false));
+        assert_eq!(out[2], (0, worm[0], true), "the head goes with its header");
+        assert_eq!(out[3], (0, worm[1], false));
+        assert_eq!(out[4], (0, worm[2], false));
+        assert_eq!(out[6], (flit(true, false, 1), 0, true), "an NI worm");
+        assert_eq!(out[7], (flit(false, true, 2), 0, false));
     }
 
     /// §13.3's one receiver: an NI worm cut by a head that goes to the receive path ends
@@ -402,18 +407,19 @@ mod tests {
             flit(false, false, 0xC001_0001),
             0,
             0,
+            0,
         ];
         let mut seen = vec![];
         for f in flits {
             node.step(f);
             seen.push(truncated(&node));
         }
-        // Each flit reaches its block a cycle late: the RMPP head in cycle 3, whose edge cuts
-        // the NI's worm; the NI's counter shows it a cycle later (docs/protocol.md §8.2).
-        assert_eq!(seen[2], (0, 0));
+        // Each flit reaches its block two cycles late: the RMPP head in cycle 4, whose edge
+        // cuts the NI's worm; the NI's counter shows it a cycle later (docs/protocol.md §8.2).
         assert_eq!(seen[3], (0, 0));
-        assert_eq!(seen[4], (1, 0), "cut at the other side's head");
-        assert_eq!(seen[5], (1, 0));
+        assert_eq!(seen[4], (0, 0));
+        assert_eq!(seen[5], (1, 0), "cut at the other side's head");
+        assert_eq!(seen[6], (1, 0));
     }
 
     #[test]

@@ -538,20 +538,24 @@ impl Logic for TxMerge {
 /// | `net_in` | in | 35 | flits from the fabric |
 /// | `to_ni$*`, `to_rmpp$*` | | | the worms framed for the NI and for the RMPP receive path ([`FramedWorm`], joined to the cores' [`idemnet_rtl::worm_receiver::ReceivedWorm`]s) |
 ///
-/// Timing: every flit is held one cycle in `held` (zero at power-on; an invalid input flit is
-/// held as zero, §2). In cycle `t`, with `f` = `net_in`: if `held` is a valid head, the side now
-/// is RMPP when `f` is valid, not a head, and has `11` in data bits 31:30, else the NI; otherwise
-/// the side now is the register `side` (0 NI, 1 RMPP, 0 at power-on). `held` goes to `receiver`,
-/// a [`WormReceiver`] framing headers of the side now's length (2 or 7 words), and at edge `t`
-/// `held <= f` and `side <=` the side now. So every flit is framed exactly one cycle after it
-/// arrives, and the rest of a worm follows its head until the next head.
+/// Timing: every flit passes two registers, `next` and then `held` (zero at power-on; an
+/// invalid input flit is held as zero, §2), and `next_rmpp` says whether the flit in `next` is
+/// valid, not a head, and has `11` in data bits 31:30. In cycle `t`: if `held` is a valid head,
+/// the side now is RMPP when `next_rmpp`, else the NI; otherwise the side now is the register
+/// `side` (0 NI, 1 RMPP, 0 at power-on). `held` goes to `receiver`, a [`WormReceiver`] framing
+/// headers of the side now's length (2 or 7 words), and at edge `t` `held <= next`, `next <=
+/// net_in` and `side <=` the side now. So every flit is framed exactly two cycles after it
+/// arrives, and the rest of a worm follows its head until the next head. The side now is one
+/// LUT of four registers: with one register, the flit behind the head was `net_in` itself, and
+/// the side reached the cores' framing and header checks through the link's wires (the ECP5
+/// node's most frequent critical path, README "FPGA").
 ///
 /// Each side sees the receiver's `word`, `source`, `index` and `verdict` as they are, its
 /// strobes (`head`, `header_valid`, `payload_valid`, `worm_end`, `crc_check`) only while the
 /// side now is its own, and `cut` and `awaiting_crc` only while `side` (the side of the worm before this flit) is
 /// its own: a head for one side ends the other's worm in progress there (§13.3). The receiver
-/// reads `reject` and `payload_words` from the side now. All of it is combinational from `held`,
-/// `side`, `net_in` and the receiver's registers.
+/// reads `reject` and `payload_words` from the side now. All of it is combinational from the
+/// registers here and the receiver's.
 #[derive(LogicBlock)]
 pub struct RxDemux {
     pub clock: Signal<In, Clock>,
@@ -560,6 +564,8 @@ pub struct RxDemux {
     pub to_rmpp: FramedWorm,
     receiver: WormReceiver,
     held: DFF<Flit>,
+    next: DFF<Flit>,
+    next_rmpp: DFF<Bit>,
     side: DFF<Bit>,
     side_now: Signal<Local, Bit>,
     no_flit: Constant<Flit>,
@@ -578,6 +584,8 @@ impl RxDemux {
             to_rmpp: Default::default(),
             receiver: WormReceiver::new(node),
             held: Default::default(),
+            next: Default::default(),
+            next_rmpp: Default::default(),
             side: Default::default(),
             side_now: Default::default(),
             no_flit: Constant::new(Bits::default()),
@@ -591,12 +599,10 @@ impl RxDemux {
 impl Logic for RxDemux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, side);
+        dff_setup!(self, clock, held, next, next_rmpp, side);
         self.receiver.clock.next = self.clock.val();
         if self.held.q.val().get_bit(34) & self.held.q.val().get_bit(33) {
-            self.side_now.next = self.net_in.val().get_bit(34)
-                & !self.net_in.val().get_bit(33)
-                & (self.net_in.val().get_bits::<2>(30) == self.marker.val());
+            self.side_now.next = self.next_rmpp.q.val();
         } else {
             self.side_now.next = self.side.q.val();
         }
@@ -635,11 +641,15 @@ impl Logic for RxDemux {
         self.to_rmpp.crc_check.next = self.receiver.worm.crc_check.val() & self.side_now.val();
         self.to_rmpp.awaiting_crc.next = self.receiver.worm.awaiting_crc.val() & self.side.q.val();
         self.to_rmpp.cut.next = self.receiver.worm.cut.val() & self.side.q.val();
+        self.held.d.next = self.next.q.val();
         if self.net_in.val().get_bit(34) {
-            self.held.d.next = self.net_in.val();
+            self.next.d.next = self.net_in.val();
         } else {
-            self.held.d.next = self.no_flit.val();
+            self.next.d.next = self.no_flit.val();
         }
+        self.next_rmpp.d.next = self.net_in.val().get_bit(34)
+            & !self.net_in.val().get_bit(33)
+            & (self.net_in.val().get_bits::<2>(30) == self.marker.val());
         self.side.d.next = self.side_now.val();
     }
 }
@@ -1068,7 +1078,7 @@ mod tests {
         let b = flit::make(false, false, 0xDEAD_BEEF);
         let t = flit::make(false, true, 0xC000_0000);
         let garbage_invalid = 0x3_FFFF_FFFFu64;
-        // (input, expected to_ni, expected to_rmpp) of the flit one cycle earlier.
+        // The flits in; each is framed two cycles later.
         let stream = [
             h,
             r0,
@@ -1097,10 +1107,10 @@ mod tests {
         ];
         // Reference: the side of each flit; a head's strobe goes to its side, the cut of the worm
         // before it to that worm's side.
-        let mut prev = 0u64;
+        let (mut older, mut prev) = (0u64, 0u64);
         let mut side = false;
         let mut cuts = [0; 2];
-        for (i, &f) in stream.iter().chain([0u64].iter()).enumerate() {
+        for (i, &f) in stream.iter().chain([0u64, 0].iter()).enumerate() {
             uut.clock.next = false.into();
             uut.net_in.next = flit::to_bits(f);
             // The cores' answers: a malformed header never, no payload.
@@ -1111,14 +1121,19 @@ mod tests {
             assert!(simulate(&mut uut, 1000));
             let fv = if flit::is_valid(f) { f } else { 0 };
             let before = side;
-            if flit::is_valid(prev) && flit::is_head(prev) {
-                side = flit::is_valid(fv) && !flit::is_head(fv) && flit::data(fv) >> 30 == 3;
+            // The side of a head is decided by the flit behind it, which arrived a cycle after it.
+            if flit::is_valid(older) && flit::is_head(older) {
+                side = flit::is_valid(prev) && !flit::is_head(prev) && flit::data(prev) >> 30 == 3;
             }
-            let head = flit::is_valid(prev) && flit::is_head(prev);
+            let head = flit::is_valid(older) && flit::is_head(older);
             assert_eq!(uut.to_ni.head.val(), head && !side, "cycle {i}");
             assert_eq!(uut.to_rmpp.head.val(), head && side, "cycle {i}");
             for (k, to) in [&uut.to_ni, &uut.to_rmpp].into_iter().enumerate() {
-                assert_eq!(to.word.val().to_u64(), flit::data(prev) as u64, "cycle {i}");
+                assert_eq!(
+                    to.word.val().to_u64(),
+                    flit::data(older) as u64,
+                    "cycle {i}"
+                );
                 if to.cut.val() {
                     assert!(head, "cycle {i}: a cut only at a head");
                     assert_eq!(k == 1, before, "cycle {i}: the cut goes to the worm's side");
@@ -1127,6 +1142,7 @@ mod tests {
             }
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 1000));
+            older = prev;
             prev = fv;
         }
         assert!(cuts[0] > 0 && cuts[1] > 0, "{cuts:?}");
@@ -1203,7 +1219,10 @@ mod tests {
                 out.push(a.net_out.val().to_u64());
             }
         }
-        assert!(a.tx_ready.val(), "one packet held: the framer's second buffer is free");
+        assert!(
+            a.tx_ready.val(),
+            "one packet held: the framer's second buffer is free"
+        );
         let (mut upcall, mut delivered, mut done, mut snd) = (0, 0, 0, 0);
         let mut beats = vec![];
         let mut word_addressed_at_upcall = false;
