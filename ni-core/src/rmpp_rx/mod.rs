@@ -477,9 +477,10 @@ impl Logic for RmppRxCore {
             self.o_snd_info.d.next = self.receive.info.val();
             self.o_snd_msg_num.d.next = self.receive.msg_num.val();
         }
-        // The action's decodes from its sources (`verdict_acts` and the latched verdict, ...),
-        // not from the chosen action: on the ECP5 and the iCE40 the node's critical paths ran
-        // from the choice (the receiver's state holding back the answer) through these.
+        // The action's decodes from its sources (`verdict_acts` with the latched verdict,
+        // `answer_acts`, `delivered_acts`), not from the chosen action: on the ECP5 and the
+        // iCE40 the node's critical paths ran from the choice (the receiver's state holding
+        // back the answer) through these.
         self.exp_ram.write_enable.next = self.act.verdict_acts.val()
             & ((self.verdict.action.val() == Action::New)
                 | (self.verdict.action.val() == Action::AbortNew));
