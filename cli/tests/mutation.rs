@@ -202,8 +202,8 @@ fn rmpp_rx_reply_due_without_delivery_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        " | (write$action == Action$Delivered) |",
-        " |",
+        " | write$delivered_acts;",
+        ";",
         "mutant-rmpp-due",
     );
 }

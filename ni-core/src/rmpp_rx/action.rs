@@ -7,10 +7,9 @@ use rust_hdl::prelude::*;
 use super::{Action, DropReason};
 use crate::c;
 
-/// Chooses the edge's action (the packet whose CRC flit was consumed at the edge before, else
-/// the answer register, else the delivered register, neither of them while the receiver awaits a
-/// CRC flit),
-/// counts the packets the verdict drops, and keeps `outstanding` (Figure 8: the grants given and
+/// Says which source acts at this edge (the packet whose CRC flit was consumed at the edge
+/// before, else the answer register, else the delivered register, neither of them while the
+/// receiver awaits a CRC flit), counts the packets the verdict drops, and keeps `outstanding` (Figure 8: the grants given and
 /// not yet used) with the allowance of a new CTS.
 ///
 /// Ports (Verilog names, as a child `act$<port>`):
@@ -25,8 +24,7 @@ use crate::c;
 /// | `answer_valid`, `answer_slot`, `answer_cts` | in | 1, 4, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
 /// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
 /// | `target_grant` | in | 16 | the `grant` of `target` |
-/// | `action`, `action_slot` | out | 4, 4 | the action of this edge and its slot |
-/// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now (at most one; none when `action` is `None`): the action's slot is then `target`, `answer_slot`, `delivered_slot`, so a slot can tell it is the one without waiting for `action_slot`'s multiplexer |
+/// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now, if any: the action of this edge is then the latched `verdict`, *answer*, *delivered*, on `target`, `answer_slot`, `delivered_slot`. There is no chosen action and no multiplexed slot: each consumer decodes what it needs from these bits and the registers beside them, so no decode waits for a choice (the node's critical path on the ECP5 ran from the choice into the slot fields' write enables) |
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
@@ -71,8 +69,6 @@ pub struct RmppAction {
     pub delivered_valid: Signal<In, Bit>,
     pub delivered_slot: Signal<In, Bits<4>>,
     pub target_grant: Signal<In, Bits<16>>,
-    pub action: Signal<Out, Action>,
-    pub action_slot: Signal<Out, Bits<4>>,
     pub verdict_acts: Signal<Out, Bit>,
     pub answer_acts: Signal<Out, Bit>,
     pub delivered_acts: Signal<Out, Bit>,
@@ -93,7 +89,6 @@ pub struct RmppAction {
     packet_returned: DFF<Bits<20>>,
     packet_granted: DFF<Bit>,
     credit: CtsAllowance,
-    no_slot: Constant<Bits<4>>,
     outstanding_step: Constant<Bits<20>>,
 }
 
@@ -119,8 +114,6 @@ impl RmppAction {
             delivered_valid: Default::default(),
             delivered_slot: Default::default(),
             target_grant: Default::default(),
-            action: Default::default(),
-            action_slot: Default::default(),
             verdict_acts: Default::default(),
             answer_acts: Default::default(),
             delivered_acts: Default::default(),
@@ -141,7 +134,6 @@ impl RmppAction {
             packet_returned: Default::default(),
             packet_granted: Default::default(),
             credit: CtsAllowance::new(cfg),
-            no_slot: c(0),
             outstanding_step: c(1),
         }
     }
@@ -167,8 +159,6 @@ impl Logic for RmppAction {
         self.clears_due.next = self.packet_good.q.val()
             & ((self.verdict.val() == Action::Free)
                 | ((self.verdict.val() == Action::InSequence) & self.finish.val()));
-        self.action.next = Action::None;
-        self.action_slot.next = self.no_slot.val();
         self.count_not_source.next = false;
         self.count_order.next = false;
         self.count_sequence.next = false;
@@ -188,30 +178,21 @@ impl Logic for RmppAction {
                     DropReason::Duplicate => self.count_duplicate.next = true,
                     _ => self.count_busy.next = true,
                 }
-            } else if self.verdict.val() == Action::ToSender {
-                // Pulsed at its CRC flit.
-            } else {
-                // *Replies again* to a slot the clean-up timer freed since the verdict is dropped
-                // as `unknown`: the slot itself ignores it (it sets a reply due only while busy),
-                // so that the choice of the action does not wait for `target_busy`, a look-up over
-                // the slots; only the counters, behind their own register, read it.
-                self.action.next = self.verdict.val();
-                self.action_slot.next = self.target.val();
-                self.count_duplicate.next =
-                    (self.verdict.val() == Action::Again) & self.target_busy.val();
-                self.count_unknown.next =
-                    (self.verdict.val() == Action::Again) & !self.target_busy.val();
-                self.count_restart.next =
-                    (self.verdict.val() == Action::InSequence) & self.restart.val();
             }
-        } else if !self.packet.q.val() & !self.awaiting_crc.val() & self.answer_valid.val() {
-            self.action.next = Action::Answer;
-            self.action_slot.next = self.answer_slot.val();
-        } else if !self.packet.q.val() & !self.awaiting_crc.val() & self.delivered_valid.val() {
-            self.action.next = Action::Delivered;
-            self.action_slot.next = self.delivered_slot.val();
+            // *Replies again* to a slot the clean-up timer freed since the verdict is dropped
+            // as `unknown`: the slot itself ignores it (it sets a reply due only while busy), so
+            // that no action waits for `target_busy`, a look-up over the slots; only the
+            // counters, behind their own register, read it.
+            if self.verdict.val() == Action::Again {
+                self.count_duplicate.next = self.target_busy.val();
+                self.count_unknown.next = !self.target_busy.val();
+            }
+            self.count_restart.next =
+                (self.verdict.val() == Action::InSequence) & self.restart.val();
         }
-        // The same choice, as one bit a source.
+        // The packet acts at the edge after its CRC flit unless it is dropped or for the send
+        // side (pulsed at its CRC flit); else the answer register, else the delivered register,
+        // neither while a packet's CRC flit is due or consumed.
         self.verdict_acts.next = self.packet_good.q.val()
             & (self.verdict.val() != Action::None)
             & (self.verdict.val() != Action::ToSender);
@@ -234,7 +215,7 @@ impl Logic for RmppAction {
             self.credit.returned.next = self.packet_returned.q.val();
         }
         self.allowance.next = self.credit.allowance.val();
-        if self.action.val() == Action::InSequence {
+        if self.verdict_acts.val() & (self.verdict.val() == Action::InSequence) {
             if self.finish.val() {
                 self.outstanding.d.next = self.packet_returned.q.val();
             } else if self.new_cts.val() {
@@ -242,9 +223,9 @@ impl Logic for RmppAction {
             } else if self.packet_granted.q.val() {
                 self.outstanding.d.next = self.outstanding.q.val() - self.outstanding_step.val();
             }
-        } else if self.action.val() == Action::Abort {
+        } else if self.verdict_acts.val() & (self.verdict.val() == Action::Abort) {
             self.outstanding.d.next = self.packet_returned.q.val();
-        } else if (self.action.val() == Action::Answer) & self.answer_cts.val() {
+        } else if self.answer_acts.val() & self.answer_cts.val() {
             self.outstanding.d.next = self.credit.total.val();
         }
     }

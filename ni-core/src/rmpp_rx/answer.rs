@@ -15,7 +15,7 @@ use crate::c;
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `opens`, `answers`, `action_slot` | in | 1, 1, 4 | the edge's one action is *new* (it queues the slot), is *answer* (it empties the register), and its slot: two bits decoded from the action's sources (`RmppAction`'s `verdict_acts`, `answer_acts`), not from the chosen action, so the queue's write and count do not wait for the choice |
+/// | `opens`, `answers`, `open_slot` | in | 1, 1, 4 | the edge's one action is *new* (it queues `open_slot`, the verdict's target), is *answer* (it empties the register): two bits decoded from the action's sources (`RmppAction`'s `verdict_acts`, `answer_acts`) and the latched verdict, so the queue's write and count wait for no choice |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall shown, and the bytes it accepts |
 /// | `up_capped` | in | 13 | `min(len, max_msg)` of the queue's first slot (the slot table's `up_capped`, read at `first`) |
 /// | `up_valid`, `up_slot` | out | 1, 4 | an upcall is shown, and its slot (0 while none is) |
@@ -37,7 +37,7 @@ pub struct UpcallAnswer {
     pub clock: Signal<In, Clock>,
     pub opens: Signal<In, Bit>,
     pub answers: Signal<In, Bit>,
-    pub action_slot: Signal<In, Bits<4>>,
+    pub open_slot: Signal<In, Bits<4>>,
     pub up_ready: Signal<In, Bit>,
     pub up_accept: Signal<In, Bits<32>>,
     pub up_capped: Signal<In, Bits<13>>,
@@ -77,7 +77,7 @@ impl UpcallAnswer {
             clock: Default::default(),
             opens: Default::default(),
             answers: Default::default(),
-            action_slot: Default::default(),
+            open_slot: Default::default(),
             up_ready: Default::default(),
             up_accept: Default::default(),
             up_capped: Default::default(),
@@ -128,7 +128,7 @@ impl Logic for UpcallAnswer {
         self.shown.next = self.upcalls.pop_valid.val() & !self.held.q.val();
         self.taken.next = self.shown.val() & self.up_ready.val();
         self.upcalls.push_valid.next = self.opens.val();
-        self.upcalls.push_data.next = self.action_slot.val();
+        self.upcalls.push_data.next = self.open_slot.val();
         self.upcalls.pop_ready.next = self.taken.val();
         self.up_valid.next = self.shown.val();
         self.up_slot.next = self.no_slot.val();

@@ -402,7 +402,7 @@ impl Logic for RmppRxCore {
         self.key_node.next = self.receive.nid.val().get_bits::<8>(0);
         self.slots.write.key_node.next = self.key_node.val();
         self.slots.write.key_msg_id.next = self.receive.msg_id.val();
-        self.slots.target.next = self.verdict.target.val();
+        self.slots.write.target.next = self.verdict.target.val();
         self.verdict.prepare.next = self.receive.prepare.val();
         self.verdict.decide.next = self.receive.decide.val();
         self.verdict.word.next = self.receive.word.val();
@@ -484,8 +484,7 @@ impl Logic for RmppRxCore {
         self.exp_ram.write_enable.next = self.act.verdict_acts.val()
             & ((self.verdict.action.val() == Action::New)
                 | (self.verdict.action.val() == Action::AbortNew));
-        self.slots.write.action.next = self.act.action.val();
-        self.slots.write.action_slot.next = self.act.action_slot.val();
+        self.slots.write.verdict.next = self.verdict.action.val();
         self.slots.picked.next = self.worm.start.val();
         self.slots.write.msg_num.next = self.receive.msg_num.val();
         self.slots.write.len.next = self.receive.len.val();
@@ -498,11 +497,11 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_zero.next = self.answer.zero.val();
         self.slots.write.answer_cts.next = self.answer.cts.val();
         self.slots.clears_due.next = self.act.clears_due.val();
-        self.slots.verdict_acts.next = self.act.verdict_acts.val();
-        self.slots.answer_acts.next = self.act.answer_acts.val();
-        self.slots.delivered_acts.next = self.act.delivered_acts.val();
-        self.slots.answer_slot.next = self.answer.slot.val();
-        self.slots.delivered_slot.next = self.dl_slot.q.val();
+        self.slots.write.verdict_acts.next = self.act.verdict_acts.val();
+        self.slots.write.answer_acts.next = self.act.answer_acts.val();
+        self.slots.write.delivered_acts.next = self.act.delivered_acts.val();
+        self.slots.write.answer_slot.next = self.answer.slot.val();
+        self.slots.write.delivered_slot.next = self.dl_slot.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
@@ -524,7 +523,7 @@ impl Logic for RmppRxCore {
         self.answer.opens.next =
             self.act.verdict_acts.val() & (self.verdict.action.val() == Action::New);
         self.answer.answers.next = self.act.answer_acts.val();
-        self.answer.action_slot.next = self.act.action_slot.val();
+        self.answer.open_slot.next = self.verdict.target.val();
         self.answer.up_ready.next = self.up_ready.val();
         self.answer.up_accept.next = self.up_accept.val();
         self.answer.up_capped.next = self.slots.reads.up_capped.val();
@@ -541,7 +540,11 @@ impl Logic for RmppRxCore {
             & (self.verdict.action.val() == Action::InSequence)
             & self.verdict.finish.val())
             | (self.act.answer_acts.val() & !self.answer.zero.val() & !self.answer.cts.val());
-        self.deliveries.push_data.next = self.act.action_slot.val();
+        // The slot that completes: the answer's while it acts, else the verdict's.
+        self.deliveries.push_data.next = self.verdict.target.val();
+        if self.act.answer_acts.val() {
+            self.deliveries.push_data.next = self.answer.slot.val();
+        }
         self.deliveries.pop_ready.next = self.dl_v.val() & self.dlv_ready.val();
         self.slots.dlv_valid.next = self.dl_v.val();
         self.slots.dlv_slot.next = self.dl_s.val();

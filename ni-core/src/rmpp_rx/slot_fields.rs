@@ -10,11 +10,23 @@ use crate::c;
 
 /// The one action of an edge and the packet fields it writes (docs/protocol.md §11.5), as the
 /// slot table ([`super::slots::RmppSlots`]) takes them and hands them on to its [`SlotFields`].
+///
+/// The action comes as its three sources ([`super::action::RmppAction`]'s bits, at most one
+/// set): the latched verdict on `target`, the answer register on `answer_slot`, the delivered
+/// register on `delivered_slot`. Every write enable and address is decoded from these
+/// registers' bits, never from a chosen action and a multiplexed slot.
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct SlotWrite {
-    /// The action ([`Action`]; `None`: none) and its slot.
-    pub action: Signal<In, Action>,
-    pub action_slot: Signal<In, Bits<4>>,
+    /// The latched verdict ([`Action`]) and its slot; the verdict acts now.
+    pub verdict: Signal<In, Action>,
+    pub target: Signal<In, Bits<4>>,
+    pub verdict_acts: Signal<In, Bit>,
+    /// The answer register acts now, on `answer_slot`.
+    pub answer_acts: Signal<In, Bit>,
+    pub answer_slot: Signal<In, Bits<4>>,
+    /// The delivered register acts now, on `delivered_slot`.
+    pub delivered_acts: Signal<In, Bit>,
+    pub delivered_slot: Signal<In, Bits<4>>,
     /// The packet's `srcNID` and `msgID` (also the key the slot table matches), `msgNum`, `len`
     /// and the low bits of `seq`.
     pub key_node: Signal<In, Bits<8>>,
@@ -110,6 +122,11 @@ pub struct SlotFields {
     m_cts_n: LutRam<Bits<16>, 5>,
     m_limit: LutRam<Bits<13>, 5>,
     new_limit: Signal<Local, Bits<13>>,
+    /// The slot the verdict or the answer writes.
+    slot_address: Signal<Local, Bits<5>>,
+    /// The answer opens the slot for more packets (a CTS); the verdict is *in sequence*.
+    answer_opens: Signal<Local, Bit>,
+    in_sequence: Signal<Local, Bit>,
     up_address: Signal<Local, Bits<5>>,
     dlv_address: Signal<Local, Bits<5>>,
     no_word: Constant<Bits<5>>,
@@ -171,6 +188,9 @@ impl SlotFields {
             m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
             m_limit: LutRam::narrow(n + 1, LIMIT_READS, bits_holding(cfg.max_msg as u64)),
             new_limit: Default::default(),
+            slot_address: Default::default(),
+            answer_opens: Default::default(),
+            in_sequence: Default::default(),
             up_address: Default::default(),
             dlv_address: Default::default(),
             no_word: c(n as u64),
@@ -202,10 +222,12 @@ impl Logic for SlotFields {
         self.m_next_seq.clock.next = self.clock.val();
         self.m_cts_n.clock.next = self.clock.val();
 
-        // ---- The fields a new message brings, written once into the slot it takes.
-        self.m_src.write_enable.next = (self.write.action.val() == Action::New)
-            | (self.write.action.val() == Action::AbortNew);
-        self.m_src.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
+        // ---- The fields a new message brings, written once into the slot it takes (*new* and
+        // *abort new* are verdicts: at `target`).
+        self.m_src.write_enable.next = self.write.verdict_acts.val()
+            & ((self.write.verdict.val() == Action::New)
+                | (self.write.verdict.val() == Action::AbortNew));
+        self.m_src.write_address.next = bit_cast::<5, 4>(self.write.target.val());
         self.m_src.write_data.next = self.write.key_node.val() & self.node_mask.val();
         self.m_msg_id.write_enable.next = self.m_src.write_enable.val();
         self.m_msg_id.write_address.next = self.m_src.write_address.val();
@@ -232,43 +254,44 @@ impl Logic for SlotFields {
         {
             self.new_limit.next = self.mtu_limit.val();
         }
-        self.m_limit.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
-        self.m_limit.write_enable.next = false;
+
+        // ---- The fields the verdict or the answer writes: at `answer_slot` while the answer
+        // acts, else at `target` (written only if the verdict acts). `limit` by *new* (the first
+        // packet's bytes), *abort new* (0) and the answer (the accepted bytes); the sequence
+        // number expected next and a CTS's `n` by *in sequence* (the packet's successor unless
+        // it restarts; a new CTS's `n`) and by an answer with a CTS (the first; its `n`).
+        self.slot_address.next = bit_cast::<5, 4>(self.write.target.val());
+        if self.write.answer_acts.val() {
+            self.slot_address.next = bit_cast::<5, 4>(self.write.answer_slot.val());
+        }
+        self.m_limit.write_address.next = self.slot_address.val();
+        self.m_limit.write_enable.next =
+            self.m_src.write_enable.val() | self.write.answer_acts.val();
         self.m_limit.write_data.next = self.empty_limit.val();
-        if self.write.action.val() == Action::New {
-            self.m_limit.write_enable.next = true;
+        if self.write.verdict.val() == Action::New {
             self.m_limit.write_data.next = self.new_limit.val() & self.limit_mask.val();
         }
-        if self.write.action.val() == Action::AbortNew {
-            self.m_limit.write_enable.next = true;
-        }
-        if self.write.action.val() == Action::Answer {
-            self.m_limit.write_enable.next = true;
+        if self.write.answer_acts.val() {
             self.m_limit.write_data.next = self.write.answer_limit.val() & self.limit_mask.val();
         }
-
-        // ---- The fields in-sequence data and the answer write at the action's slot: a CTS's
-        // `n` and the sequence number expected next (the first after the answer, the packet's
-        // successor after in-sequence data unless it restarts).
-        self.m_next_seq.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
-        self.m_next_seq.write_enable.next = false;
+        self.answer_opens.next = self.write.answer_acts.val()
+            & !self.write.answer_zero.val()
+            & self.write.answer_cts.val();
+        self.in_sequence.next =
+            self.write.verdict_acts.val() & (self.write.verdict.val() == Action::InSequence);
+        self.m_next_seq.write_address.next = self.slot_address.val();
+        self.m_next_seq.write_enable.next =
+            (self.in_sequence.val() & !self.write.restart.val()) | self.answer_opens.val();
         self.m_next_seq.write_data.next =
             (self.write.seq_low.val() + self.sequence_step.val()) & self.sequence_mask.val();
-        self.m_cts_n.write_address.next = bit_cast::<5, 4>(self.write.action_slot.val());
-        self.m_cts_n.write_enable.next = false;
-        self.m_cts_n.write_data.next = self.write.allowance.val() & self.grant_mask.val();
-        if self.write.action.val() == Action::InSequence {
-            self.m_next_seq.write_enable.next = !self.write.restart.val();
-            self.m_cts_n.write_enable.next = !self.write.finish.val() & self.write.new_cts.val();
-        }
-        if (self.write.action.val() == Action::Answer)
-            & !self.write.answer_zero.val()
-            & self.write.answer_cts.val()
-        {
-            self.m_next_seq.write_enable.next = true;
+        if self.write.answer_acts.val() {
             self.m_next_seq.write_data.next = self.sequence_first.val();
-            self.m_cts_n.write_enable.next = true;
         }
+        self.m_cts_n.write_address.next = self.slot_address.val();
+        self.m_cts_n.write_enable.next =
+            (self.in_sequence.val() & !self.write.finish.val() & self.write.new_cts.val())
+                | self.answer_opens.val();
+        self.m_cts_n.write_data.next = self.write.allowance.val() & self.grant_mask.val();
 
         // ---- Reads by slot number; the upcall and the delivery read word `n`, never written, so
         // zero, when not valid.

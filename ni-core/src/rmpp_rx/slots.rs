@@ -17,11 +17,9 @@ use crate::{c, vec_of};
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `write$*` | in | | the edge's action and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched` |
-/// | `target` | in | 4 | the latched verdict's slot, for `target_busy` and `target_grant` |
+/// | `write$*` | in | | the edge's action, as its three sources and their slots, and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
-/// | `verdict_acts`, `answer_acts`, `delivered_acts`, `answer_slot`, `delivered_slot` | in | 1, 1, 1, 4, 4 | which source's action `write$action` is, and the answer's and the delivered register's slots: each slot knows it is the action's from these and `target` (decoded from registers) rather than from `write$action_slot`, the multiplexer after the action's choice (the node's critical path on the ECP5 ran from the choice through that multiplexer and its compare into the slot registers' enables) |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
@@ -67,14 +65,8 @@ use crate::{c, vec_of};
 pub struct RmppSlots {
     pub clock: Signal<In, Clock>,
     pub write: SlotWrite,
-    pub target: Signal<In, Bits<4>>,
     pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
-    pub verdict_acts: Signal<In, Bit>,
-    pub answer_acts: Signal<In, Bit>,
-    pub delivered_acts: Signal<In, Bit>,
-    pub answer_slot: Signal<In, Bits<4>>,
-    pub delivered_slot: Signal<In, Bits<4>>,
     pub up_valid: Signal<In, Bit>,
     pub up_slot: Signal<In, Bits<4>>,
     pub dlv_valid: Signal<In, Bit>,
@@ -108,6 +100,10 @@ pub struct RmppSlots {
     probe: Signal<Local, Bits<16>>,
     due_slots: Signal<Local, Bits<16>>,
     hit: Signal<Local, Bit>,
+    /// The verdict, the answer register, the delivered register acts on this slot.
+    hit_verdict: Signal<Local, Bit>,
+    hit_answer: Signal<Local, Bit>,
+    hit_delivered: Signal<Local, Bit>,
     due_next: Signal<Local, Bit>,
     /// The edge's action sets the slot's `reply_due`, and to what.
     due_forced: Signal<Local, Bit>,
@@ -139,14 +135,8 @@ impl RmppSlots {
         Self {
             clock: Default::default(),
             write: Default::default(),
-            target: Default::default(),
             clears_due: Default::default(),
             picked: Default::default(),
-            verdict_acts: Default::default(),
-            answer_acts: Default::default(),
-            delivered_acts: Default::default(),
-            answer_slot: Default::default(),
-            delivered_slot: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             dlv_valid: Default::default(),
@@ -179,6 +169,9 @@ impl RmppSlots {
             probe: Default::default(),
             due_slots: Default::default(),
             hit: Default::default(),
+            hit_verdict: Default::default(),
+            hit_answer: Default::default(),
+            hit_delivered: Default::default(),
             due_next: Default::default(),
             due_forced: Default::default(),
             due_value: Default::default(),
@@ -256,7 +249,7 @@ impl Logic for RmppSlots {
                         | (self.s_state[k].q.val() == SlotState::Ended)
                         | (self.s_state[k].q.val() == SlotState::Dropped);
                 }
-                if self.target.val() == self.slot_number[k].val() {
+                if self.write.target.val() == self.slot_number[k].val() {
                     self.target_busy.next = true;
                 }
             } else if !self.free.val() {
@@ -274,11 +267,14 @@ impl Logic for RmppSlots {
 
         // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
         for k in 0..self._n {
-            self.hit.next = (self.verdict_acts.val()
-                & (self.target.val() == self.slot_number[k].val()))
-                | (self.answer_acts.val() & (self.answer_slot.val() == self.slot_number[k].val()))
-                | (self.delivered_acts.val()
-                    & (self.delivered_slot.val() == self.slot_number[k].val()));
+            self.hit_verdict.next = self.write.verdict_acts.val()
+                & (self.write.target.val() == self.slot_number[k].val());
+            self.hit_answer.next = self.write.answer_acts.val()
+                & (self.write.answer_slot.val() == self.slot_number[k].val());
+            self.hit_delivered.next = self.write.delivered_acts.val()
+                & (self.write.delivered_slot.val() == self.slot_number[k].val());
+            self.hit.next =
+                self.hit_verdict.val() | self.hit_answer.val() | self.hit_delivered.val();
             self.due_forced.next = false;
             self.due_value.next = false;
             if ((self.s_state[k].q.val() == SlotState::Ended)
@@ -296,20 +292,20 @@ impl Logic for RmppSlots {
                 self.s_deadline[k].d.next =
                     (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
             }
-            if self.hit.val() {
-                if (self.write.action.val() == Action::New)
-                    | (self.write.action.val() == Action::AbortNew)
+            if self.hit_verdict.val() {
+                if (self.write.verdict.val() == Action::New)
+                    | (self.write.verdict.val() == Action::AbortNew)
                 {
                     self.s_src[k].d.next = self.write.key_node.val() & self.node_mask.val();
                     self.s_msg_id[k].d.next = self.write.key_msg_id.val();
-                    if self.write.action.val() == Action::New {
+                    if self.write.verdict.val() == Action::New {
                         self.s_state[k].d.next = SlotState::Upcall;
                     } else {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_forced.next = true;
                         self.due_value.next = true;
                     }
-                } else if self.write.action.val() == Action::InSequence {
+                } else if self.write.verdict.val() == Action::InSequence {
                     if self.write.finish.val() {
                         self.s_state[k].d.next = SlotState::Complete;
                         self.s_grant[k].d.next = self.empty_grant.val();
@@ -323,41 +319,41 @@ impl Logic for RmppSlots {
                         self.s_grant[k].d.next = (self.s_grant[k].q.val() - self.grant_step.val())
                             & self.grant_mask.val();
                     }
-                } else if self.write.action.val() == Action::Again {
+                } else if self.write.verdict.val() == Action::Again {
                     // Not on a slot the clean-up timer freed since the verdict (§11.5: dropped
                     // as `unknown`, which the action counts).
                     if self.s_state[k].q.val() != SlotState::Free {
                         self.due_forced.next = true;
                         self.due_value.next = true;
                     }
-                } else if self.write.action.val() == Action::Free {
+                } else if self.write.verdict.val() == Action::Free {
                     self.s_state[k].d.next = SlotState::Free;
                     self.due_forced.next = true;
                     self.due_value.next = false;
-                } else if self.write.action.val() == Action::Abort {
+                } else {
+                    // Abort (the verdicts that act are these six).
                     self.s_state[k].d.next = SlotState::Dropped;
                     self.s_grant[k].d.next = self.empty_grant.val();
                     self.due_forced.next = true;
                     self.due_value.next = true;
-                } else if self.write.action.val() == Action::Answer {
-                    if self.write.answer_zero.val() {
-                        self.s_state[k].d.next = SlotState::Dropped;
-                        self.due_forced.next = true;
-                        self.due_value.next = true;
-                    } else if self.write.answer_cts.val() {
-                        self.s_state[k].d.next = SlotState::Receiving;
-                        self.s_grant[k].d.next = self.write.allowance.val() & self.grant_mask.val();
-                        self.due_forced.next = true;
-                        self.due_value.next = true;
-                    } else {
-                        self.s_state[k].d.next = SlotState::Complete;
-                    }
-                } else {
-                    // Delivered.
-                    self.s_state[k].d.next = SlotState::Ended;
+                }
+            } else if self.hit_answer.val() {
+                if self.write.answer_zero.val() {
+                    self.s_state[k].d.next = SlotState::Dropped;
                     self.due_forced.next = true;
                     self.due_value.next = true;
+                } else if self.write.answer_cts.val() {
+                    self.s_state[k].d.next = SlotState::Receiving;
+                    self.s_grant[k].d.next = self.write.allowance.val() & self.grant_mask.val();
+                    self.due_forced.next = true;
+                    self.due_value.next = true;
+                } else {
+                    self.s_state[k].d.next = SlotState::Complete;
                 }
+            } else if self.hit_delivered.val() {
+                self.s_state[k].d.next = SlotState::Ended;
+                self.due_forced.next = true;
+                self.due_value.next = true;
             }
             // The action's choice, else the reply kept unless picked now; `picked` comes late
             // (the merge's grant), so it enters here and nowhere before.
@@ -383,7 +379,7 @@ impl Logic for RmppSlots {
         self.due_picked.next = false;
         for k in 0..self._n {
             if self.s_due[k].q.val()
-                & !(self.clears_due.val() & (self.target.val() == self.slot_number[k].val()))
+                & !(self.clears_due.val() & (self.write.target.val() == self.slot_number[k].val()))
             {
                 self.due_kept.next = true;
                 if !self.due_slots.val().get_bit(k) {
@@ -399,15 +395,16 @@ impl Logic for RmppSlots {
         if self.picked.val() {
             self.due_after.next = self.due_picked.val();
         }
-        self.due_set.next = (self.write.action.val() == Action::AbortNew)
-            | ((self.write.action.val() == Action::Again) & self.target_busy.val())
-            | (self.write.action.val() == Action::Abort)
-            | (self.write.action.val() == Action::Delivered)
-            | ((self.write.action.val() == Action::InSequence)
-                & !self.write.finish.val()
-                & self.write.new_cts.val())
-            | ((self.write.action.val() == Action::Answer)
-                & (self.write.answer_zero.val() | self.write.answer_cts.val()));
+        self.due_set.next = (self.write.verdict_acts.val()
+            & ((self.write.verdict.val() == Action::AbortNew)
+                | ((self.write.verdict.val() == Action::Again) & self.target_busy.val())
+                | (self.write.verdict.val() == Action::Abort)
+                | ((self.write.verdict.val() == Action::InSequence)
+                    & !self.write.finish.val()
+                    & self.write.new_cts.val())))
+            | (self.write.answer_acts.val()
+                & (self.write.answer_zero.val() | self.write.answer_cts.val()))
+            | self.write.delivered_acts.val();
         self.any_due.d.next = self.due_after.val() | self.due_set.val();
 
         // ---- The slot that the transmitter picks (whatever it is when no reply is due).
@@ -424,7 +421,7 @@ impl Logic for RmppSlots {
         self.pick_ended.next = false;
         self.read_busy.next = false;
         for k in 0..self._n {
-            if self.target.val() == self.slot_number[k].val() {
+            if self.write.target.val() == self.slot_number[k].val() {
                 self.target_grant.next = self.target_grant.val() | self.s_grant[k].q.val();
             }
             if self.due_slots.val().get_bit(k) {
