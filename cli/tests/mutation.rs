@@ -167,6 +167,20 @@ fn ni_send_source_check_inverted_is_caught() {
     );
 }
 
+/// The NI's mask of a request's final word keeping a byte past the length (docs/protocol.md
+/// §8.1: sent as zero): the peers fill those bytes with ones, so a SEND of `4k + 3` bytes
+/// carries one byte of them.
+#[test]
+fn ni_final_word_mask_keeping_a_byte_past_the_length_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "final_word_masks$3 = 32'hffffff00;",
+        "final_word_masks$3 = 32'hffffffff;",
+        "mutant-ni-mask",
+    );
+}
+
 /// The NI's pick not refreshed at a worm's last flit (docs/protocol.md §8.5): the worm after it
 /// carries the pick of before, the packet just sent, again.
 #[test]

@@ -13,6 +13,7 @@
 //! | `first` | out | 1 | a beat taken now is a request's first |
 //! | `beat` | out | `BEAT_BITS` | its index in the request: 0 on the first, counting while well formed |
 //! | `bytes` | out | 6 | the request's payload bytes: `length` on the first beat, as latched after it |
+//! | `final_beat` | out | 1 | the beat is the request's final one by its length (`last` belongs on it): with no header beats, a word before it holds four of the request's bytes and the word on it `bytes mod 4` (four if that is 0, none if `bytes` is 0), so a parent masks the bytes past the length with no subtraction |
 //! | `accepted` | out | 1 | a beat taken now belongs to a request well formed so far: its word may be stored |
 //! | `refused` | out | 1 | taken, and it shows the request is not well formed (counted once, here) |
 //! | `complete` | out | 1 | taken, the last beat of a well-formed request |
@@ -60,6 +61,7 @@ pub struct RequestReader<const BEAT_BITS: usize> {
     pub first: Signal<Out, Bit>,
     pub beat: Signal<Out, Bits<BEAT_BITS>>,
     pub bytes: Signal<Out, Bits<6>>,
+    pub final_beat: Signal<Out, Bit>,
     pub accepted: Signal<Out, Bit>,
     pub refused: Signal<Out, Bit>,
     pub complete: Signal<Out, Bit>,
@@ -69,7 +71,7 @@ pub struct RequestReader<const BEAT_BITS: usize> {
     /// The index of the request's final beat, latched at its first beat.
     latched_final: DFF<Bits<6>>,
     /// The index of the final beat of a request of `length` bytes (at most 32).
-    final_beat: Signal<Local, Bits<6>>,
+    final_index: Signal<Local, Bits<6>>,
     /// The beat taken now is the request's final one by its length.
     ends_here: Signal<Local, Bit>,
     /// The beat taken now is not the one the request ends on, or is past a too long length.
@@ -114,6 +116,7 @@ impl<const BEAT_BITS: usize> RequestReader<BEAT_BITS> {
             first: Default::default(),
             beat: Default::default(),
             bytes: Default::default(),
+            final_beat: Default::default(),
             accepted: Default::default(),
             refused: Default::default(),
             complete: Default::default(),
@@ -121,7 +124,7 @@ impl<const BEAT_BITS: usize> RequestReader<BEAT_BITS> {
             latched_beat: Default::default(),
             latched_bytes: Default::default(),
             latched_final: Default::default(),
-            final_beat: Default::default(),
+            final_index: Default::default(),
             ends_here: Default::default(),
             malformed: Default::default(),
             first_beat: Constant::new(Bits::default()),
@@ -156,10 +159,10 @@ impl<const BEAT_BITS: usize> Logic for RequestReader<BEAT_BITS> {
             self.beat.next = self.first_beat.val();
             self.bytes.next = self.length.val();
         }
-        self.final_beat.next = self.empty_final.val();
+        self.final_index.next = self.empty_final.val();
         // `length >= 1`.
         if self.length.val().any() {
-            self.final_beat.next =
+            self.final_index.next =
                 ((self.length.val() - self.first_final_bytes.val()) >> 2) + self.header_beats.val();
         }
         self.ends_here.next =
@@ -171,6 +174,7 @@ impl<const BEAT_BITS: usize> Logic for RequestReader<BEAT_BITS> {
                     | (self.length.val() == self.one_beat_bytes.val())))
                 | (self.one_header.val() & !self.length.val().any());
         }
+        self.final_beat.next = self.ends_here.val();
         // A beat count past the end is impossible once well formed (the end needs `last`).
         // `bytes > 32` is a bit at or above 32's set and not 32.
         self.malformed.next = ((self.bytes.val() & self.from_most.val()).any()
@@ -197,7 +201,7 @@ impl<const BEAT_BITS: usize> Logic for RequestReader<BEAT_BITS> {
                         self.latched_beat.d.next = self.beat.val() + true;
                         self.latched_bytes.d.next = self.bytes.val();
                         if self.first.val() {
-                            self.latched_final.d.next = self.final_beat.val();
+                            self.latched_final.d.next = self.final_index.val();
                         }
                     }
                 }
@@ -213,8 +217,9 @@ mod tests {
     use crate::testing::{rising_edge, settle, Verilated};
     use idemnet_model::stream::{request_beats, Requests, Taken};
 
-    /// What the cell says of a beat taken: (first, beat, bytes, accepted, refused, complete).
-    type Said = (bool, u64, u64, bool, bool, bool);
+    /// What the cell says of a beat taken: (first, beat, bytes, final_beat, accepted, refused,
+    /// complete).
+    type Said = (bool, u64, u64, bool, bool, bool, bool);
 
     /// Seeded random streams of requests with `header_beats` header words against the golden
     /// model's reading of §8.5 and §13.1 ([`Requests`]): beats taken at random, lengths over
@@ -267,6 +272,7 @@ mod tests {
                 uut.first.val(),
                 uut.beat.val().to_u64(),
                 uut.bytes.val().to_u64(),
+                uut.final_beat.val(),
                 uut.accepted.val(),
                 uut.refused.val(),
                 uut.complete.val(),
@@ -284,16 +290,21 @@ mod tests {
                     first,
                     if accepted { model_beat } else { said.1 },
                     if accepted { model_bytes } else { said.2 },
+                    if accepted {
+                        model_beat + 1 == request_beats(header_beats, model_bytes as usize) as u64
+                    } else {
+                        said.3
+                    },
                     accepted,
                     outcome == Taken::Refused,
                     matches!(outcome, Taken::Complete { .. }),
                 );
                 assert_eq!(said, want, "cycle {cycle}");
                 model_beat += 1;
-                completed += usize::from(want.5);
-                refused += usize::from(want.4);
+                completed += usize::from(want.6);
+                refused += usize::from(want.5);
             } else {
-                assert!(!said.4 && !said.5, "cycle {cycle}: nothing taken");
+                assert!(!said.5 && !said.6, "cycle {cycle}: nothing taken");
                 assert_eq!(said.0, model.between(), "cycle {cycle}");
             }
             rising_edge(&mut uut, |u| &mut u.clock);
@@ -303,6 +314,7 @@ mod tests {
                 u64::from(uut.first.val()),
                 uut.beat.val().to_u64(),
                 uut.bytes.val().to_u64(),
+                u64::from(uut.final_beat.val()),
                 u64::from(uut.accepted.val()),
                 u64::from(uut.refused.val()),
                 u64::from(uut.complete.val()),

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{inp, out, words_to_bytes, Kind, NiConfig, Packet, MAX_PAYLOAD};
-use crate::stream::{beats, Beats, Collect};
+use crate::stream::{beat_words, beats, Beats, Collect};
 use crate::switch::{HEAD, TAIL, VALID};
 
 /// How busy and how hostile the peers are; probabilities per cycle unless said otherwise.
@@ -151,7 +151,7 @@ impl Peers {
             return Request {
                 dst,
                 len: data.len() as u64,
-                beats: Beats::new(&data),
+                beats: Beats::of_words(padded_with_ones(&data)),
                 well_formed: true,
             };
         }
@@ -401,4 +401,18 @@ impl Peers {
         // The grant of a shared link (§13.2), withheld now and then.
         inputs[inp::TX_GNT] = self.rng.gen_bool(0.75) as u64;
     }
+}
+
+/// The beats of a well-formed request for `data`, with every byte of its final word past the
+/// length set (a request of no bytes: its one word). §8.1 lets a host leave anything there and
+/// the NI sends those bytes as zero, so a co-simulation shows the NI clearing them. Ones, not
+/// bytes from the random stream, so that a seed's traffic is what it was before.
+fn padded_with_ones(data: &[u8]) -> Vec<u32> {
+    let mut words = beat_words(data);
+    let tail = data.len() % 4;
+    if data.is_empty() || tail != 0 {
+        let last = words.last_mut().expect("a request has a beat");
+        *last |= u32::MAX.checked_shr(8 * tail as u32).unwrap_or(0);
+    }
+    words
 }

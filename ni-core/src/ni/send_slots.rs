@@ -95,7 +95,6 @@ pub struct SendSlots {
     send_acknowledged: Signal<Local, Bits<SLOTS>>,
     send_committed: Signal<Local, Bits<SLOTS>>,
     send_freed: Signal<Local, Bits<SLOTS>>,
-    request_bytes_left: Signal<Local, Bits<6>>,
     request_word_mask: Signal<Local, Bits<32>>,
     commit_slot: Signal<Local, Bits<SLOT_BITS>>,
     // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
@@ -103,8 +102,9 @@ pub struct SendSlots {
     slot_lowest: Constant<Bits<SLOTS>>,
     empty_node: Constant<Bits<16>>,
     empty_len: Constant<Bits<6>>,
-    whole_word: Constant<Bits<32>>,
-    word_bytes: Constant<Bits<6>>,
+    /// The bytes of a request's final word by `bytes mod 4` (big-endian: the first byte in
+    /// bits 31..24): four, one, two, three.
+    final_word_masks: Vec<Constant<Bits<32>>>,
     _send_slots: usize,
 }
 
@@ -163,15 +163,16 @@ impl SendSlots {
             send_acknowledged: Default::default(),
             send_committed: Default::default(),
             send_freed: Default::default(),
-            request_bytes_left: Default::default(),
             request_word_mask: Default::default(),
             commit_slot: Default::default(),
             slot_none: c(0),
             slot_lowest: c(1),
             empty_node: c(0),
             empty_len: c(0),
-            whole_word: c(0xFFFF_FFFF),
-            word_bytes: c(4),
+            final_word_masks: [0xFFFF_FFFF, 0xFF00_0000, 0xFFFF_0000, 0xFFFF_FF00]
+                .into_iter()
+                .map(c)
+                .collect(),
             _send_slots: send_slots,
         }
     }
@@ -252,14 +253,22 @@ impl Logic for SendSlots {
             self.request_slot.d.next = self.commit_slot.val();
             self.request_destination.d.next = self.req_dst.val();
         }
-        // Bytes at or past the length are sent as zero (§8.1): the beat's word keeps the
-        // bytes left of the payload, all four if there are that many.
-        self.request_bytes_left.next =
-            self.requests.bytes.val() - (bit_cast::<6, 3>(self.requests.beat.val()) << 2);
-        self.request_word_mask.next = self.whole_word.val();
-        if self.request_bytes_left.val() < self.word_bytes.val() {
-            self.request_word_mask.next =
-                !(self.whole_word.val() >> (self.request_bytes_left.val() << 3));
+        // Bytes at or past the length are sent as zero (§8.1): only a well-formed request's
+        // final beat holds any (a malformed one is never committed), and that word keeps
+        // `bytes mod 4` bytes, four if 0, none of a request of no bytes (its one beat's first
+        // `bytes`, the only `bytes` of 0). A table of four masks on two bits, not `bytes - 4 *
+        // beat` and a shift: that subtraction lay on the node's critical path on the ECP5 (the
+        // reader's state through it into the payload memory's data).
+        self.request_word_mask.next = self.final_word_masks[0].val();
+        if self.requests.final_beat.val() {
+            for m in 0..4 {
+                if self.requests.bytes.val().get_bits::<2>(0) == m.to_bits() {
+                    self.request_word_mask.next = self.final_word_masks[m].val();
+                }
+            }
+            if !self.requests.bytes.val().any() {
+                self.request_word_mask.next = 0.into();
+            }
         }
         self.send_payloads.write_enable.next =
             self.requests.taken.val() & self.requests.accepted.val();
