@@ -6,9 +6,12 @@
 //!   `clear` is the reset button.
 //! * A block with more ports than a package has pins (a switch, an NI, the receive path, the
 //!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
-//!   every input bit, and every output bit is XOR-folded, in two registered stages (a
-//!   multiple of 32 bits, then 32 with feedback), into a signature on the LEDs and the UART
-//!   pin. Every input toggles, and nothing the block computes can be optimized away: the
+//!   every input bit, and every output bit is XOR-folded into a signature on the LEDs and the
+//!   UART pin, in registered stages: a first stage of a multiple of 32 registers, each the XOR
+//!   of output bits next to each other in the port list (so of one port or two, and in the
+//!   16-node system of one node or two), then a tree of registers each the XOR of four (or
+//!   two) of the stage before, down to 32 bits, which enter the signature register with
+//!   feedback. Every input toggles, and nothing the block computes can be optimized away: the
 //!   outputs are a `keep` wire, so that the block's cells are its own (the node: 3,189 LUT4 in
 //!   the board top less the harness alone, 3,169 synthesized alone with its outputs as
 //!   ports). The first stage XORs at most four output bits into each of its registers (one
@@ -16,6 +19,10 @@
 //!   the path from an output to the harness is one LUT: an output read straight from a block
 //!   RAM (the NI's `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on
 //!   the ECP5) and would otherwise spend the rest of a 10 ns cycle in the harness's XOR tree.
+//!   Every later stage is one LUT between registers, whatever the number of outputs: the
+//!   16-node system spreads its outputs over the whole device, and a signature bit that XORed
+//!   32 registers from everywhere in one cycle (the stage before this tree) made a path of
+//!   three LUTs and long wires that would be the machine's, not the harness's.
 //!   The flow synthesizes this top once more around a black box in place of
 //!   the block ([`harness_alone`]) and reports the harness's own LUT4 and flip-flops beside
 //!   the totals, and the block's LUT positions without them.
@@ -29,11 +36,28 @@ use idemnet_model::ports::{PortDir, PortSpec};
 const FOLD_LEAST: usize = 64;
 const FOLD_MOST: usize = 1024;
 const FOLD_INPUTS: usize = 4;
+/// The registers of the stage before that a register of the tree XORs, at most (one LUT4).
+const TREE_FAN: usize = 4;
 
 /// The width of the first fold stage for `outputs` output bits: a multiple of 32.
 fn fold_width(outputs: usize) -> usize {
     let width = outputs.div_ceil(FOLD_INPUTS).div_ceil(32) * 32;
     width.clamp(FOLD_LEAST, FOLD_MOST)
+}
+
+/// The registered XOR stages after the first, from `fold` registers (a multiple of 32) down to
+/// 32: each stage's width (a multiple of 32, about a quarter of the one before) and how many
+/// neighbouring registers of the stage before each of its registers XORs (at most four; the
+/// last few may take fewer, or none).
+fn tree(fold: usize) -> Vec<(usize, usize)> {
+    let mut stages = Vec::new();
+    let mut width = fold;
+    while width > 32 {
+        let next = (width.div_ceil(TREE_FAN).div_ceil(32) * 32).max(32);
+        stages.push((next, width.div_ceil(next)));
+        width = next;
+    }
+    stages
 }
 
 fn widths(ports: &[PortSpec]) -> (usize, usize) {
@@ -86,6 +110,9 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
     let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
     let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
+    for (level, &(width, _)) in tree(fold).iter().enumerate() {
+        let _ = writeln!(v, "    reg [{}:0] tree{level} = 0;", width - 1);
+    }
     let _ = writeln!(v, "    reg [31:0] sig = 0;");
     // `keep`: an XOR fold is linear, so two outputs that carry the same signal into one fold
     // register cancel, and yosys would then remove the logic behind them, or merge a block's
@@ -102,11 +129,13 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     } else {
         let _ = writeln!(v, "        chain <= lfsr;");
     }
-    let mut f1 = vec![Vec::new(); fold];
-    for b in 0..ow {
-        f1[b % fold].push(format!("outs_w[{b}]"));
-    }
-    for (i, terms) in f1.iter().enumerate() {
+    // The first stage: register `i` XORs the output bits `i * per .. (i + 1) * per`, next to
+    // each other in the port list.
+    let per = ow.div_ceil(fold);
+    for i in 0..fold {
+        let terms: Vec<String> = (i * per..((i + 1) * per).min(ow))
+            .map(|b| format!("outs_w[{b}]"))
+            .collect();
         let rhs = if terms.is_empty() {
             "1'b0".to_string()
         } else {
@@ -114,15 +143,29 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
         };
         let _ = writeln!(v, "        fold[{i}] <= {rhs};");
     }
+    // The tree: each stage registers the XOR of four (or two) neighbours of the one before,
+    // down to 32 bits.
+    let (mut from, mut from_width) = ("fold".to_string(), fold);
+    for (level, &(width, fan)) in tree(fold).iter().enumerate() {
+        let name = format!("tree{level}");
+        for i in 0..width {
+            let terms: Vec<String> = (i * fan..((i + 1) * fan).min(from_width))
+                .map(|j| format!("{from}[{j}]"))
+                .collect();
+            let rhs = if terms.is_empty() {
+                "1'b0".to_string()
+            } else {
+                terms.join(" ^ ")
+            };
+            let _ = writeln!(v, "        {name}[{i}] <= {rhs};");
+        }
+        (from, from_width) = (name, width);
+    }
     for i in 0..32 {
-        let terms: Vec<String> = (0..fold / 32)
-            .map(|j| format!("fold[{}]", i + 32 * j))
-            .collect();
         let _ = writeln!(
             v,
-            "        sig[{i}] <= sig[{}] ^ {};",
-            (i + 31) % 32,
-            terms.join(" ^ ")
+            "        sig[{i}] <= sig[{}] ^ {from}[{i}];",
+            (i + 31) % 32
         );
     }
     v.push_str("    end\n");
@@ -203,15 +246,23 @@ mod tests {
         assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
         assert!(v.contains(".y(outs_w[299:0])"), "{v}");
         assert!(v.contains("(* keep *) wire [299:0] outs_w;"), "{v}");
-        // 300 outputs: 96 registers of at most four (here three) output bits each.
+        // 300 outputs: 96 first-stage registers of four neighbouring output bits (75 used),
+        // then 32 of three.
         assert!(
-            v.contains("fold[43] <= outs_w[43] ^ outs_w[139] ^ outs_w[235];"),
+            v.contains("fold[43] <= outs_w[172] ^ outs_w[173] ^ outs_w[174] ^ outs_w[175];"),
             "{v}"
         );
         assert!(
-            v.contains("sig[5] <= sig[4] ^ fold[5] ^ fold[37] ^ fold[69];"),
+            v.contains("fold[74] <= outs_w[296] ^ outs_w[297] ^ outs_w[298] ^ outs_w[299];"),
             "{v}"
         );
+        assert!(v.contains("fold[75] <= 1'b0;"), "{v}");
+        assert!(
+            v.contains("tree0[5] <= fold[15] ^ fold[16] ^ fold[17];"),
+            "{v}"
+        );
+        assert!(!v.contains("tree1"), "{v}");
+        assert!(v.contains("sig[5] <= sig[4] ^ tree0[5];"), "{v}");
     }
 
     #[test]
@@ -224,6 +275,27 @@ mod tests {
             let width = fold_width(outputs);
             assert_eq!(width % 32, 0);
             assert!(width >= outputs.div_ceil(FOLD_INPUTS) || width == FOLD_MOST);
+        }
+    }
+
+    #[test]
+    fn the_tree_reaches_32_bits_with_at_most_four_inputs_a_register() {
+        assert_eq!(tree(32), vec![]);
+        assert_eq!(tree(64), vec![(32, 2)]);
+        assert_eq!(tree(96), vec![(32, 3)]);
+        assert_eq!(tree(256), vec![(64, 4), (32, 2)]);
+        assert_eq!(tree(FOLD_MOST), vec![(256, 4), (64, 4), (32, 2)]);
+        for fold in (32..=FOLD_MOST).step_by(32) {
+            let stages = tree(fold);
+            assert_eq!(stages.last().map_or(fold, |s| s.0), 32, "{fold}");
+            let mut width = fold;
+            for &(next, fan) in &stages {
+                assert!(
+                    fan <= TREE_FAN && next * fan >= width && next % 32 == 0,
+                    "{fold}"
+                );
+                width = next;
+            }
         }
     }
 
