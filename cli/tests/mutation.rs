@@ -216,7 +216,7 @@ fn rmpp_rx_reply_due_without_delivery_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        " | write$delivered_acts;",
+        " | delivered_acts;",
         ";",
         "mutant-rmpp-due",
     );

@@ -19,12 +19,12 @@ use crate::c;
 /// | `clock` | in | 1 | |
 /// | `arrived`, `crc_flit` | in | 1, 1 | a tail at the CRC position is consumed now; its CRC is good and it is addressed to this node |
 /// | `awaiting_crc` | in | 1 | a register: the receiver is at a worm's CRC position (before this edge's flit) |
-/// | `verdict`, `reason`, `target`, `restart`, `finish`, `new_cts` | in | 4, 3, 4, 1, 1, 1 | the latched verdict |
+/// | `verdict`, `reason`, `restart`, `finish`, `new_cts` | in | 4, 3, 1, 1, 1 | the latched verdict |
 /// | `target_busy` | in | 1 | the verdict's slot is still busy (for the counters only: *replies again* to a freed slot counts `unknown`) |
-/// | `answer_valid`, `answer_slot`, `answer_cts` | in | 1, 4, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
-/// | `delivered_valid`, `delivered_slot` | in | 1, 4 | the delivered register |
+/// | `answer_valid`, `answer_cts` | in | 1, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
+/// | `delivered_valid` | in | 1 | the delivered register holds a delivery |
 /// | `target_grant` | in | 16 | the `grant` of `target` |
-/// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now, if any: the action of this edge is then the latched `verdict`, *answer*, *delivered*, on `target`, `answer_slot`, `delivered_slot`. There is no chosen action and no multiplexed slot: each consumer decodes what it needs from these bits and the registers beside them, so no decode waits for a choice (the node's critical path on the ECP5 ran from the choice into the slot fields' write enables) |
+/// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now, if any: the action of this edge is then the latched `verdict`, *answer*, *delivered*, on the verdict's target, the answer's slot, the delivered register's slot (which this block does not need to see). There is no chosen action and no multiplexed slot: each consumer decodes what it needs from these bits and the registers beside them, so no decode waits for a choice (the node's critical path on the ECP5 ran from the choice into the slot fields' write enables) |
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
@@ -58,16 +58,13 @@ pub struct RmppAction {
     pub awaiting_crc: Signal<In, Bit>,
     pub verdict: Signal<In, Action>,
     pub reason: Signal<In, DropReason>,
-    pub target: Signal<In, Bits<4>>,
     pub restart: Signal<In, Bit>,
     pub finish: Signal<In, Bit>,
     pub new_cts: Signal<In, Bit>,
     pub target_busy: Signal<In, Bit>,
     pub answer_valid: Signal<In, Bit>,
-    pub answer_slot: Signal<In, Bits<4>>,
     pub answer_cts: Signal<In, Bit>,
     pub delivered_valid: Signal<In, Bit>,
-    pub delivered_slot: Signal<In, Bits<4>>,
     pub target_grant: Signal<In, Bits<16>>,
     pub verdict_acts: Signal<Out, Bit>,
     pub answer_acts: Signal<Out, Bit>,
@@ -103,16 +100,13 @@ impl RmppAction {
             awaiting_crc: Default::default(),
             verdict: Default::default(),
             reason: Default::default(),
-            target: Default::default(),
             restart: Default::default(),
             finish: Default::default(),
             new_cts: Default::default(),
             target_busy: Default::default(),
             answer_valid: Default::default(),
-            answer_slot: Default::default(),
             answer_cts: Default::default(),
             delivered_valid: Default::default(),
-            delivered_slot: Default::default(),
             target_grant: Default::default(),
             verdict_acts: Default::default(),
             answer_acts: Default::default(),

@@ -445,16 +445,13 @@ impl Logic for RmppRxCore {
         self.act.awaiting_crc.next = self.receive.awaiting_crc.val();
         self.act.verdict.next = self.verdict.action.val();
         self.act.reason.next = self.verdict.reason.val();
-        self.act.target.next = self.verdict.target.val();
         self.act.restart.next = self.verdict.restart.val();
         self.act.finish.next = self.verdict.finish.val();
         self.act.new_cts.next = self.verdict.new_cts.val();
         self.act.target_busy.next = self.slots.target_busy.val();
         self.act.answer_valid.next = self.answer.ready.val();
-        self.act.answer_slot.next = self.answer.slot.val();
         self.act.answer_cts.next = self.answer.cts.val();
         self.act.delivered_valid.next = self.dl_valid.q.val();
-        self.act.delivered_slot.next = self.dl_slot.q.val();
         self.act.target_grant.next = self.slots.target_grant.val();
         self.snd_passed.d.next = self.act.to_sender.val();
         self.o_snd_valid.d.next = self.snd_passed.q.val();
@@ -499,9 +496,9 @@ impl Logic for RmppRxCore {
         self.slots.clears_due.next = self.act.clears_due.val();
         self.slots.write.verdict_acts.next = self.act.verdict_acts.val();
         self.slots.write.answer_acts.next = self.act.answer_acts.val();
-        self.slots.write.delivered_acts.next = self.act.delivered_acts.val();
+        self.slots.delivered_acts.next = self.act.delivered_acts.val();
         self.slots.write.answer_slot.next = self.answer.slot.val();
-        self.slots.write.delivered_slot.next = self.dl_slot.q.val();
+        self.slots.delivered_slot.next = self.dl_slot.q.val();
 
         // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();

@@ -11,10 +11,11 @@ use crate::c;
 /// The one action of an edge and the packet fields it writes (docs/protocol.md §11.5), as the
 /// slot table ([`super::slots::RmppSlots`]) takes them and hands them on to its [`SlotFields`].
 ///
-/// The action comes as its three sources ([`super::action::RmppAction`]'s bits, at most one
-/// set): the latched verdict on `target`, the answer register on `answer_slot`, the delivered
-/// register on `delivered_slot`. Every write enable and address is decoded from these
-/// registers' bits, never from a chosen action and a multiplexed slot.
+/// The action comes as its sources ([`super::action::RmppAction`]'s bits, at most one set):
+/// the latched verdict on `target`, the answer register on `answer_slot` (the third, the
+/// delivered register, writes no field; the slot table takes it beside this bundle). Every
+/// write enable and address is decoded from these registers' bits, never from a chosen action
+/// and a multiplexed slot.
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct SlotWrite {
     /// The latched verdict ([`Action`]) and its slot; the verdict acts now.
@@ -24,9 +25,6 @@ pub struct SlotWrite {
     /// The answer register acts now, on `answer_slot`.
     pub answer_acts: Signal<In, Bit>,
     pub answer_slot: Signal<In, Bits<4>>,
-    /// The delivered register acts now, on `delivered_slot`.
-    pub delivered_acts: Signal<In, Bit>,
-    pub delivered_slot: Signal<In, Bits<4>>,
     /// The packet's `srcNID` and `msgID` (also the key the slot table matches), `msgNum`, `len`
     /// and the low bits of `seq`.
     pub key_node: Signal<In, Bits<8>>,

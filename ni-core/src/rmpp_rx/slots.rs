@@ -17,7 +17,7 @@ use crate::{c, vec_of};
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `write$*` | in | | the edge's action, as its three sources and their slots, and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
+/// | `write$*`, `delivered_acts`, `delivered_slot` | in | | the edge's action, as its three sources and their slots (the delivered register's beside the bundle: it writes no field), and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
@@ -67,6 +67,8 @@ pub struct RmppSlots {
     pub write: SlotWrite,
     pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
+    pub delivered_acts: Signal<In, Bit>,
+    pub delivered_slot: Signal<In, Bits<4>>,
     pub up_valid: Signal<In, Bit>,
     pub up_slot: Signal<In, Bits<4>>,
     pub dlv_valid: Signal<In, Bit>,
@@ -137,6 +139,8 @@ impl RmppSlots {
             write: Default::default(),
             clears_due: Default::default(),
             picked: Default::default(),
+            delivered_acts: Default::default(),
+            delivered_slot: Default::default(),
             up_valid: Default::default(),
             up_slot: Default::default(),
             dlv_valid: Default::default(),
@@ -271,8 +275,8 @@ impl Logic for RmppSlots {
                 & (self.write.target.val() == self.slot_number[k].val());
             self.hit_answer.next = self.write.answer_acts.val()
                 & (self.write.answer_slot.val() == self.slot_number[k].val());
-            self.hit_delivered.next = self.write.delivered_acts.val()
-                & (self.write.delivered_slot.val() == self.slot_number[k].val());
+            self.hit_delivered.next = self.delivered_acts.val()
+                & (self.delivered_slot.val() == self.slot_number[k].val());
             self.hit.next =
                 self.hit_verdict.val() | self.hit_answer.val() | self.hit_delivered.val();
             self.due_forced.next = false;
@@ -404,7 +408,7 @@ impl Logic for RmppSlots {
                     & self.write.new_cts.val())))
             | (self.write.answer_acts.val()
                 & (self.write.answer_zero.val() | self.write.answer_cts.val()))
-            | self.write.delivered_acts.val();
+            | self.delivered_acts.val();
         self.any_due.d.next = self.due_after.val() | self.due_set.val();
 
         // ---- The slot that the transmitter picks (whatever it is when no reply is due).
@@ -448,5 +452,183 @@ impl Logic for RmppSlots {
         self.fields.dlv_valid.next = self.dlv_valid.val();
         self.fields.dlv_slot.next = self.dlv_slot.val();
         self.fields.read_slot.next = self.read_slot.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemnet_rtl::ports::port_list;
+    use idemnet_spec::ports::PortDir;
+    use std::collections::HashMap;
+
+    /// The verdicts that act on a slot, with their Verilog codes (the order of [`Action`]).
+    const VERDICTS: [(Action, u64); 6] = [
+        (Action::New, 1),
+        (Action::AbortNew, 2),
+        (Action::InSequence, 3),
+        (Action::Again, 4),
+        (Action::Free, 5),
+        (Action::Abort, 6),
+    ];
+
+    /// A 64-bit xorshift: the stimulus needs no more, and no dependency.
+    struct Stimulus(u64);
+
+    impl Stimulus {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Random edges of the slot table (each source acting on any slot with any verdict and
+    /// fields, `clears_due` as the action block makes it, `picked` only while `due`), run on
+    /// rust-hdl's simulation and on the Verilog that `edit` makes of the emitted one. Checks
+    /// in rust-hdl, every cycle, that `due` (the register `any_due`, §11.5's "a reply is due"
+    /// kept apart from the slots) is the OR of the slots' `reply_due`; returns the first cycle
+    /// at which the Verilog's `due` differs from rust-hdl's, if any, and how many cycles a
+    /// packet cleared a reply still due (the case the co-simulation's traffic never met).
+    fn due_against(edit: impl FnOnce(String) -> String, cycles: u64) -> (Option<u64>, u64) {
+        let cfg = RmppConfig {
+            rx_slots: 4,
+            gch_timeout: 40,
+            ..RmppConfig::default()
+        };
+        let n = cfg.rx_slots as u64;
+        let mut uut = RmppSlots::new(&cfg);
+        uut.connect_all();
+        check_all(&uut).unwrap();
+        let ports = port_list(&uut);
+        let mut build =
+            idemnet_cosim::VerilatorBuild::new("top", edit(generate_verilog(&uut)), ports.clone());
+        build.trace = false;
+        build.waivers = Some(idemnet_rtl::LINT_WAIVERS.into());
+        let library = build
+            .build(idemnet_cosim::default_cache_dir())
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        let mut verilated = library.instance();
+        let inputs: Vec<&str> = ports
+            .iter()
+            .filter(|p| p.dir == PortDir::In)
+            .map(|p| p.name.as_str())
+            .collect();
+        let due_word = ports
+            .iter()
+            .filter(|p| p.dir == PortDir::Out)
+            .position(|p| p.name == "due")
+            .unwrap();
+        let mut outputs = vec![0; idemnet_cosim::output_words(library.ports())];
+        let mut random = Stimulus(0x9E37_79B9_7F4A_7C15);
+        let (mut differs, mut cleared) = (None, 0);
+        for cycle in 0..cycles {
+            let due_now = uut.due.val();
+            let (verdict, verdict_code) = VERDICTS[random.below(6) as usize];
+            let source = random.below(4);
+            let mut word = HashMap::new();
+            let mut set = |name: &str, value: u64| {
+                word.insert(name.to_string(), value);
+                value
+            };
+            let target = set("write$target", random.below(n));
+            set("write$verdict", verdict_code);
+            let verdict_acts = set("write$verdict_acts", u64::from(source == 0)) == 1;
+            let answer_acts = set("write$answer_acts", u64::from(source == 1)) == 1;
+            let delivered_acts = set("delivered_acts", u64::from(source == 2)) == 1;
+            let answer_slot = set("write$answer_slot", random.below(n));
+            let delivered_slot = set("delivered_slot", random.below(n));
+            let key_node = set("write$key_node", random.below(4));
+            let key_msg_id = set("write$key_msg_id", random.below(4));
+            let msg_num = set("write$msg_num", random.below(8));
+            let len = set("write$len", random.below(2048));
+            let seq_low = set("write$seq_low", random.below(64));
+            let restart = set("write$restart", random.below(2)) == 1;
+            let finish = set("write$finish", random.below(2)) == 1;
+            let new_cts = set("write$new_cts", random.below(2)) == 1;
+            let allowance = set("write$allowance", 1 + random.below(16));
+            let answer_limit = set("write$answer_limit", random.below(1025));
+            let answer_zero = set("write$answer_zero", random.below(4) / 3) == 1;
+            let answer_cts = set("write$answer_cts", random.below(2)) == 1;
+            let clears_due = verdict_acts
+                && (verdict == Action::Free || (verdict == Action::InSequence && finish));
+            set("clears_due", u64::from(clears_due));
+            let picked = set("picked", u64::from(due_now && random.below(3) == 0)) == 1;
+            let up_valid = set("up_valid", random.below(2)) == 1;
+            let up_slot = set("up_slot", random.below(n));
+            let dlv_valid = set("dlv_valid", random.below(2)) == 1;
+            let dlv_slot = set("dlv_slot", random.below(n));
+            let read_slot = set("read_slot", random.below(n));
+            let words: Vec<u64> = inputs.iter().map(|name| word[*name]).collect();
+
+            uut.clock.next = false.into();
+            uut.write.verdict.next = verdict;
+            uut.write.target.next = target.to_bits();
+            uut.write.verdict_acts.next = verdict_acts;
+            uut.write.answer_acts.next = answer_acts;
+            uut.delivered_acts.next = delivered_acts;
+            uut.write.answer_slot.next = answer_slot.to_bits();
+            uut.delivered_slot.next = delivered_slot.to_bits();
+            uut.write.key_node.next = key_node.to_bits();
+            uut.write.key_msg_id.next = key_msg_id.to_bits();
+            uut.write.msg_num.next = msg_num.to_bits();
+            uut.write.len.next = len.to_bits();
+            uut.write.seq_low.next = seq_low.to_bits();
+            uut.write.restart.next = restart;
+            uut.write.finish.next = finish;
+            uut.write.new_cts.next = new_cts;
+            uut.write.allowance.next = allowance.to_bits();
+            uut.write.answer_limit.next = answer_limit.to_bits();
+            uut.write.answer_zero.next = answer_zero;
+            uut.write.answer_cts.next = answer_cts;
+            uut.clears_due.next = clears_due;
+            uut.picked.next = picked;
+            uut.up_valid.next = up_valid;
+            uut.up_slot.next = up_slot.to_bits();
+            uut.dlv_valid.next = dlv_valid;
+            uut.dlv_slot.next = dlv_slot.to_bits();
+            uut.read_slot.next = read_slot.to_bits();
+            assert!(simulate(&mut uut, 1000));
+            if clears_due && uut.s_due[target as usize].q.val() && !picked {
+                cleared += 1;
+            }
+            uut.clock.next = true.into();
+            assert!(simulate(&mut uut, 1000));
+            verilated.set_inputs(&words);
+            verilated.tick();
+            verilated.outputs(&mut outputs);
+
+            let any = uut.s_due.iter().any(|d| d.q.val());
+            assert_eq!(
+                uut.due.val(),
+                any,
+                "cycle {cycle}: `due` is not the OR of the slots"
+            );
+            if differs.is_none() && (outputs[due_word] == 1) != uut.due.val() {
+                differs = Some(cycle);
+            }
+        }
+        (differs, cleared)
+    }
+
+    /// `due` is the OR of the slots' replies due after every edge, the emitted Verilog agrees,
+    /// and a mutant whose `any_due` ignores the reply a packet clears (`clears_due`) is caught.
+    #[test]
+    fn due_is_the_or_of_the_slots_replies_due() {
+        let (differs, cleared) = due_against(|v| v, 3000);
+        assert_eq!(differs, None);
+        assert!(
+            cleared > 20,
+            "a packet cleared a reply still due {cleared} times"
+        );
+        let (differs, _) = due_against(
+            |v| {
+                assert!(v.contains("~(clears_due & "), "the mutation's needle");
+                v.replace("~(clears_due & ", "~(1'b0 & ")
+            },
+            3000,
+        );
+        assert!(differs.is_some(), "the mutant passed");
     }
 }
