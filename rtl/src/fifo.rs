@@ -284,7 +284,9 @@ pub struct Fifo<T: Synth, const ADDRESS_BITS: usize, const COUNT_BITS: usize> {
     stored_next: Signal<Local, Bits<COUNT_BITS>>,
     first_address: Constant<Bits<ADDRESS_BITS>>,
     last_address: Constant<Bits<ADDRESS_BITS>>,
-    depth: Constant<Bits<COUNT_BITS>>,
+    /// One word stored; one word short of full.
+    one_word: Constant<Bits<COUNT_BITS>>,
+    one_short: Constant<Bits<COUNT_BITS>>,
 }
 
 impl<T: Synth, const ADDRESS_BITS: usize, const COUNT_BITS: usize>
@@ -323,7 +325,8 @@ impl<T: Synth, const ADDRESS_BITS: usize, const COUNT_BITS: usize>
             stored_next: Default::default(),
             first_address: Constant::new(Bits::default()),
             last_address: Constant::new((depth - 1).to_bits()),
-            depth: Constant::new(depth.to_bits()),
+            one_word: Constant::new(1usize.to_bits()),
+            one_short: Constant::new((depth - 1).to_bits()),
         }
     }
 }
@@ -371,8 +374,16 @@ impl<T: Synth, const ADDRESS_BITS: usize, const COUNT_BITS: usize> Logic
             + bit_cast::<COUNT_BITS, 1>(self.push.val().into())
             - bit_cast::<COUNT_BITS, 1>(self.pop.val().into());
         self.stored.d.next = self.stored_next.val();
-        self.has_word.d.next = self.stored_next.val().any();
-        self.full.d.next = self.stored_next.val() == self.depth.val();
+        // The flags from the count before the edge (compared with constants) and one LUT of
+        // `push` and `pop`, not from the count after it: the adder stays off the path from a
+        // user's `push_valid` and `pop_ready` (on the iCE40 the node's critical path ran from
+        // the receive path's action through it into `full`). A full FIFO takes no push, an
+        // empty one gives no pop.
+        self.has_word.d.next = self.push.val()
+            | (self.has_word.q.val()
+                & !(self.pop.val() & (self.stored.q.val() == self.one_word.val())));
+        self.full.d.next = (self.full.q.val() & !self.pop.val())
+            | (self.push.val() & !self.pop.val() & (self.stored.q.val() == self.one_short.val()));
         self.push_ready.next = !self.full.q.val();
         self.pop_valid.next = self.has_word.q.val();
         self.pop_data.next = self.memory.read_data.val();
