@@ -29,10 +29,12 @@
 //!
 //! Storage: a [`TransparentMemory`], which yosys builds from block RAM, LUT RAM or flip-flops by
 //! its cost model or as asked ([`MemoryStyle`]). Measured (yosys 0.23 `synth_ice40`, YoWASP
-//! yosys `synth_ecp5`; `docs/cells.md` has the table): 16 x 4 bits is 98 LUT4 and 83 flip-flops
-//! on iCE40, which has no LUT RAM (42 LUT4 and one `SB_RAM40_4K` if asked for block RAM), and
-//! one `TRELLIS_DPR16X4` on ECP5; 12 x 35 bits takes three `SB_RAM40_4K` and 72 LUT4 on iCE40
-//! (not 420 flip-flops); 512 x 8 bits one `SB_RAM40_4K` and 88 LUT4, or one `DP16KD` on ECP5.
+//! yosys `synth_ecp5`; `docs/cells.md` has the table): 16 x 4 bits is 106 LUT4 and 83
+//! flip-flops on iCE40, which has no LUT RAM (42 LUT4 and one `SB_RAM40_4K` if asked for block
+//! RAM), and one `TRELLIS_DPR16X4` on ECP5; 12 x 35 bits takes three `SB_RAM40_4K` and 75 LUT4
+//! on iCE40 (not 420 flip-flops); 512 x 8 bits one `SB_RAM40_4K` and 98 LUT4, or one `DP16KD`
+//! on ECP5. The flags' compares with constants beside the count's adder cost 3 to 10 LUT4 of
+//! those (they were compares of the adder's sum).
 //!
 //! rust-hdl's own `SynchronousFIFO` is not reused: its depth is a power of two, a pushed word
 //! reaches its output two cycles later (it delays the write pointer a cycle because its RAM's
