@@ -36,7 +36,9 @@ use crate::c;
 /// `prepare` (`seen_*`), so the verdict's path starts from registers, not from the key compare
 /// through the match's LUT-RAM reads (the node's critical path at 89.6 MHz on the ECP5 ran
 /// `s_state` → `match_slot` → `m_next_seq` → `reason`). The verdict registers load at the edge
-/// of `decide`; the write pointer (`waddr`) and
+/// of `decide`; `seq`'s flags for the sequence check (it fits 11 bits, it is 1) are registered
+/// from `seq`, latched at word 4, at every edge, so they are settled at word 6. The write
+/// pointer (`waddr`) and
 /// the bytes still to write (`remaining`) load then and step at each payload word. A payload
 /// word is written when bytes are still to be written, with the bytes at or past the limit
 /// zeroed (§11.5). The RAM's output is registered (`expected_held`) and `expected + 1` is
@@ -104,6 +106,9 @@ pub struct RmppVerdict {
     seen_receiving: DFF<Bit>,
     seen_complete: DFF<Bit>,
     seen_over: DFF<Bit>,
+    /// `seq` fits the 11 bits of a slot's `next_seq`; `seq` is 1 (a restart's).
+    seq_small: DFF<Bit>,
+    seq_one: DFF<Bit>,
     seen_next_seq: DFF<Bits<11>>,
     seen_limit: DFF<Bits<13>>,
     seen_free: DFF<Bit>,
@@ -189,6 +194,8 @@ impl RmppVerdict {
             seen_receiving: Default::default(),
             seen_complete: Default::default(),
             seen_over: Default::default(),
+            seq_small: Default::default(),
+            seq_one: Default::default(),
             seen_next_seq: Default::default(),
             seen_limit: Default::default(),
             seen_free: Default::default(),
@@ -239,6 +246,8 @@ impl Logic for RmppVerdict {
             seen_receiving,
             seen_complete,
             seen_over,
+            seq_small,
+            seq_one,
             seen_next_seq,
             seen_limit,
             seen_free,
@@ -262,6 +271,13 @@ impl Logic for RmppVerdict {
         self.restart.next = self.rx_restart.q.val();
         self.finish.next = self.rx_fin.q.val();
         self.new_cts.next = self.rx_cts.q.val();
+
+        // `seq` is latched at word 4, so these hold its flags from the edge after, before word
+        // 6: the sequence check at `decide` is an 11-bit compare and two registers, not two
+        // 32-bit compares (the node's critical path on the ECP5 ran from `seq` through them
+        // into `reason`, 96.1 MHz at 08ff07d).
+        self.seq_small.d.next = !self.seq.val().get_bits::<21>(11).any();
+        self.seq_one.d.next = self.seq.val() == 1;
 
         // ---- What the verdict reads of the matching slot, and where the payload goes.
         self.expected_held.d.next = self.expected.val();
@@ -337,10 +353,12 @@ impl Logic for RmppVerdict {
                 if !self.seen_matched.q.val() {
                     self.rx_why.d.next = DropReason::Unknown;
                 } else if self.seen_receiving.q.val() {
-                    if self.seq.val() == bit_cast::<32, 11>(self.seen_next_seq.q.val()) {
+                    if self.seq_small.q.val()
+                        & (self.seq.val().get_bits::<11>(0) == self.seen_next_seq.q.val())
+                    {
                         self.rx_v.d.next = Action::InSequence;
                         self.rx_rem.d.next = self.rem_in.val();
-                    } else if self.seq.val() == 1 {
+                    } else if self.seq_one.q.val() {
                         // A restart: what is held stays (nothing written).
                         self.rx_v.d.next = Action::InSequence;
                         self.rx_restart.d.next = true;
