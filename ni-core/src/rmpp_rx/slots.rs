@@ -390,9 +390,11 @@ impl Logic for RmppSlots {
         // `reply_due` and then a 16-input OR. A slot keeps its reply due unless it is picked or
         // the packet acting on it clears it (`clears_due`, from registers, at `target`); any
         // action that sets a reply due sets it on its own slot. These are the per-slot rules
-        // above written a second way, and must agree with them: the co-simulation compares the
-        // transmitter's starts every cycle, and `cli/tests/mutation.rs` shows it catching a
-        // `due_set` without *delivered*.
+        // above written a second way, and must agree with them: this block's own test checks
+        // `due` against the OR of the slots every cycle under random edges (and catches a
+        // `due_kept` that ignores `clears_due`, which the co-simulation's traffic never
+        // exercised), and the co-simulation compares the transmitter's starts every cycle
+        // (`cli/tests/mutation.rs` shows it catching a `due_set` without *delivered*).
         self.due_kept.next = false;
         self.due_picked.next = false;
         for k in 0..self._n {
