@@ -12,9 +12,9 @@
 //!   16-node system of one node or two), then a tree of registers each the XOR of four (or
 //!   two) of the stage before, down to 32 bits, which enter the signature register with
 //!   feedback. Every input toggles, and nothing the block computes can be optimized away: the
-//!   outputs are a `keep` wire, so that the block's cells are its own (the node: 3,189 LUT4 in
-//!   the board top less the harness alone, 3,169 synthesized alone with its outputs as
-//!   ports). The first stage XORs at most four output bits into each of its registers (one
+//!   outputs are a `keep` wire, so that the block's cells are its own (the node at 6e48635 on
+//!   the ECP5: 2,922 LUT4 in the board top less the harness alone, 2,909 synthesized alone
+//!   with its outputs as ports). The first stage XORs at most four output bits into each of its registers (one
 //!   LUT4), up to [`FOLD_MOST`] registers (system16 folds up to 17 bits into each), so that
 //!   the path from an output to the harness is one LUT: an output read straight from a block
 //!   RAM (the NI's `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on
