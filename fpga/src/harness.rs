@@ -60,6 +60,22 @@ fn tree(fold: usize) -> Vec<(usize, usize)> {
     stages
 }
 
+/// One registered XOR stage: `to[i] <= from[i * fan] ^ ... ^ from[(i + 1) * fan - 1]` for `i`
+/// below `width`, the terms past `from_width` left out (a register with none holds `1'b0`).
+fn xor_stage(v: &mut String, to: &str, width: usize, from: &str, from_width: usize, fan: usize) {
+    for i in 0..width {
+        let terms: Vec<String> = (i * fan..((i + 1) * fan).min(from_width))
+            .map(|j| format!("{from}[{j}]"))
+            .collect();
+        let rhs = if terms.is_empty() {
+            "1'b0".to_string()
+        } else {
+            terms.join(" ^ ")
+        };
+        let _ = writeln!(v, "        {to}[{i}] <= {rhs};");
+    }
+}
+
 fn widths(ports: &[PortSpec]) -> (usize, usize) {
     let sum = |d: PortDir| {
         ports
@@ -130,35 +146,13 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
         let _ = writeln!(v, "        chain <= lfsr;");
     }
     // The first stage: register `i` XORs the output bits `i * per .. (i + 1) * per`, next to
-    // each other in the port list.
-    let per = ow.div_ceil(fold);
-    for i in 0..fold {
-        let terms: Vec<String> = (i * per..((i + 1) * per).min(ow))
-            .map(|b| format!("outs_w[{b}]"))
-            .collect();
-        let rhs = if terms.is_empty() {
-            "1'b0".to_string()
-        } else {
-            terms.join(" ^ ")
-        };
-        let _ = writeln!(v, "        fold[{i}] <= {rhs};");
-    }
-    // The tree: each stage registers the XOR of four (or two) neighbours of the one before,
-    // down to 32 bits.
+    // each other in the port list; then the tree, each stage the XOR of at most four
+    // neighbours of the one before, down to 32 bits.
+    xor_stage(&mut v, "fold", fold, "outs_w", ow, ow.div_ceil(fold));
     let (mut from, mut from_width) = ("fold".to_string(), fold);
     for (level, &(width, fan)) in tree(fold).iter().enumerate() {
         let name = format!("tree{level}");
-        for i in 0..width {
-            let terms: Vec<String> = (i * fan..((i + 1) * fan).min(from_width))
-                .map(|j| format!("{from}[{j}]"))
-                .collect();
-            let rhs = if terms.is_empty() {
-                "1'b0".to_string()
-            } else {
-                terms.join(" ^ ")
-            };
-            let _ = writeln!(v, "        {name}[{i}] <= {rhs};");
-        }
+        xor_stage(&mut v, &name, width, &from, from_width, fan);
         (from, from_width) = (name, width);
     }
     for i in 0..32 {
