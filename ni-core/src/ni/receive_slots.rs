@@ -22,13 +22,20 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once |
 /// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET) |
 /// | `ack_sent`, `sent_slot` | in | 1, 4 | the transmitter starts slot `sent_slot`'s ACK at this edge: its timer reloads if the slot is held before the edge (§8.5: a FORGET may have freed it since the pick) |
-/// | `free`, `due` | out | 1, 1 | a slot is free; a slot's ACK is due |
-/// | `arriving_held` | out | 1 | a slot held the uid kept at the last `compare` (a register) |
+/// | `free`, `due` | out | 1, 1 | a slot was free in the last cycle (a register); a slot's ACK is due |
+/// | `arriving_held` | out | 1 | a slot held the uid kept at a `compare` two edges or more before (a register) |
 /// | `due_slot`, `due_uid` | out | 4, 32 | the lowest due slot and its uid (0 when none) |
 ///
-/// Timing: every output is combinational from the registers; the inputs act at the edge. The
-/// slots change only when a worm ends, and a worm cannot end at the edge its uid word is
-/// compared, so the match kept is the one of the state before the worm's verdict.
+/// Timing: `due`, `due_slot` and `due_uid` are combinational from the registers; the inputs act
+/// at the edge. The slots change only when a worm ends, and a worm cannot end at the edge its
+/// uid word is compared, so the match kept is the one of the state before the worm's verdict.
+///
+/// `free`, `arriving_held` and the slot a `take` fills are registered one edge late, which
+/// takes the OR over the slots and the lowest-free pick off the path from the worm's verdict
+/// to the slot registers (the iCE40 NI's critical path at eee0159). They are exact where they
+/// are used: the slots change only at `take` and `forget` edges, which come from one arrived
+/// worm's action (§8.4) and so are at least a worm's four flits apart, and a worm's action is
+/// two edges or more after its uid word's `compare`.
 #[derive(LogicBlock)]
 pub struct ReceiveSlots {
     pub clock: Signal<In, Clock>,
@@ -52,6 +59,11 @@ pub struct ReceiveSlots {
     receive_uid: Vec<DFF<Bits<32>>>,
     /// The slots holding the arriving uid, compared when the uid word arrives.
     arriving_match: DFF<Bits<SLOTS>>,
+    /// `arriving_match` has a bit set, one edge later.
+    arriving_held_late: DFF<Bit>,
+    /// A slot is free, and the lowest free one, one edge later.
+    free_late: DFF<Bit>,
+    free_one_hot_late: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<SLOTS>>,
     receive_free: Signal<Local, Bits<SLOTS>>,
     receive_due: Signal<Local, Bits<SLOTS>>,
@@ -87,6 +99,9 @@ impl ReceiveSlots {
             receive_active: vec_of(receive_slots),
             receive_uid: vec_of(receive_slots),
             arriving_match: Default::default(),
+            arriving_held_late: Default::default(),
+            free_late: Default::default(),
+            free_one_hot_late: vec_of(receive_slots),
             probe: Default::default(),
             receive_free: Default::default(),
             receive_due: Default::default(),
@@ -134,7 +149,13 @@ impl Logic for ReceiveSlots {
         }
         self.free_receive_slot.mask.next = self.receive_free.val();
         self.due_receive_slot.mask.next = self.receive_due.val();
-        self.free.next = self.free_receive_slot.any.val();
+        self.free_late.clock.next = self.clock.val();
+        self.free_late.d.next = self.free_receive_slot.any.val();
+        for r in 0..self._receive_slots {
+            self.free_one_hot_late[r].clock.next = self.clock.val();
+            self.free_one_hot_late[r].d.next = self.free_receive_slot.one_hot.val().get_bit(r);
+        }
+        self.free.next = self.free_late.q.val();
         self.due.next = self.due_receive_slot.any.val();
         // Compared now, not when the worm ends: receive slots change only when a worm ends,
         // and this one cannot end before the next edge.
@@ -143,16 +164,24 @@ impl Logic for ReceiveSlots {
         if self.compare.val() {
             self.arriving_match.d.next = self.receive_match.val();
         }
-        self.arriving_held.next = self.arriving_match.q.val().any();
+        self.arriving_held_late.clock.next = self.clock.val();
+        self.arriving_held_late.d.next = self.arriving_match.q.val().any();
+        self.arriving_held.next = self.arriving_held_late.q.val();
 
         // ---- An accepted SEND takes the lowest free slot; a FORGET frees its slot.
         if self.take.val() {
             for r in 0..self._receive_slots {
-                if self.free_receive_slot.one_hot.val().get_bit(r) {
+                if self.free_one_hot_late[r].q.val() {
                     self.receive_active[r].d.next = true;
-                    self.receive_uid[r].d.next = self.take_uid.val();
                     self.ack_timers.clear[r].next = true;
                 }
+            }
+        }
+        // A free slot's uid follows `take_uid`, so the one `take` fills holds its uid from
+        // that edge: `take` (the worm's verdict, a long path) enables no uid register.
+        for r in 0..self._receive_slots {
+            if !self.receive_active[r].q.val() {
+                self.receive_uid[r].d.next = self.take_uid.val();
             }
         }
         for r in 0..self._receive_slots {

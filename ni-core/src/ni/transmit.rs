@@ -213,6 +213,11 @@ impl Logic for Transmit {
         self.late_forget_valid.next = self.late.q.val();
         if self.late_forget.val() {
             self.late.d.next = true;
+        }
+        // The late FORGET's fields follow the arriving ACK's while none is due, so that they
+        // hold the accepted one's from its edge on: `late_forget` (the ACK's verdict, a long
+        // path) drives one flip-flop, not 32 enables.
+        if !self.late.q.val() {
             self.late_forget_counter.d.next = self.late_counter.val();
             self.late_forget_destination.d.next = self.late_destination.val();
         }
