@@ -19,8 +19,8 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// | `clock` | in | 1 | |
 /// | `presented_uid` | in | 32 | the uid of the uid word the receiver presents (its owner the route's `src`) |
 /// | `compare` | in | 1 | the receiver presents the uid word: the slots holding `presented_uid` are kept at this edge |
-/// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once |
-/// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET) |
+/// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once (see the constraint below) |
+/// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET; see the constraint below) |
 /// | `ack_sent`, `sent_slot` | in | 1, 4 | the transmitter starts slot `sent_slot`'s ACK at this edge: its timer reloads if the slot is held before the edge (§8.5: a FORGET may have freed it since the pick) |
 /// | `free`, `due` | out | 1, 1 | a slot was free in the last cycle (a register); a slot's ACK is due |
 /// | `arriving_held` | out | 1 | a slot held the uid kept at a `compare` two edges or more before (a register) |
@@ -35,7 +35,9 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// to the slot registers (the iCE40 NI's critical path at eee0159). They are exact where they
 /// are used: the slots change only at `take` and `forget` edges, which come from one arrived
 /// worm's action (§8.4) and so are at least a worm's four flits apart, and a worm's action is
-/// two edges or more after its uid word's `compare`.
+/// two edges or more after its uid word's `compare`. That is this block's constraint on its
+/// user: no `take` or `forget` at the edge after another one, and none at the edge after a
+/// `compare`; the NI's co-simulations check the result against the golden model every cycle.
 #[derive(LogicBlock)]
 pub struct ReceiveSlots {
     pub clock: Signal<In, Clock>,
@@ -61,7 +63,8 @@ pub struct ReceiveSlots {
     arriving_match: DFF<Bits<SLOTS>>,
     /// `arriving_match` has a bit set, one edge later.
     arriving_held_late: DFF<Bit>,
-    /// A slot is free, and the lowest free one, one edge later.
+    /// A slot is free, and the lowest free one, one edge later. `free_late` is the OR of
+    /// `free_one_hot_late`, kept as a register of its own so that no OR is on `take`'s path.
     free_late: DFF<Bit>,
     free_one_hot_late: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<SLOTS>>,
