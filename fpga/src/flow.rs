@@ -75,7 +75,8 @@ pub struct Report {
     /// The stimulus harness's own cells, included in the totals above (0 for the self-test,
     /// which has none): its board top synthesized alone around a black box in place of the
     /// design, by the same script (`harness/` in the build folder). On a block with many output
-    /// bits the harness's XOR fold is large (system16: 16,544 bits into 1,024 registers).
+    /// bits the harness's XOR fold is large (the node: 925 bits into 256 registers); past
+    /// [`crate::harness::FOLD_LIMIT`] output bits (system16) it keeps them without a fold.
     pub harness_luts: u64,
     pub harness_flip_flops: u64,
     /// The design's own LUT positions (the totals' less the harness's) and their share of the

@@ -8,24 +8,33 @@
 //!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
 //!   every input bit, and every output bit is XOR-folded into a signature on the LEDs and the
 //!   UART pin, in registered stages: a first stage of a multiple of 32 registers, each the XOR
-//!   of output bits next to each other in the port list (so of one port or two, and in the
-//!   16-node system of one node or two), then a tree of registers each the XOR of four (or
+//!   of output bits next to each other in the port list (so of one port or two), then a tree of registers each the XOR of four (or
 //!   two) of the stage before, down to 32 bits, which enter the signature register with
 //!   feedback. Every input toggles, and nothing the block computes can be optimized away: the
 //!   outputs are a `keep` wire, so that the block's cells are its own (the node at 6e48635 on
 //!   the ECP5: 2,922 LUT4 in the board top less the harness alone, 2,909 synthesized alone
 //!   with its outputs as ports). The first stage XORs at most four output bits into each of its registers (one
-//!   LUT4), up to [`FOLD_MOST`] registers (system16 folds up to 17 bits into each), so that
+//!   LUT4), up to [`FOLD_MOST`] registers, so that
 //!   the path from an output to the harness is one LUT: an output read straight from a block
 //!   RAM (the NI's `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on
 //!   the ECP5) and would otherwise spend the rest of a 10 ns cycle in the harness's XOR tree.
-//!   Every later stage is one LUT between registers, whatever the number of outputs: the
-//!   16-node system spreads its outputs over the whole device, and a signature bit that XORed
-//!   32 registers from everywhere in one cycle (the stage before this tree) made a path of
-//!   three LUTs and long wires that would be the machine's, not the harness's.
+//!   Every later stage is one LUT between registers, whatever the number of outputs: when the
+//!   16-node system was folded, its outputs came from the whole device, and a signature bit
+//!   that XORed 32 registers from everywhere in one cycle (the stage before this tree) made a
+//!   path of three LUTs and long wires that would be the machine's, not the harness's.
 //!   The flow synthesizes this top once more around a black box in place of
 //!   the block ([`harness_alone`]) and reports the harness's own LUT4 and flip-flops beside
 //!   the totals, and the block's LUT positions without them.
+//! * A block with more output bits than that one-LUT first stage takes ([`FOLD_LIMIT`], 4,096:
+//!   the 16-node system, 16,544) keeps them, the same `keep` wire, without folding them, as
+//!   an out-of-context build leaves its ports: the LEDs and the UART pin show the LFSR. An XOR
+//!   fold costs a LUT4 for about every three bits whatever its shape (system16's took 5,476
+//!   LUT4, 6.5 % of the LFE5U-85F, in a device its machine fills to 81 %), and it times only
+//!   the outputs' last LUT into the harness's register, which the node's own row (`--design
+//!   node`, all of whose outputs are folded) times already. The block's cells stay its own:
+//!   the node's board top kept so, without its fold, synthesizes to 2,867 LUT4 and 415 CCU2C
+//!   (YoWASP yosys, `nextpnr-ecp5 --pack-only` keeping every cell), the node alone with its
+//!   outputs as ports to 2,886 and 418.
 
 use std::fmt::Write;
 
@@ -38,6 +47,8 @@ const FOLD_MOST: usize = 1024;
 const FOLD_INPUTS: usize = 4;
 /// The registers of the stage before that a register of the tree XORs, at most (one LUT4).
 const TREE_FAN: usize = 4;
+/// The most output bits the harness folds: past it, outputs are kept, not folded (module docs).
+pub const FOLD_LIMIT: usize = FOLD_INPUTS * FOLD_MOST;
 
 /// The width of the first fold stage for `outputs` output bits: a multiple of 32.
 fn fold_width(outputs: usize) -> usize {
@@ -113,10 +124,12 @@ pub fn pin_top(ports: &[PortSpec]) -> Result<String, String> {
 }
 
 /// The board top `board` that drives every input of the block `top` from a shift chain and
-/// folds every output into the LEDs and the UART pin (module docs).
+/// folds every output into the LEDs and the UART pin, or keeps them past [`FOLD_LIMIT`]
+/// output bits (module docs).
 pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let (iw, ow) = widths(ports);
     let chain = iw.max(32);
+    let folded = ow <= FOLD_LIMIT;
     let fold = fold_width(ow);
     let mut v = String::new();
     let _ = writeln!(
@@ -125,11 +138,13 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     );
     let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
     let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
-    let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
-    for (level, &(width, _)) in tree(fold).iter().enumerate() {
-        let _ = writeln!(v, "    reg [{}:0] tree{level} = 0;", width - 1);
+    if folded {
+        let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
+        for (level, &(width, _)) in tree(fold).iter().enumerate() {
+            let _ = writeln!(v, "    reg [{}:0] tree{level} = 0;", width - 1);
+        }
+        let _ = writeln!(v, "    reg [31:0] sig = 0;");
     }
-    let _ = writeln!(v, "    reg [31:0] sig = 0;");
     // `keep`: an XOR fold is linear, so two outputs that carry the same signal into one fold
     // register cancel, and yosys would then remove the logic behind them, or merge a block's
     // output logic into the fold's LUTs; either makes the block look smaller than it is.
@@ -148,23 +163,28 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     // The first stage: register `i` XORs the output bits `i * per .. (i + 1) * per`, next to
     // each other in the port list; then the tree, each stage the XOR of at most four
     // neighbours of the one before, down to 32 bits.
-    xor_stage(&mut v, "fold", fold, "outs_w", ow, ow.div_ceil(fold));
-    let (mut from, mut from_width) = ("fold".to_string(), fold);
-    for (level, &(width, fan)) in tree(fold).iter().enumerate() {
-        let name = format!("tree{level}");
-        xor_stage(&mut v, &name, width, &from, from_width, fan);
-        (from, from_width) = (name, width);
-    }
-    for i in 0..32 {
-        let _ = writeln!(
-            v,
-            "        sig[{i}] <= sig[{}] ^ {from}[{i}];",
-            (i + 31) % 32
-        );
-    }
+    let shown = if folded {
+        xor_stage(&mut v, "fold", fold, "outs_w", ow, ow.div_ceil(fold));
+        let (mut from, mut from_width) = ("fold".to_string(), fold);
+        for (level, &(width, fan)) in tree(fold).iter().enumerate() {
+            let name = format!("tree{level}");
+            xor_stage(&mut v, &name, width, &from, from_width, fan);
+            (from, from_width) = (name, width);
+        }
+        for i in 0..32 {
+            let _ = writeln!(
+                v,
+                "        sig[{i}] <= sig[{}] ^ {from}[{i}];",
+                (i + 31) % 32
+            );
+        }
+        "sig"
+    } else {
+        "lfsr"
+    };
     v.push_str("    end\n");
-    let _ = writeln!(v, "    assign led = sig[7:0];");
-    let _ = writeln!(v, "    assign uart_tx = sig[31];");
+    let _ = writeln!(v, "    assign led = {shown}[7:0];");
+    let _ = writeln!(v, "    assign uart_tx = {shown}[31];");
     let mut conns = vec![".clock(clk)".to_string()];
     let (mut ib, mut ob) = (0usize, 0usize);
     for p in ports.iter().filter(|p| p.name != "clock") {
@@ -257,6 +277,31 @@ mod tests {
         );
         assert!(!v.contains("tree1"), "{v}");
         assert!(v.contains("sig[5] <= sig[4] ^ tree0[5];"), "{v}");
+    }
+
+    #[test]
+    fn outputs_past_the_fold_limit_are_kept_not_folded() {
+        let top = |outputs| {
+            stimulus_top(&[
+                PortSpec::input("clock", 1),
+                PortSpec::input("a", 40),
+                PortSpec::output("y", outputs),
+            ])
+        };
+        let at = top(FOLD_LIMIT as u32);
+        assert!(
+            at.contains("fold[1023] <= outs_w[4092] ^ outs_w[4093] ^ outs_w[4094] ^ outs_w[4095];")
+        );
+        assert!(at.contains("assign led = sig[7:0];"));
+        let past = top(FOLD_LIMIT as u32 + 1);
+        assert!(past.contains("(* keep *) wire [4096:0] outs_w;"), "{past}");
+        assert!(past.contains(".y(outs_w[4096:0])"), "{past}");
+        assert!(
+            !past.contains("fold") && !past.contains("reg [31:0] sig"),
+            "{past}"
+        );
+        assert!(past.contains("assign led = lfsr[7:0];"), "{past}");
+        assert!(past.contains("assign uart_tx = lfsr[31];"), "{past}");
     }
 
     #[test]
