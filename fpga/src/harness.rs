@@ -27,9 +27,13 @@
 //!   the totals, and the block's LUT positions without them.
 //! * A block with more output bits than that one-LUT first stage takes ([`FOLD_LIMIT`], 4,096:
 //!   the 16-node system, 16,544) keeps them, the same `keep` wire, without folding them, as
-//!   an out-of-context build leaves its ports: the LEDs and the UART pin show the LFSR. An XOR
-//!   fold costs a LUT4 for about every three bits whatever its shape (system16's took 5,476
-//!   LUT4, 6.5 % of the LFE5U-85F, in a device its machine fills to 81 %), and it times only
+//!   an out-of-context build leaves its ports, and drives each 32-bit word of its inputs from
+//!   an LFSR of its own (no reset), not from one chain, whose shift from the words of one
+//!   node's inputs to the next node's crosses the device: system16 placed with the chain and
+//!   the fold at an estimated 37.06 MHz against 50 (worst slack -6.99 ns, on few endpoints),
+//!   with neither at 49.54 (-0.19 ns). The LEDs and the UART pin show the first word's LFSR.
+//!   An XOR fold costs a LUT4 for about every three bits whatever its shape (system16's took
+//!   5,476 LUT4, 6.5 % of the LFE5U-85F, which its machine fills to 77 %), and it times only
 //!   the outputs' last LUT into the harness's register, which the node's own row (`--design
 //!   node`, all of whose outputs are folded) times already. The block's cells stay its own:
 //!   the node's board top kept so, without its fold, synthesizes to 2,867 LUT4 and 415 CCU2C
@@ -87,6 +91,15 @@ fn xor_stage(v: &mut String, to: &str, width: usize, from: &str, from_width: usi
     }
 }
 
+/// The power-on value of input word `w`'s LFSR in an unfolded harness: distinct per word, never
+/// zero (a Galois LFSR at zero stays there).
+fn word_seed(w: usize) -> u32 {
+    match (w as u32).wrapping_add(1).wrapping_mul(0x9E37_79B9) {
+        0 => 1,
+        seed => seed,
+    }
+}
+
 fn widths(ports: &[PortSpec]) -> (usize, usize) {
     let sum = |d: PortDir| {
         ports
@@ -131,39 +144,65 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let chain = iw.max(32);
     let folded = ow <= FOLD_LIMIT;
     let fold = fold_width(ow);
+    let words = chain.div_ceil(32);
     let mut v = String::new();
     let _ = writeln!(
         v,
         "\nmodule board(input clk, input rst_n, output [7:0] led, output uart_tx);"
     );
-    let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
-    let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
     if folded {
+        let _ = writeln!(v, "    reg [31:0] lfsr = 32'h1;");
+        let _ = writeln!(v, "    reg [{}:0] chain = 0;", chain - 1);
         let _ = writeln!(v, "    reg [{}:0] fold = 0;", fold - 1);
         for (level, &(width, _)) in tree(fold).iter().enumerate() {
             let _ = writeln!(v, "    reg [{}:0] tree{level} = 0;", width - 1);
         }
         let _ = writeln!(v, "    reg [31:0] sig = 0;");
+    } else {
+        for w in 0..words {
+            let _ = writeln!(v, "    reg [31:0] stimulus{w} = 32'h{:08x};", word_seed(w));
+        }
+        let all: Vec<String> = (0..words).rev().map(|w| format!("stimulus{w}")).collect();
+        let _ = writeln!(
+            v,
+            "    wire [{}:0] chain = {{{}}};",
+            words * 32 - 1,
+            all.join(", ")
+        );
     }
     // `keep`: an XOR fold is linear, so two outputs that carry the same signal into one fold
     // register cancel, and yosys would then remove the logic behind them, or merge a block's
     // output logic into the fold's LUTs; either makes the block look smaller than it is.
+    // Unfolded, it is what keeps the outputs at all.
     let _ = writeln!(v, "    (* keep *) wire [{}:0] outs_w;", ow - 1);
-    // The chain shifts 32 new bits in per cycle (a maximal-length 32-bit Galois LFSR).
-    v.push_str(
-        "    always @(posedge clk) begin\n        \
-         if (!rst_n) lfsr <= 32'h1;\n        \
-         else lfsr <= {1'b0, lfsr[31:1]} ^ (lfsr[0] ? 32'h80200003 : 32'h0);\n",
-    );
-    if chain > 32 {
-        let _ = writeln!(v, "        chain <= {{chain[{}:0], lfsr}};", chain - 33);
+    v.push_str("    always @(posedge clk) begin\n");
+    if !folded {
+        // Each input word steps its own maximal-length 32-bit Galois LFSR from a seed of its
+        // own: no harness wire crosses the device (a chain shifts from one node's inputs to the
+        // next), and no reset net reaches every word.
+        for w in 0..words {
+            let _ = writeln!(
+                v,
+                "        stimulus{w} <= {{1'b0, stimulus{w}[31:1]}} ^ (stimulus{w}[0] ? 32'h80200003 : 32'h0);"
+            );
+        }
+        v.push_str("    end\n");
+        let _ = writeln!(v, "    assign led = stimulus0[7:0];");
+        let _ = writeln!(v, "    assign uart_tx = stimulus0[31];");
     } else {
-        let _ = writeln!(v, "        chain <= lfsr;");
-    }
-    // The first stage: register `i` XORs the output bits `i * per .. (i + 1) * per`, next to
-    // each other in the port list; then the tree, each stage the XOR of at most four
-    // neighbours of the one before, down to 32 bits.
-    let shown = if folded {
+        // The chain shifts 32 new bits in per cycle (a maximal-length 32-bit Galois LFSR).
+        v.push_str(
+            "        if (!rst_n) lfsr <= 32'h1;\n        \
+             else lfsr <= {1'b0, lfsr[31:1]} ^ (lfsr[0] ? 32'h80200003 : 32'h0);\n",
+        );
+        if chain > 32 {
+            let _ = writeln!(v, "        chain <= {{chain[{}:0], lfsr}};", chain - 33);
+        } else {
+            let _ = writeln!(v, "        chain <= lfsr;");
+        }
+        // The first stage: register `i` XORs the output bits `i * per .. (i + 1) * per`, next
+        // to each other in the port list; then the tree, each stage the XOR of at most four
+        // neighbours of the one before, down to 32 bits.
         xor_stage(&mut v, "fold", fold, "outs_w", ow, ow.div_ceil(fold));
         let (mut from, mut from_width) = ("fold".to_string(), fold);
         for (level, &(width, fan)) in tree(fold).iter().enumerate() {
@@ -178,13 +217,10 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
                 (i + 31) % 32
             );
         }
-        "sig"
-    } else {
-        "lfsr"
-    };
-    v.push_str("    end\n");
-    let _ = writeln!(v, "    assign led = {shown}[7:0];");
-    let _ = writeln!(v, "    assign uart_tx = {shown}[31];");
+        v.push_str("    end\n");
+        let _ = writeln!(v, "    assign led = sig[7:0];");
+        let _ = writeln!(v, "    assign uart_tx = sig[31];");
+    }
     let mut conns = vec![".clock(clk)".to_string()];
     let (mut ib, mut ob) = (0usize, 0usize);
     for p in ports.iter().filter(|p| p.name != "clock") {
@@ -300,8 +336,25 @@ mod tests {
             !past.contains("fold") && !past.contains("reg [31:0] sig"),
             "{past}"
         );
-        assert!(past.contains("assign led = lfsr[7:0];"), "{past}");
-        assert!(past.contains("assign uart_tx = lfsr[31];"), "{past}");
+        // Two input words (40 bits), each its own LFSR, none reset.
+        assert!(
+            past.contains("reg [31:0] stimulus1 = 32'h3c6ef372;"),
+            "{past}"
+        );
+        assert!(
+            past.contains("wire [63:0] chain = {stimulus1, stimulus0};"),
+            "{past}"
+        );
+        assert!(past.contains(".a(chain[39:0])"), "{past}");
+        assert!(
+            past.contains(
+                "stimulus1 <= {1'b0, stimulus1[31:1]} ^ (stimulus1[0] ? 32'h80200003 : 32'h0);"
+            ),
+            "{past}"
+        );
+        assert!(!past.contains("rst_n)") && !past.contains("lfsr"), "{past}");
+        assert!(past.contains("assign led = stimulus0[7:0];"), "{past}");
+        assert!(past.contains("assign uart_tx = stimulus0[31];"), "{past}");
     }
 
     #[test]
