@@ -81,6 +81,19 @@ impl Design {
         }
     }
 
+    /// nextpnr's placer, when not its default (`heap`). system16 takes nextpnr's electrostatic
+    /// placer (`static`), which spreads the cells to a density target before it legalises
+    /// them: on system16's netlist of eee0159 (the chained harness) it placed in 20 minutes
+    /// (annealing 13.4 of them) against HeAP's 29 (5.8), at an estimated 46.54 MHz against
+    /// HeAP's 37.06, with 14 % less wire (README, "FPGA"). The blocks keep the default, with
+    /// which their figures were measured.
+    pub fn placer(self) -> Option<&'static str> {
+        match self {
+            Design::System16 => Some("static"),
+            _ => None,
+        }
+    }
+
     /// abc9's delay target as a share of the clock period, or `None`: abc9 then maps for its
     /// least delay and recovers area only within it. Told a target, it trades depth for LUTs
     /// where the target leaves room. system16, bound by the 85 % of issue 15 at 50 MHz, gets

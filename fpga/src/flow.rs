@@ -561,6 +561,9 @@ pub fn run_flow(
             Board::Ecp5_85k => ["--textcfg", "board.config"],
         });
         a.extend(common);
+        if let Some(placer) = design.placer() {
+            a.extend(["--placer", placer]);
+        }
         report
             .tools
             .push(tool_version(board, board.nextpnr(), "--version")?);
