@@ -4,17 +4,17 @@
 //!
 //! * A design with those pins of its own (the self-test) is wired straight to them: its
 //!   `clear` is the reset button.
-//! * A block with more ports than a package has pins (a switch, an NI, the receive path, the
-//!   16-node system) sits in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives
-//!   every input bit, and every output bit is XOR-folded into a signature on the LEDs and the
-//!   UART pin, in registered stages: a first stage of a multiple of 32 registers, each the XOR
-//!   of output bits next to each other in the port list (so of one port or two), then a tree of registers each the XOR of four (or
-//!   two) of the stage before, down to 32 bits, which enter the signature register with
-//!   feedback. Every input toggles, and nothing the block computes can be optimized away: the
-//!   outputs are a `keep` wire, so that the block's cells are its own (the node at 6e48635 on
-//!   the ECP5: 2,922 LUT4 in the board top less the harness alone, 2,909 synthesized alone
-//!   with its outputs as ports). The first stage XORs at most four output bits into each of its registers (one
-//!   LUT4), up to [`FOLD_MOST`] registers, so that
+//! * A block with more ports than a package has pins (a switch, an NI, the receive path) sits
+//!   in a stimulus harness: a 32-bit LFSR feeds a shift chain that drives every input bit, and
+//!   every output bit is XOR-folded into a signature on the LEDs and the UART pin, in
+//!   registered stages: a first stage of a multiple of 32 registers, each the XOR of output
+//!   bits next to each other in the port list (so of one port or two), then a tree of
+//!   registers each the XOR of four (or two) of the stage before, down to 32 bits, which enter
+//!   the signature register with feedback. Every input toggles, and nothing the block computes
+//!   can be optimized away: the outputs are a `keep` wire, so that the block's cells are its
+//!   own (the node at 6e48635 on the ECP5: 2,922 LUT4 in the board top less the harness alone,
+//!   2,909 synthesized alone with its outputs as ports). The first stage XORs at most four
+//!   output bits into each of its registers (one LUT4), up to [`FOLD_MOST`] registers, so that
 //!   the path from an output to the harness is one LUT: an output read straight from a block
 //!   RAM (the NI's `dlv_data`, docs/protocol.md §8.4) has the RAM's clock-to-output (5.8 ns on
 //!   the ECP5) and would otherwise spend the rest of a 10 ns cycle in the harness's XOR tree.
@@ -27,8 +27,10 @@
 //!   the totals, and the block's LUT positions without them.
 //! * A block with more output bits than that one-LUT first stage takes ([`FOLD_LIMIT`], 4,096:
 //!   the 16-node system, 16,544) keeps them, the same `keep` wire, without folding them, as
-//!   an out-of-context build leaves its ports, and drives each 32-bit word of its inputs from
-//!   an LFSR of its own (no reset), not from one chain, whose shift from the words of one
+//!   an out-of-context build leaves its ports (so the logic after a block's last register to
+//!   an output has no timed endpoint here; the node's own image times its outputs into the
+//!   fold), and drives each 32-bit word of its inputs from an LFSR of its own (no reset:
+//!   `rst_n` is unused), not from one chain, whose shift from the words of one
 //!   node's inputs to the next node's crosses the device: system16 placed with the chain and
 //!   the fold at an estimated 37.06 MHz against 50 (worst slack -6.99 ns, on few endpoints),
 //!   with neither at 49.54 (-0.19 ns). The LEDs and the UART pin show the first word's LFSR.
@@ -145,8 +147,8 @@ pub fn pin_top(ports: &[PortSpec]) -> Result<String, String> {
 }
 
 /// The board top `board` that drives every input of the block `top` from a shift chain and
-/// folds every output into the LEDs and the UART pin, or keeps them past [`FOLD_LIMIT`]
-/// output bits (module docs).
+/// folds every output into the LEDs and the UART pin, or past [`FOLD_LIMIT`] output bits
+/// drives each input word from an LFSR of its own and keeps the outputs (module docs).
 pub fn stimulus_top(ports: &[PortSpec]) -> String {
     let (iw, ow) = widths(ports);
     let chain = iw.max(32);
@@ -186,12 +188,13 @@ pub fn stimulus_top(ports: &[PortSpec]) -> String {
     v.push_str("    always @(posedge clk) begin\n");
     if !folded {
         // Each input word steps its own maximal-length 32-bit Galois LFSR from a seed of its
-        // own: no harness wire crosses the device (a chain shifts from one node's inputs to the
-        // next), and no reset net reaches every word.
+        // own: no stimulus wire runs between nodes (a chain shifts from one node's inputs to
+        // the next), and no reset net reaches every word.
         for w in 0..words {
             let _ = writeln!(
                 v,
-                "        stimulus{w} <= {{1'b0, stimulus{w}[31:1]}} ^ (stimulus{w}[0] ? 32'h80200003 : 32'h0);"
+                "        stimulus{w} <= {{1'b0, stimulus{w}[31:1]}} ^ \
+                 (stimulus{w}[0] ? 32'h80200003 : 32'h0);"
             );
         }
         v.push_str("    end\n");
