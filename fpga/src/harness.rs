@@ -294,6 +294,11 @@ fn esc(name: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Asserts that the generated text `v` holds `needle`, showing `v` if not.
+    fn has(v: &str, needle: &str) {
+        assert!(v.contains(needle), "no `{needle}` in:\n{v}");
+    }
+
     #[test]
     fn stimulus_top_covers_every_port_bit() {
         let ports = vec![
@@ -303,27 +308,24 @@ mod tests {
             PortSpec::output("y", 300),
         ];
         let v = stimulus_top(&ports);
-        assert!(v.contains(".a(chain[34:0])"), "{v}");
-        assert!(v.contains(".\\b$0 (chain[37:35])"), "{v}");
-        assert!(v.contains(".y(outs_w[299:0])"), "{v}");
-        assert!(v.contains("(* keep *) wire [299:0] outs_w;"), "{v}");
+        has(&v, ".a(chain[34:0])");
+        has(&v, ".\\b$0 (chain[37:35])");
+        has(&v, ".y(outs_w[299:0])");
+        has(&v, "(* keep *) wire [299:0] outs_w;");
         // 300 outputs: 96 first-stage registers of four neighbouring output bits (75 used),
         // then 32 of three.
-        assert!(
-            v.contains("fold[43] <= outs_w[172] ^ outs_w[173] ^ outs_w[174] ^ outs_w[175];"),
-            "{v}"
+        has(
+            &v,
+            "fold[43] <= outs_w[172] ^ outs_w[173] ^ outs_w[174] ^ outs_w[175];",
         );
-        assert!(
-            v.contains("fold[74] <= outs_w[296] ^ outs_w[297] ^ outs_w[298] ^ outs_w[299];"),
-            "{v}"
+        has(
+            &v,
+            "fold[74] <= outs_w[296] ^ outs_w[297] ^ outs_w[298] ^ outs_w[299];",
         );
-        assert!(v.contains("fold[75] <= 1'b0;"), "{v}");
-        assert!(
-            v.contains("tree0[5] <= fold[15] ^ fold[16] ^ fold[17];"),
-            "{v}"
-        );
+        has(&v, "fold[75] <= 1'b0;");
+        has(&v, "tree0[5] <= fold[15] ^ fold[16] ^ fold[17];");
         assert!(!v.contains("tree1"), "{v}");
-        assert!(v.contains("sig[5] <= sig[4] ^ tree0[5];"), "{v}");
+        has(&v, "sig[5] <= sig[4] ^ tree0[5];");
     }
 
     #[test]
@@ -336,36 +338,29 @@ mod tests {
             ])
         };
         let at = top(FOLD_LIMIT as u32);
-        assert!(
-            at.contains("fold[1023] <= outs_w[4092] ^ outs_w[4093] ^ outs_w[4094] ^ outs_w[4095];")
+        has(
+            &at,
+            "fold[1023] <= outs_w[4092] ^ outs_w[4093] ^ outs_w[4094] ^ outs_w[4095];",
         );
-        assert!(at.contains("assign led = sig[7:0];"));
+        has(&at, "assign led = sig[7:0];");
         let past = top(FOLD_LIMIT as u32 + 1);
-        assert!(past.contains("(* keep *) wire [4096:0] outs_w;"), "{past}");
-        assert!(past.contains(".y(outs_w[4096:0])"), "{past}");
+        has(&past, "(* keep *) wire [4096:0] outs_w;");
+        has(&past, ".y(outs_w[4096:0])");
         assert!(
             !past.contains("fold") && !past.contains("reg [31:0] sig"),
             "{past}"
         );
         // Two input words (40 bits), each its own LFSR, none reset.
-        assert!(
-            past.contains("reg [31:0] stimulus1 = 32'h00000005;"),
-            "{past}"
-        );
-        assert!(
-            past.contains("wire [63:0] chain = {stimulus1, stimulus0};"),
-            "{past}"
-        );
-        assert!(past.contains(".a(chain[39:0])"), "{past}");
-        assert!(
-            past.contains(
-                "stimulus1 <= {1'b0, stimulus1[31:1]} ^ (stimulus1[0] ? 32'h80200003 : 32'h0);"
-            ),
-            "{past}"
+        has(&past, "reg [31:0] stimulus1 = 32'h00000005;");
+        has(&past, "wire [63:0] chain = {stimulus1, stimulus0};");
+        has(&past, ".a(chain[39:0])");
+        has(
+            &past,
+            "stimulus1 <= {1'b0, stimulus1[31:1]} ^ (stimulus1[0] ? 32'h80200003 : 32'h0);",
         );
         assert!(!past.contains("rst_n)") && !past.contains("lfsr"), "{past}");
-        assert!(past.contains("assign led = stimulus0[7:0];"), "{past}");
-        assert!(past.contains("assign uart_tx = stimulus0[31];"), "{past}");
+        has(&past, "assign led = stimulus0[7:0];");
+        has(&past, "assign uart_tx = stimulus0[31];");
     }
 
     #[test]
@@ -426,11 +421,8 @@ mod tests {
             v.starts_with("(* blackbox *)\nmodule top(clock, \\b$0 , y);\n"),
             "{v}"
         );
-        assert!(
-            v.contains("    input [2:0] \\b$0 ;\n    output [299:0] y;\n"),
-            "{v}"
-        );
-        assert!(v.contains("top dut("), "{v}");
+        has(&v, "    input [2:0] \\b$0 ;\n    output [299:0] y;\n");
+        has(&v, "top dut(");
     }
 
     #[test]
