@@ -85,6 +85,10 @@ pub struct Report {
     pub design_lut_position_pct: f64,
     /// The clock constraint the place and route ran against.
     pub constraint_mhz: f64,
+    /// nextpnr's placer and router, as passed to it (`heap` is its default placer): system16
+    /// takes others than the blocks ([`Design::placer`], [`Design::router`]).
+    pub placer: String,
+    pub router: String,
     /// nextpnr's placement seed. One netlist's Fmax spreads over seeds by several MHz (the
     /// README's FPGA section), so a figure is reproduced with its seed.
     pub seed: u32,
@@ -506,6 +510,8 @@ pub fn run_flow(
         design_lut_positions,
         design_lut_position_pct: pct(design_lut_positions, cap.luts),
         constraint_mhz,
+        placer: design.placer().unwrap_or("heap").into(),
+        router: design.router().into(),
         seed,
         fmax_mhz: None,
         icetime_mhz: None,
@@ -567,7 +573,10 @@ pub fn run_flow(
         report
             .tools
             .push(tool_version(board, board.nextpnr(), "--version")?);
-        eprintln!("{label}: place and route at {constraint_mhz} MHz ...");
+        eprintln!(
+            "{label}: place and route at {constraint_mhz} MHz (placer {}, {}) ...",
+            report.placer, report.router
+        );
         let placed = place(board, board.nextpnr(), &dir, &a, &mut report)?;
         // The time of an attempt that found no placement too: on a full device it is long.
         report.pnr_seconds = t1.elapsed().as_secs_f64();

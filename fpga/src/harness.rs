@@ -97,9 +97,19 @@ fn xor_stage(v: &mut String, to: &str, width: usize, from: &str, from_width: usi
 /// positions of its own for each of the first 496 words (LFSRs with one start and one update
 /// would be merged into one). Few ones, because an ECP5 flip-flop that powers on at 1 costs
 /// two inverters (yosys stores it inverted): seeds of about sixteen ones made system16's
-/// harness 1,924 LUT4, 1,708 of them inverters.
+/// harness 1,924 LUT4, 1,708 of them inverters. A seed shifted by a cycle may be another word's
+/// (a Galois LFSR shifts a state with bit 0 clear without feedback): the stimulus only has to
+/// keep every input live and distinct, which a time shift does; yosys cannot merge the two.
+///
+/// Past [`SEEDS`] words two words would share a seed and an update, yosys would merge their
+/// LFSRs, and the design's logic behind two equal inputs could merge with them and look
+/// smaller than it is: so that is a programming error here, not a quiet wrap (system16 has 84).
 fn word_seed(w: usize) -> u32 {
-    let mut pair = w % 496;
+    assert!(
+        w < SEEDS,
+        "input word {w}: the unfolded harness has {SEEDS} seeds"
+    );
+    let mut pair = w;
     for low in 0..31 {
         let highs = 31 - low;
         if pair < highs {
@@ -107,8 +117,11 @@ fn word_seed(w: usize) -> u32 {
         }
         pair -= highs;
     }
-    unreachable!("496 pairs of 32 positions")
+    unreachable!("{SEEDS} pairs of 32 positions")
 }
+
+/// The distinct two-bit seeds of 32-bit words: 32 choose 2.
+const SEEDS: usize = 32 * 31 / 2;
 
 fn widths(ports: &[PortSpec]) -> (usize, usize) {
     let sum = |d: PortDir| {
@@ -365,14 +378,20 @@ mod tests {
 
     #[test]
     fn word_seeds_are_two_bits_each_and_distinct() {
-        let seeds: Vec<u32> = (0..496).map(word_seed).collect();
+        let seeds: Vec<u32> = (0..SEEDS).map(word_seed).collect();
         assert!(seeds.iter().all(|s| s.count_ones() == 2));
         let distinct: std::collections::HashSet<u32> = seeds.iter().copied().collect();
-        assert_eq!(distinct.len(), 496);
+        assert_eq!(distinct.len(), SEEDS);
         assert_eq!(
             (word_seed(0), word_seed(30), word_seed(31)),
             (0x3, 0x8000_0001, 0x6)
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "input word 496")]
+    fn a_word_past_the_seeds_is_refused_not_wrapped() {
+        word_seed(SEEDS);
     }
 
     #[test]
