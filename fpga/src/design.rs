@@ -69,18 +69,6 @@ impl Design {
         }
     }
 
-    /// nextpnr's router. system16 fills about 90 % of the LFE5U-85F, and nextpnr's default
-    /// `router1`, which rips up one net at a time, was still at about 302,000 overused wires
-    /// after 104,000 iterations (over 30 minutes, 085a60d); `router2` routes all nets at once
-    /// with a congestion cost, the router nextpnr's authors give for large, full designs. The
-    /// blocks keep the default, with which their figures were measured.
-    pub fn router(self) -> &'static str {
-        match self {
-            Design::System16 => "router2",
-            _ => "router1",
-        }
-    }
-
     /// nextpnr's placer, when not its default (`heap`). system16 takes nextpnr's electrostatic
     /// placer (`static`), which spreads the cells to a density target before it legalises
     /// them: on system16's netlist of eee0159 (the chained harness) it placed in 20 minutes
