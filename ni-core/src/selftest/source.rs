@@ -55,6 +55,13 @@ pub struct TrafficSource {
     uid_counter: DFF<Bits<16>>,
     sequence: Vec<DFF<Bits<8>>>,
     busy: Vec<DFF<Bit>>,
+    /// Destination `d`'s checker has taken the outstanding datagram (`exp_in$d` is its
+    /// sequence number plus one), from the values of a cycle before: read at a completion,
+    /// which comes many cycles after the delivery (the ACK and the FORGET cross the network
+    /// after it), so the compare and its adder are off the path into `lost_pulse` (the compact
+    /// iCE40 self-test's critical path at seed 1, 93.4 MHz). The Verilator run's scoreboard
+    /// judges losses on its own and checks the count every cycle.
+    delivered: Vec<DFF<Bit>>,
     outstanding_uid: Vec<DFF<Bits<16>>>,
     sent_pulse: DFF<Bit>,
     lost_pulse: DFF<Bit>,
@@ -111,6 +118,7 @@ impl TrafficSource {
             uid_counter: Default::default(),
             sequence: (0..nodes).map(|_| Default::default()).collect(),
             busy: (0..nodes).map(|_| Default::default()).collect(),
+            delivered: (0..nodes).map(|_| Default::default()).collect(),
             outstanding_uid: (0..nodes).map(|_| Default::default()).collect(),
             sent_pulse: Default::default(),
             lost_pulse: Default::default(),
@@ -154,6 +162,9 @@ impl Logic for TrafficSource {
         for d in 0..self._nodes {
             self.sequence[d].clock.next = self.clock.val();
             self.busy[d].clock.next = self.clock.val();
+            self.delivered[d].clock.next = self.clock.val();
+            self.delivered[d].d.next =
+                self.exp_in[d].val() == self.sequence[d].q.val() + self.sequence_step.val();
             self.outstanding_uid[d].clock.next = self.clock.val();
             self.sequence[d].d.next = self.sequence[d].q.val();
             self.busy[d].d.next = self.busy[d].q.val();
@@ -226,7 +237,7 @@ impl Logic for TrafficSource {
                 {
                     self.busy[d].d.next = false;
                     self.sequence[d].d.next = self.sequence[d].q.val() + self.sequence_step.val();
-                    if self.exp_in[d].val() != self.sequence[d].q.val() + self.sequence_step.val() {
+                    if !self.delivered[d].q.val() {
                         self.lost_pulse.d.next = true;
                     }
                 }
