@@ -57,8 +57,10 @@ pub struct TrafficSource {
     busy: Vec<DFF<Bit>>,
     /// Destination `d`'s checker has taken the outstanding datagram (`exp_in$d` is its
     /// sequence number plus one), from the values of a cycle before: read at a completion,
-    /// which comes many cycles after the delivery (the ACK and the FORGET cross the network
-    /// after it), so the compare and its adder are off the path into `lost_pulse` (the compact
+    /// which comes many cycles after the checker advances (the checker within about four
+    /// cycles of the receiving NI's take; the completion only after the ACK has crossed the
+    /// network back and the FORGET has gone out), so the compare and its adder are off the
+    /// path into `lost_pulse` (the compact
     /// iCE40 self-test's critical path at seed 1, 93.4 MHz). The Verilator run's scoreboard
     /// judges losses on its own and checks the count every cycle.
     delivered: Vec<DFF<Bit>>,
