@@ -1,7 +1,8 @@
 //! The FPGA self-test images under Verilator (issue 5): with faults on, their counters agree
 //! with the software scoreboard every cycle, their UART lines carry them, and every datagram
 //! arrives exactly once. Each image has its own mutant NI that breaks exactly-once delivery, and
-//! the image's own counters must report the duplicates.
+//! the image's own counters must report the duplicates; a third mutant NI loses datagrams after
+//! acknowledging them, and the image must count them lost.
 
 use idemnet_fpga::{Board, Design};
 use idemnet_ni_core::selftest::SelfTestConfig;
@@ -48,8 +49,22 @@ fn ecp5_image_counts_every_datagram_once() {
     assert_exactly_once(Board::Ecp5_85k);
 }
 
-/// Runs `board`'s image with `mutate` applied to its Verilog (which must change it).
-fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
+/// The counters' positions (`Counters`) a mutant must raise.
+const DUPLICATED: usize = 2;
+const LOST: usize = 3;
+
+/// Runs `board`'s image with `mutate` applied to its Verilog (which must change it); the image
+/// must fail with counter `raised` above zero, as the scoreboard's is. Where `agree`, the two
+/// keep agreeing on every counter: they do while nothing is lost, but after a loss the image's
+/// checker waits for the lost number (docs/protocol.md §14.2) where the scoreboard judges each
+/// uid on its own.
+fn run_mutant(
+    board: Board,
+    name: &str,
+    raised: usize,
+    agree: bool,
+    mutate: impl Fn(&str) -> String,
+) {
     let cfg = image(board);
     let (v, _) = idemnet_ni_core::selftest_verilog(&cfg).unwrap();
     let mutant = mutate(&v);
@@ -62,11 +77,23 @@ fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
     let _ = std::fs::remove_dir_all(dir);
     println!("{board} with {name}: {rep}");
     assert!(!rep.passed());
-    assert!(rep.chip[2] > 0, "the image must count duplicates: {rep}");
-    assert_eq!(
-        rep.chip, rep.scoreboard,
-        "image and scoreboard still agree: {rep}"
+    assert!(
+        rep.chip[raised] > 0,
+        "the image must count the mutant's failures: {rep}"
     );
+    assert!(rep.scoreboard[raised] > 0, "{rep}");
+    if agree {
+        assert_eq!(
+            rep.chip, rep.scoreboard,
+            "image and scoreboard still agree: {rep}"
+        );
+    }
+}
+
+/// `v` with `needle` replaced by `by`; the needle must occur once in each of the image's four NIs.
+fn once_per_ni(v: &str, needle: &str, by: &str) -> String {
+    assert_eq!(v.matches(needle).count(), 4, "once per NI: {needle}");
+    v.replace(needle, by)
 }
 
 /// §8.4: a SEND whose uid a receive slot holds is a duplicate. The mutant never sees a holding
@@ -74,11 +101,10 @@ fn run_mutant(board: Board, name: &str, mutate: impl Fn(&str) -> String) {
 /// It needs two receive slots, which the ECP5 image has.
 #[test]
 fn ecp5_image_catches_an_ni_without_a_duplicate_filter() {
-    let needle = "else if (receive$arriving_held) begin\n                    count_duplicate";
-    run_mutant(Board::Ecp5_85k, "no-filter", |v| {
-        assert_eq!(v.matches(needle).count(), 4, "one duplicate check per NI");
-        v.replace(
-            needle,
+    run_mutant(Board::Ecp5_85k, "no-filter", DUPLICATED, true, |v| {
+        once_per_ni(
+            v,
+            "else if (receive$arriving_held) begin\n                    count_duplicate",
             "else if (1'b0) begin\n                    count_duplicate",
         )
     });
@@ -89,7 +115,7 @@ fn ecp5_image_catches_an_ni_without_a_duplicate_filter() {
 /// receive slot (the iCE40 image) this is the filter's failure that can show.
 #[test]
 fn ice40_image_catches_an_ni_that_forgets_at_its_ack() {
-    run_mutant(Board::Ice40Hx8k, "forget-at-ack", |v| {
+    run_mutant(Board::Ice40Hx8k, "forget-at-ack", DUPLICATED, true, |v| {
         let mut m = v.to_string();
         for r in 0..16 {
             // The ACK's start loads the slot's timer (`TimerBank`).
@@ -102,5 +128,19 @@ fn ice40_image_catches_an_ni_that_forgets_at_its_ack() {
             "one ACK start per NI"
         );
         m
+    });
+}
+
+/// The source's lost check (§14.1): a completion whose datagram the destination's checker has not
+/// taken is lost. The mutant NI takes and acknowledges every SEND but never presents one whose
+/// uid has bit 3 set to its host, so half of the datagrams complete without a delivery.
+#[test]
+fn ice40_image_catches_an_ni_that_loses_acknowledged_datagrams() {
+    run_mutant(Board::Ice40Hx8k, "lose-after-ack", LOST, false, |v| {
+        once_per_ni(
+            v,
+            "delivery_valid$d = 1'b1;\n            delivery_source$d = start_source;",
+            "delivery_valid$d = ~start_uid[3];\n            delivery_source$d = start_source;",
+        )
     });
 }
