@@ -124,6 +124,7 @@ fn model_block(block: BlockArg) -> Result<BlockArg> {
 pub fn validate(command: &Command) -> Result<()> {
     match command {
         Command::Verilog { k, n, .. } => verilog_designs(*k, *n).map(|_| ()),
+        Command::Sweep(a) => a.grid().check(),
         _ => match command.run_settings() {
             Some(run) => run.setup().map(|_| ()),
             None => Ok(()),

@@ -14,11 +14,25 @@ mod args;
 mod cmd;
 mod fpga;
 mod output;
+mod sweep;
+
+/// The version line: the crate's version and the commit it was built from.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("IDEMNET_COMMIT"),
+    ")"
+);
+
+/// `idemnet --version` without the program's name.
+pub fn version_line() -> String {
+    VERSION.to_string()
+}
 
 #[derive(Parser)]
 #[command(
     name = "idemnet",
-    version,
+    version = VERSION,
     about = "idemnet: RTL, golden model and co-simulation of an idempotent network interface and its discard-on-congestion fat tree"
 )]
 struct Cli {
@@ -177,6 +191,10 @@ enum Command {
         #[arg(long)]
         vcd: Option<PathBuf>,
     },
+    /// Run the system's golden model over a grid of offered loads, flit losses, traffic
+    /// patterns, protocols and seeds on every core; write a CSV row per run, a JSON summary and
+    /// plots (docs/results.md). Example: idemnet sweep --out sweep --seeds 1,2
+    Sweep(sweep::SweepArgs),
     /// Compare two VCD files signal by signal; list the first difference of each signal.
     Wavediff {
         a: PathBuf,
@@ -335,6 +353,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             verilog.as_deref(),
             vcd.as_deref(),
         ),
+        Command::Sweep(a) => sweep::sweep(a),
         Command::Wavediff {
             a,
             b,
@@ -365,6 +384,15 @@ mod tests {
         ("selftest", "--cycles"),
         ("selftest", "--line-every"),
         ("fpga", "--freq"),
+        ("sweep", "--cycles"),
+        ("sweep", "--drain"),
+        ("sweep", "--seeds"),
+        ("sweep", "--loads"),
+        ("sweep", "--losses"),
+        ("sweep", "--loss-load"),
+        ("sweep", "--max-len"),
+        ("sweep", "--jobs"),
+        ("sweep", "--k"),
     ];
     /// The system's numeric options, given with `--block system`.
     const SYSTEM_NUMERIC: &[&str] = &[
@@ -422,6 +450,12 @@ mod tests {
                     }
                     Command::Selftest { cycles, .. } => {
                         prop_assert!((1..=args::MAX_CYCLES).contains(&cycles), "{argv:?}");
+                    }
+                    Command::Sweep(a) => {
+                        prop_assert!((1..=args::MAX_CYCLES).contains(&a.cycles), "{argv:?}");
+                        for l in a.loads.iter().chain(&a.losses).chain([&a.loss_load]) {
+                            prop_assert!((0.0..=1.0).contains(l), "{argv:?}");
+                        }
                     }
                     _ => {}
                 }

@@ -14,6 +14,7 @@
 pub mod block;
 pub mod fabric;
 pub mod fault;
+pub mod latency;
 pub mod lfsr;
 pub mod ni;
 pub mod node;

@@ -12,10 +12,11 @@
 use crate::block::ModelBlock;
 use crate::fabric::Fabric;
 use crate::fault::LinkFault;
+use crate::latency::{Latencies, LatencySummary};
 use crate::ni::{self, NiConfig, COUNTERS};
 use crate::node::Node;
 use crate::ports::PortSpec;
-use crate::rmpp::host::{MsgHosts, MsgTraffic};
+use crate::rmpp::host::{MsgHosts, MsgTraffic, Pattern};
 use crate::rmpp::rx;
 use crate::rmpp::RmppConfig;
 use crate::stream::{Beats, Collect};
@@ -157,6 +158,7 @@ pub struct Hosts {
     rng: rand_chacha::ChaCha8Rng,
     lay: Layout,
     q: f64,
+    pattern: Pattern,
     /// Per node: the request being streamed (destination, payload, its beats).
     asking: Vec<Option<(u16, Vec<u8>, Beats)>>,
     /// Per node: the delivery being read.
@@ -171,25 +173,39 @@ pub struct Hosts {
     pub completed: u64,
     pub errors: u64,
     pub first_error: Option<String>,
-    pub latencies: Vec<u64>,
+    /// Cycles from a datagram's acceptance to its first beat showing at the destination.
+    pub latencies: Latencies,
     /// Payload bytes delivered while the hosts were asking (before the drain), counted as the
     /// sending host asked (not the padded words on the wire).
     pub payload_bytes: u64,
 }
 
 impl Hosts {
+    /// Datagrams to uniformly drawn destinations.
     pub fn new(tree: &FatTree, load: f64, seed: u64) -> Result<Hosts, String> {
+        Hosts::with_pattern(tree, load, Pattern::Uniform, seed)
+    }
+
+    /// Datagrams whose destinations follow `pattern`; `load` is per sending node.
+    pub fn with_pattern(
+        tree: &FatTree,
+        load: f64,
+        pattern: Pattern,
+        seed: u64,
+    ) -> Result<Hosts, String> {
         use rand::SeedableRng;
         if !(0.0..=1.0).contains(&load) {
             return Err(format!("load {load}: must be in 0..=1"));
         }
         let lay = layout(tree);
+        pattern.check(lay.nodes)?;
         // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
         let ew: f64 = (0..=32).map(|l: usize| l.div_ceil(4) as f64).sum::<f64>() / 33.0;
         Ok(Hosts {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             lay,
             q: (load / (ew + 4.0)).min(1.0),
+            pattern,
             asking: vec![None; lay.nodes],
             reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
@@ -200,7 +216,7 @@ impl Hosts {
             completed: 0,
             errors: 0,
             first_error: None,
-            latencies: vec![],
+            latencies: Latencies::default(),
             payload_bytes: 0,
         })
     }
@@ -234,15 +250,16 @@ impl Hosts {
         let lay = self.lay;
         let n = lay.nodes;
         for p in 0..n {
-            if self.asking[p].is_none() && !self.quiet && self.rng.gen_bool(self.q) {
-                let mut dst = self.rng.gen_range(0..n - 1);
-                if dst >= p {
-                    dst += 1;
-                }
+            if self.asking[p].is_none()
+                && !self.quiet
+                && self.pattern.sends(p, n)
+                && self.rng.gen_bool(self.q)
+            {
+                let dst = self.pattern.destination(p, n, &mut self.rng);
                 let len = self.rng.gen_range(0..=ni::MAX_PAYLOAD);
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 let beats = Beats::new(&data);
-                self.asking[p] = Some((dst as u16, data, beats));
+                self.asking[p] = Some((dst, data, beats));
             }
             // The drain stops new requests; one already streaming goes on to its last beat.
             if self.quiet && self.asking[p].as_ref().is_some_and(|a| !a.2.started()) {
@@ -328,7 +345,7 @@ impl Hosts {
                 if !self.quiet {
                     self.payload_bytes += want.len() as u64;
                 }
-                self.latencies.push(first - at);
+                self.latencies.record(first - at);
                 if dst as usize != q || src as u32 != uid >> 16 || want != data {
                     self.error(format!(
                         "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
@@ -339,17 +356,41 @@ impl Hosts {
             }
         }
     }
+}
 
-    /// (min, median, p99) of the delivery latencies, in cycles from acceptance to delivery.
-    pub fn latency(&self) -> Option<(u64, u64, u64)> {
-        let mut v = self.latencies.clone();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_unstable();
-        let at = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
-        Some((v[0], at(0.5), at(0.99)))
-    }
+/// The figures of one protocol in a system run (`SystemHosts::summary`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ProtocolFigures {
+    /// Datagrams accepted by the NIs, or messages the hosts sent.
+    pub sent: u64,
+    pub delivered: u64,
+    pub completed: u64,
+    /// Sent and never delivered, after the drain.
+    pub lost: u64,
+    pub duplicated: u64,
+    /// Messages delivered out of their pair's order (RMPP only: datagrams promise no order).
+    pub out_of_order: Option<u64>,
+    pub scoreboard_errors: u64,
+    /// Duplicates the receivers caught and did not deliver again.
+    pub duplicates_suppressed: u64,
+    /// Repeated SENDs (idempotent) or RTSs (RMPP).
+    pub retransmissions: u64,
+    /// RMPP only.
+    pub whole_message_restarts: Option<u64>,
+    /// Worms the receivers discarded (CRC, framing, routing, table full, busy, ...).
+    pub receiver_drops: u64,
+    /// Payload bytes delivered before the drain, and per node per cycle of traffic.
+    pub payload_bytes: u64,
+    pub payload_bytes_per_node_cycle: f64,
+    /// From send (or acceptance) to the delivery's first beat, in cycles.
+    pub latency: Option<LatencySummary>,
+}
+
+/// Both protocols' figures of a system run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunFigures {
+    pub idempotent: ProtocolFigures,
+    pub rmpp: ProtocolFigures,
 }
 
 /// Both protocols' hosts of every node: the idempotent [`Hosts`] and the RMPP [`MsgHosts`].
@@ -372,16 +413,28 @@ pub struct SystemHosts {
 }
 
 impl SystemHosts {
-    /// Idempotent datagrams at `idem_load` and RMPP messages as `rmpp`, from one `seed`.
+    /// Idempotent datagrams at `idem_load` to uniform destinations and RMPP messages as
+    /// `rmpp`, from one `seed`.
     pub fn new(
         tree: &FatTree,
         idem_load: f64,
         rmpp: MsgTraffic,
         seed: u64,
     ) -> Result<SystemHosts, String> {
+        SystemHosts::with_pattern(tree, idem_load, Pattern::Uniform, rmpp, seed)
+    }
+
+    /// As [`SystemHosts::new`], the datagrams' destinations following `idem_pattern`.
+    pub fn with_pattern(
+        tree: &FatTree,
+        idem_load: f64,
+        idem_pattern: Pattern,
+        rmpp: MsgTraffic,
+        seed: u64,
+    ) -> Result<SystemHosts, String> {
         let lay = layout(tree);
         Ok(SystemHosts {
-            idem: Hosts::new(tree, idem_load, seed)?,
+            idem: Hosts::with_pattern(tree, idem_load, idem_pattern, seed)?,
             rmpp: MsgHosts::new(lay, rmpp, seed)?,
             lay,
             ni_totals: [0; COUNTERS.len()],
@@ -443,20 +496,10 @@ impl SystemHosts {
         self.errors() + self.idem.lost() as u64 + self.rmpp.lost() as u64
     }
 
-    /// The figures of a run of `cycles` cycles (before the drain), one row per measure:
-    /// name, idempotent, RMPP ("-" where a protocol has no such figure).
-    pub fn figures(&self, cycles: u64) -> Vec<[String; 3]> {
+    /// The figures of a run of `cycles` cycles (before the drain), per protocol.
+    pub fn summary(&self, cycles: u64) -> RunFigures {
         let (h, m) = (&self.idem, &self.rmpp);
-        let per = |bytes: u64| {
-            format!(
-                "{:.4}",
-                bytes as f64 / (cycles.max(1) as f64 * self.lay.nodes as f64)
-            )
-        };
-        let lat = |l: Option<(u64, u64, u64)>| match l {
-            Some((a, b, c)) => format!("{a} / {b} / {c}"),
-            None => "-".into(),
-        };
+        let per = |bytes: u64| bytes as f64 / (cycles.max(1) as f64 * self.lay.nodes as f64);
         let stats = m
             .senders
             .iter()
@@ -467,38 +510,73 @@ impl SystemHosts {
             .iter()
             .sum::<u64>()
             + self.rx_totals[crate::rmpp::cnt::BUSY];
-        let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
+        RunFigures {
+            idempotent: ProtocolFigures {
+                sent: h.accepted,
+                delivered: h.delivered,
+                completed: h.completed,
+                lost: h.lost() as u64,
+                duplicated: 0,
+                out_of_order: None,
+                scoreboard_errors: h.errors,
+                duplicates_suppressed: self.ni_totals[ni::cnt::DUPLICATE],
+                retransmissions: self.ni_totals[ni::cnt::RETRANSMIT],
+                whole_message_restarts: None,
+                receiver_drops: ni_drops,
+                payload_bytes: h.payload_bytes,
+                payload_bytes_per_node_cycle: per(h.payload_bytes),
+                latency: h.latencies.summary(),
+            },
+            rmpp: ProtocolFigures {
+                sent: m.sent,
+                delivered: m.delivered,
+                completed: m.completed,
+                lost: m.lost() as u64,
+                duplicated: m.duplicated,
+                out_of_order: Some(m.out_of_order),
+                scoreboard_errors: m.errors,
+                duplicates_suppressed: self.rx_totals[crate::rmpp::cnt::DUPLICATE],
+                retransmissions: stats.0,
+                whole_message_restarts: Some(stats.1),
+                receiver_drops: rx_drops,
+                payload_bytes: m.payload_bytes,
+                payload_bytes_per_node_cycle: per(m.payload_bytes),
+                latency: m.latencies.summary(),
+            },
+        }
+    }
+
+    /// The figures of a run of `cycles` cycles (before the drain), one row per measure:
+    /// name, idempotent, RMPP ("-" where a protocol has no such figure).
+    pub fn figures(&self, cycles: u64) -> Vec<[String; 3]> {
+        let f = self.summary(cycles);
+        let (h, m) = (&f.idempotent, &f.rmpp);
+        let lat = |l: Option<LatencySummary>| match l {
+            Some(l) => format!("{} / {} / {}", l.min, l.p50, l.p99),
+            None => "-".into(),
+        };
         let n = |x: u64| x.to_string();
+        let maybe = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
+        let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
+        let both = |name: &str, g: &dyn Fn(&ProtocolFigures) -> String| row(name, g(h), g(m));
         vec![
-            row("sent (datagrams / messages)", n(h.accepted), n(m.sent)),
-            row("delivered", n(h.delivered), n(m.delivered)),
-            row("completed at the sender", n(h.completed), n(m.completed)),
-            row("lost", n(h.lost() as u64), n(m.lost() as u64)),
-            row("duplicated", "0".into(), n(m.duplicated)),
-            row("out of order (per pair)", "-".into(), n(m.out_of_order)),
-            row("scoreboard errors", n(h.errors), n(m.errors)),
-            row(
-                "duplicates suppressed",
-                n(self.ni_totals[ni::cnt::DUPLICATE]),
-                n(self.rx_totals[crate::rmpp::cnt::DUPLICATE]),
-            ),
-            row(
-                "retransmissions (SEND / RTS)",
-                n(self.ni_totals[ni::cnt::RETRANSMIT]),
-                n(stats.0),
-            ),
-            row("whole-message restarts", "-".into(), n(stats.1)),
-            row("worms discarded by the receivers", n(ni_drops), n(rx_drops)),
-            row(
-                "payload bytes delivered / node / cycle",
-                per(h.payload_bytes),
-                per(m.payload_bytes),
-            ),
-            row(
-                "latency min / median / p99 (cycles)",
-                lat(h.latency()),
-                lat(m.latency(0, usize::MAX)),
-            ),
+            both("sent (datagrams / messages)", &|p| n(p.sent)),
+            both("delivered", &|p| n(p.delivered)),
+            both("completed at the sender", &|p| n(p.completed)),
+            both("lost", &|p| n(p.lost)),
+            both("duplicated", &|p| n(p.duplicated)),
+            both("out of order (per pair)", &|p| maybe(p.out_of_order)),
+            both("scoreboard errors", &|p| n(p.scoreboard_errors)),
+            both("duplicates suppressed", &|p| n(p.duplicates_suppressed)),
+            both("retransmissions (SEND / RTS)", &|p| n(p.retransmissions)),
+            both("whole-message restarts", &|p| {
+                maybe(p.whole_message_restarts)
+            }),
+            both("worms discarded by the receivers", &|p| n(p.receiver_drops)),
+            both("payload bytes delivered / node / cycle", &|p| {
+                format!("{:.4}", p.payload_bytes_per_node_cycle)
+            }),
+            both("latency min / median / p99 (cycles)", &|p| lat(p.latency)),
         ]
     }
 

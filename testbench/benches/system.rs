@@ -126,7 +126,7 @@ fn message_latency(
         dut.tick();
         dut.outputs(&mut o);
         hosts.observe(t, &o);
-        if let Some(&(_, l)) = hosts.latencies.first() {
+        if let Some(l) = hosts.latencies.first() {
             assert_eq!(hosts.errors, 0);
             return l;
         }
@@ -192,7 +192,7 @@ fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) 
     let h = run_with_hosts(tree, ni, rmpp, hosts, cycles, &Faults::default(), 200_000)
         .unwrap()
         .idem;
-    let (_, med, p99) = h.latency().unwrap_or((0, 0, 0));
+    let (med, p99) = h.latencies.summary().map_or((0, 0), |l| (l.p50, l.p99));
     // In flits of payload: the bytes the hosts asked to send, 4 to a flit (no padding counted).
     let goodput = h.payload_bytes as f64 / 4.0 / (cycles as f64 * tree.nodes() as f64);
     (goodput, med, p99, h.lost())

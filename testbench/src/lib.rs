@@ -5,11 +5,13 @@
 pub mod config;
 pub mod cosim;
 pub mod harness;
+pub mod plot;
 pub mod replay;
 mod replay_io;
 pub mod replay_rmpp;
 pub mod scenarios;
 pub mod selftest;
+pub mod sweep;
 
 pub use config::{Block, Config, Model, NAMED};
 pub use cosim::{cosim, verilate, verilate_design, verilate_source, CosimOptions, CosimReport};

@@ -21,6 +21,7 @@ use rand::{Rng, SeedableRng};
 
 use super::send::{Completion, Outcome, SendConfig, Sender};
 use super::{rx::inp as rxi, rx::out as rxo, Packet, Type};
+use crate::latency::Latencies;
 use crate::ni;
 use crate::node::{framer_beats, framer_inputs};
 use crate::stream::Beats;
@@ -30,7 +31,7 @@ use idemnet_spec::framer;
 /// Slot numbers a 4-bit `up_slot` / `dlv_slot` can name (`rx_slots <= 16`, §11.2).
 const SLOT_NUMBERS: usize = 16;
 
-/// Where messages go.
+/// Where messages (and, in [`crate::system::Hosts`], datagrams) go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
     /// Uniformly to the other nodes.
@@ -39,6 +40,49 @@ pub enum Pattern {
     ToOne(u16),
     /// Only the first node sends, to the second.
     Pair(u16, u16),
+    /// Node `p` sends to `nodes - 1 - p` (the bit complement of `p`, the node count being a
+    /// power of two): a permutation in which every worm crosses the top of the fat tree.
+    Complement,
+}
+
+impl Pattern {
+    /// An error naming a node of the pattern that is not among `0..nodes`.
+    pub fn check(self, nodes: usize) -> Result<(), String> {
+        let named = match self {
+            Pattern::Uniform | Pattern::Complement => vec![],
+            Pattern::ToOne(d) => vec![d],
+            Pattern::Pair(s, d) => vec![s, d],
+        };
+        match named.into_iter().find(|&d| d as usize >= nodes) {
+            Some(d) => Err(format!("node {d}: the nodes are 0..{nodes}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether node `p` of `nodes` sends.
+    pub fn sends(self, p: usize, nodes: usize) -> bool {
+        match self {
+            Pattern::Uniform => true,
+            Pattern::ToOne(d) => d as usize != p,
+            Pattern::Pair(s, _) => s as usize == p,
+            Pattern::Complement => nodes - 1 - p != p,
+        }
+    }
+
+    /// The destination of node `p`'s next message; draws from `rng` only for [`Pattern::Uniform`].
+    pub fn destination(self, p: usize, nodes: usize, rng: &mut impl Rng) -> u16 {
+        match self {
+            Pattern::ToOne(d) | Pattern::Pair(_, d) => d,
+            Pattern::Complement => (nodes - 1 - p) as u16,
+            Pattern::Uniform => {
+                let mut d = rng.gen_range(0..nodes - 1);
+                if d >= p {
+                    d += 1;
+                }
+                d as u16
+            }
+        }
+    }
 }
 
 /// The RMPP traffic of a run.
@@ -119,8 +163,8 @@ pub struct MsgHosts {
     pub out_of_order: u64,
     pub errors: u64,
     pub first_error: Option<String>,
-    /// (message length, latency from the host's send to the delivery showing).
-    pub latencies: Vec<(usize, u64)>,
+    /// Latencies from the host's send to the delivery showing, in cycles.
+    pub latencies: Latencies,
     /// Payload bytes delivered while the hosts were sending (before the drain).
     pub payload_bytes: u64,
 }
@@ -130,14 +174,7 @@ impl MsgHosts {
         if !(0.0..=1.0).contains(&traffic.load) {
             return Err(format!("RMPP load {}: must be in 0..=1", traffic.load));
         }
-        let nodes = match traffic.pattern {
-            Pattern::Uniform => vec![],
-            Pattern::ToOne(d) => vec![d],
-            Pattern::Pair(s, d) => vec![s, d],
-        };
-        if let Some(d) = nodes.into_iter().find(|&d| d as usize >= lay.nodes) {
-            return Err(format!("node {d}: the nodes are 0..{}", lay.nodes));
-        }
+        traffic.pattern.check(lay.nodes)?;
         if traffic.min_len > traffic.max_len {
             return Err(format!(
                 "message lengths {}..={}: empty range",
@@ -175,7 +212,7 @@ impl MsgHosts {
             out_of_order: 0,
             errors: 0,
             first_error: None,
-            latencies: vec![],
+            latencies: Latencies::default(),
             payload_bytes: 0,
         })
     }
@@ -246,14 +283,6 @@ impl MsgHosts {
         msg_id
     }
 
-    fn sending(&self, p: usize) -> bool {
-        match self.traffic.pattern {
-            Pattern::Uniform => true,
-            Pattern::ToOne(d) => d as usize != p,
-            Pattern::Pair(s, _) => s as usize == p,
-        }
-    }
-
     /// Cycle `t`: `prev` is `O_(t-1)` (all zero for `t = 0`); writes the RMPP host inputs of
     /// `I_t`.
     pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
@@ -263,20 +292,11 @@ impl MsgHosts {
         for p in 0..n {
             // New messages from the random source.
             if !self.quiet
-                && self.sending(p)
+                && self.traffic.pattern.sends(p, n)
                 && self.senders[p].queued() < 64
                 && self.rng.gen_bool(self.q)
             {
-                let dst = match self.traffic.pattern {
-                    Pattern::ToOne(d) | Pattern::Pair(_, d) => d,
-                    Pattern::Uniform => {
-                        let mut d = self.rng.gen_range(0..n - 1);
-                        if d >= p {
-                            d += 1;
-                        }
-                        d as u16
-                    }
-                };
+                let dst = self.traffic.pattern.destination(p, n, &mut self.rng);
                 let len = self
                     .rng
                     .gen_range(self.traffic.min_len..=self.traffic.max_len);
@@ -451,7 +471,7 @@ impl MsgHosts {
     fn shown(&mut self, at: u64, q: usize, src: u16, msg_id: u32) {
         let _ = q;
         if let Some(r) = self.recs.get(&(src, msg_id)) {
-            self.latencies.push((r.data.len(), at - r.sent_at));
+            self.latencies.record(at - r.sent_at);
         }
     }
 
@@ -505,21 +525,5 @@ impl MsgHosts {
                 c.msg_id, r.delivered
             )),
         }
-    }
-
-    /// (min, median, p99) of the latencies of messages of `lo..=hi` bytes.
-    pub fn latency(&self, lo: usize, hi: usize) -> Option<(u64, u64, u64)> {
-        let mut v: Vec<u64> = self
-            .latencies
-            .iter()
-            .filter(|(n, _)| (lo..=hi).contains(n))
-            .map(|x| x.1)
-            .collect();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_unstable();
-        let at = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
-        Some((v[0], at(0.5), at(0.99)))
     }
 }
