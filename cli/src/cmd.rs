@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
 use idemnet_cosim::{wavediff as diff_waves, DiffOptions};
 use idemnet_model::fault::Faults;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
@@ -16,6 +17,7 @@ use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::write_whole;
+use crate::results;
 use crate::{out, outln, BlockArg, Command, Engine, ReplayBlock};
 
 fn config(block: BlockArg, k: usize, n: usize) -> Result<Config> {
@@ -68,6 +70,7 @@ impl Command {
                 load,
                 faults,
                 traffic,
+                ..
             } => (block, k, n, cycles, seed, load, faults, traffic, false),
             _ => return None,
         };
@@ -330,6 +333,7 @@ pub fn cosim(
     vcd_dir: Option<PathBuf>,
     verilog: Option<PathBuf>,
     quiet: bool,
+    json: Option<&Path>,
 ) -> Result<ExitCode> {
     let (cfg, opts) = run.setup()?;
     let (faults, traffic) = (run.faults, run.traffic);
@@ -362,11 +366,59 @@ pub fn cosim(
     let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
     pb.finish_and_clear();
     out!("{report}")?;
+    let (figures, lockstep) = results::cosim_parts(&report);
+    let mut rec = record("cosim", &run, &cfg, &opts).timed(
+        report.lockstep.cycles,
+        report.lockstep.elapsed.as_secs_f64(),
+    );
+    rec.passed = report.passed();
+    rec.first_error = report
+        .lockstep
+        .mismatch
+        .as_ref()
+        .map(|m| m.to_string())
+        .or(report.first_scoreboard_error.clone());
+    rec.figures = figures;
+    rec.lockstep = Some(lockstep);
+    rec.write(json)?;
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// A run's record with everything the settings say: block, configuration, seed, load, and the
+/// system's faults and traffic.
+fn record(
+    subcommand: &'static str,
+    run: &RunSettings,
+    cfg: &Config,
+    opts: &CosimOptions,
+) -> results::RunRecord {
+    let block = run
+        .block
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string());
+    let mut rec = results::RunRecord::new(subcommand, block, cfg.to_string());
+    rec.seed = Some(opts.seed);
+    rec.load = Some(opts.load);
+    if cfg.block == Block::System {
+        let (f, t) = (run.faults, run.traffic);
+        rec.settings = serde_json::json!({
+            "protocol": t.protocol.to_possible_value().map(|v| v.get_name().to_string()),
+            "rmpp_load": opts.rmpp.load,
+            "max_len": opts.rmpp.max_len,
+            "to_one": t.to_one,
+            "loss": f.loss,
+            "corrupt": f.corrupt,
+            "loss_threshold": opts.faults.loss,
+            "corrupt_threshold": opts.faults.corrupt,
+            "dead_links": opts.faults.dead,
+            "drain": opts.drain,
+        });
+    }
+    rec
 }
 
 /// The last lines of a model-only run.
@@ -388,7 +440,8 @@ fn print_scoreboard_and_speed(
 }
 
 /// `idemnet model`: the golden model alone; exit 1 on a scoreboard error.
-pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<ExitCode> {
+pub fn model(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
+    let (k, n, cycles, seed, load) = (run.k, run.n, run.cycles, run.seed, run.load);
     let cfg = Config::new(Block::Fabric, k, n)?;
     outln!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles")?;
     let t0 = Instant::now();
@@ -407,6 +460,19 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
     )?;
     outln!("  discarded  {} worms", s.drops)?;
     print_scoreboard_and_speed(s.errors, s.first_error.as_deref(), cycles, secs)?;
+    let opts = CosimOptions::new(cycles, seed, load);
+    let mut rec = record("model", &run, &cfg, &opts).timed(cycles, secs);
+    rec.passed = s.errors == 0;
+    rec.first_error = s.first_error.clone();
+    rec.figures = serde_json::json!({
+        "flits_sent": s.flits_sent,
+        "worms_sent": s.worms_sent,
+        "flits_delivered": s.flits_delivered,
+        "worms_delivered": s.worms_delivered,
+        "worms_discarded": s.drops,
+        "scoreboard_errors": s.errors,
+    });
+    rec.write(json)?;
     Ok(if s.errors == 0 {
         ExitCode::SUCCESS
     } else {
@@ -416,7 +482,7 @@ pub fn model(k: usize, n: usize, cycles: u64, seed: u64, load: f64) -> Result<Ex
 
 /// `idemnet model --block ni`: the NI's golden model alone under the peers of `cosim --block
 /// ni`, which judge every delivery and completion; exit 1 when they saw something wrong.
-pub fn model_ni(run: RunSettings) -> Result<ExitCode> {
+pub fn model_ni(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     let (cfg, opts) = run.setup()?;
     let (cycles, seed, load) = (opts.cycles, opts.seed, opts.load);
     outln!("idemnet model: {cfg}, seed {seed}, load {load}, {cycles} cycles")?;
@@ -427,6 +493,14 @@ pub fn model_ni(run: RunSettings) -> Result<ExitCode> {
         outln!("  {name}: {value}")?;
     }
     print_scoreboard_and_speed(r.errors, r.first_error.as_deref(), cycles, secs)?;
+    let mut rec = record("model", &run, &cfg, &opts).timed(cycles, secs);
+    rec.passed = r.errors == 0;
+    rec.first_error = r.first_error.clone();
+    rec.figures = serde_json::json!({
+        "scoreboard_errors": r.errors,
+        "block": results::counts(&r.figures),
+    });
+    rec.write(json)?;
     Ok(if r.errors == 0 {
         ExitCode::SUCCESS
     } else {
@@ -436,7 +510,7 @@ pub fn model_ni(run: RunSettings) -> Result<ExitCode> {
 
 /// `idemnet model --block system`: the system's golden model alone under host traffic and
 /// faults, drained; exit 1 on a scoreboard error or anything lost.
-pub fn model_system(run: RunSettings) -> Result<ExitCode> {
+pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     let (cfg, opts) = run.setup()?;
     let (cycles, seed, load) = (opts.cycles, opts.seed, opts.load);
     outln!(
@@ -465,6 +539,14 @@ pub fn model_system(run: RunSettings) -> Result<ExitCode> {
     )?;
     let verdict = h.verdict(&tree, &opts.faults);
     print_scoreboard_and_speed(h.failures(), verdict.as_deref(), cycles, secs)?;
+    let mut rec = record("model", &run, &cfg, &opts).timed(cycles, secs);
+    rec.passed = h.failures() == 0;
+    rec.first_error = verdict;
+    rec.figures = serde_json::to_value(h.summary(cycles))?;
+    if let serde_json::Value::Object(m) = &mut rec.figures {
+        m.insert("scoreboard_errors".into(), h.errors().into());
+    }
+    rec.write(json)?;
     Ok(if h.failures() == 0 {
         ExitCode::SUCCESS
     } else {

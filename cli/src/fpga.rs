@@ -177,6 +177,7 @@ pub fn selftest(
     line_every: Option<u32>,
     verilog: Option<&Path>,
     vcd: Option<&Path>,
+    json: Option<&Path>,
 ) -> Result<ExitCode> {
     let board: Board = board.into();
     let mut cfg = Design::selftest_config(board);
@@ -198,6 +199,7 @@ pub fn selftest(
         cfg.fault_links.describe(),
         cfg.period
     );
+    let t0 = std::time::Instant::now();
     let rep = idemnet_testbench::run_selftest(
         &cfg,
         cycles,
@@ -206,6 +208,26 @@ pub fn selftest(
         &idemnet_cosim::default_cache_dir(),
     )?;
     crate::outln!("{rep}")?;
+    let mut rec = crate::results::RunRecord::new(
+        "selftest",
+        board.to_string(),
+        format!("{board} self-test image"),
+    )
+    .timed(rep.cycles, t0.elapsed().as_secs_f64());
+    rec.passed = rep.passed();
+    rec.first_error = rep.disagreements.first().cloned();
+    rec.settings = serde_json::json!({
+        "nodes": cfg.k.pow(cfg.n as u32),
+        "send_slots": cfg.ni.send_slots,
+        "receive_slots": cfg.ni.recv_slots,
+        "loss_threshold": cfg.loss,
+        "corrupt_threshold": cfg.corrupt,
+        "faulty_links": cfg.fault_links.describe(),
+        "line_every": cfg.period,
+        "verilog": verilog,
+    });
+    rec.figures = crate::results::selftest_figures(&rep);
+    rec.write(json)?;
     Ok(if rep.passed() {
         ExitCode::SUCCESS
     } else {

@@ -14,6 +14,7 @@ mod args;
 mod cmd;
 mod fpga;
 mod output;
+mod results;
 mod sweep;
 
 /// The version line: the crate's version and the commit it was built from.
@@ -111,6 +112,10 @@ enum Command {
         /// Do not draw a progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Also write every figure of the summary, with the command, version, seed and
+        /// configuration, to this JSON file (schema idemnet-run/1, docs/results.md).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
         #[command(flatten)]
         faults: cmd::FaultArgs,
         #[command(flatten)]
@@ -134,6 +139,10 @@ enum Command {
         /// Offered load, flits per node per cycle, 0..=1.
         #[arg(long, default_value_t = 0.5, value_parser = args::fraction)]
         load: f64,
+        /// Also write every figure of the summary, with the command, version, seed and
+        /// configuration, to this JSON file (schema idemnet-run/1, docs/results.md).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
         #[command(flatten)]
         faults: cmd::FaultArgs,
         #[command(flatten)]
@@ -190,6 +199,10 @@ enum Command {
         /// Write the waveform to this VCD file.
         #[arg(long)]
         vcd: Option<PathBuf>,
+        /// Also write the counters, the scoreboard's and the run's figures to this JSON file
+        /// (schema idemnet-run/1, docs/results.md).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// Run the system's golden model over a grid of offered loads, flit losses, traffic
     /// patterns, protocols and seeds on every core; write a CSV row per run, a JSON summary and
@@ -313,17 +326,21 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             ref vcd,
             ref verilog,
             quiet,
+            ref json,
             ..
         } => {
             let run = command.run_settings().expect("cosim has run settings");
-            cmd::cosim(run, vcd.clone(), verilog.clone(), *quiet)
+            cmd::cosim(run, vcd.clone(), verilog.clone(), *quiet, json.as_deref())
         }
-        Command::Model { block, .. } => {
+        Command::Model {
+            block, ref json, ..
+        } => {
             let run = command.run_settings().expect("model has run settings");
+            let json = json.as_deref();
             match block {
-                BlockArg::System => cmd::model_system(run),
-                BlockArg::Ni => cmd::model_ni(run),
-                _ => cmd::model(run.k, run.n, run.cycles, run.seed, run.load),
+                BlockArg::System => cmd::model_system(run, json),
+                BlockArg::Ni => cmd::model_ni(run, json),
+                _ => cmd::model(run, json),
             }
         }
         Command::Replay {
@@ -346,12 +363,14 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             line_every,
             verilog,
             vcd,
+            json,
         } => fpga::selftest(
             *board,
             *cycles,
             *line_every,
             verilog.as_deref(),
             vcd.as_deref(),
+            json.as_deref(),
         ),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Wavediff {

@@ -104,8 +104,10 @@ pub struct CosimReport {
     pub vcd: Option<(PathBuf, PathBuf)>,
     /// Figures particular to the block (the NI: requests, deliveries, completions, counters).
     pub extra: Vec<(String, u64)>,
-    /// The system: both protocols' figures side by side (measure, idempotent, RMPP).
+    /// The system: both protocols' figures side by side (measure, idempotent, RMPP), and the
+    /// same as numbers.
     pub table: Vec<[String; 3]>,
+    pub figures: Option<idemnet_model::system::RunFigures>,
 }
 
 /// The stimulus of a block: worms from every source, the peers of an NI, or the hosts of a
@@ -371,11 +373,12 @@ pub fn cosim(
         Some(sb) => (sb.worms(), sb.errors(), sb.first_error().map(str::to_owned)),
         None => (heads_out, 0, None),
     };
-    let mut table = vec![];
+    let (mut table, mut figures) = (vec![], None);
     if let Stimulus::Hosts(h) = &stimulus {
         scoreboard_errors = h.failures();
         first_scoreboard_error = h.verdict(&tree, &opts.faults);
         table = h.figures(opts.cycles);
+        figures = Some(h.summary(opts.cycles));
     }
     if let Stimulus::RxPeers(p) = &stimulus {
         scoreboard_errors = p.errors;
@@ -434,6 +437,7 @@ pub fn cosim(
         from_cache: lib.from_cache(),
         vcd,
         table,
+        figures,
     })
 }
 
