@@ -78,6 +78,9 @@ pub enum Engine {
 #[derive(Subcommand)]
 enum Command {
     /// Emit the Verilog of every block (switch and fabric for the given tree).
+    #[command(
+        after_help = "Example: idemnet verilog --out v && verilator --lint-only -Wall v/switch.v"
+    )]
     Verilog {
         /// Output folder (created if missing).
         #[arg(long)]
@@ -88,6 +91,9 @@ enum Command {
         n: usize,
     },
     /// Co-simulate the Verilated RTL in lockstep with the golden model under seeded random traffic.
+    #[command(
+        after_help = "Examples:\n  idemnet cosim --block fabric --cycles 100000 --seed 3 --vcd waves\n  idemnet cosim --block system --protocol both --loss 0.001 --cycles 200000 --json run.json"
+    )]
     Cosim {
         #[arg(long, value_enum, default_value = "fabric")]
         block: BlockArg,
@@ -122,6 +128,9 @@ enum Command {
         traffic: cmd::TrafficArgs,
     },
     /// Run the golden model alone (the fast simulator for large experiments).
+    #[command(
+        after_help = "Examples:\n  idemnet model --block fabric --load 1.0 --cycles 1000000\n  idemnet model --block system --protocol rmpp --rmpp-load 0.01 --to-one 5 --json run.json"
+    )]
     Model {
         /// `fabric` (worms, scoreboard), `ni` (one NI and its peers, which judge what its host
         /// sees) or `system` (NIs, hosts, exactly-once scoreboard).
@@ -150,6 +159,9 @@ enum Command {
     },
     /// Drive one network-interface block from a packet trace (JSON Lines, format in
     /// docs/replay.md) and print what it does, one JSON line per action.
+    #[command(
+        after_help = "Example: idemnet replay --block ni --engine rtl testbench/traces/ni-send.jsonl"
+    )]
     Replay {
         #[arg(long, value_enum)]
         block: ReplayBlock,
@@ -159,6 +171,9 @@ enum Command {
     },
     /// Synthesize, place and route and pack a design for a board, and report its resources and
     /// Fmax (table on stdout, JSON in the build folder).
+    #[command(
+        after_help = "Examples:\n  idemnet fpga --board ice40-hx8k --design selftest --freq 100\n  idemnet fpga --board ecp5-85k --all"
+    )]
     Fpga {
         #[arg(long, value_enum)]
         board: Option<fpga::BoardArg>,
@@ -184,6 +199,9 @@ enum Command {
     },
     /// Run a board's self-test image (docs/protocol.md §14) under Verilator, its counters checked
     /// against a software scoreboard every cycle and its UART lines decoded.
+    #[command(
+        after_help = "Example: idemnet selftest --board ecp5-85k --cycles 2000000 --json selftest.json"
+    )]
     Selftest {
         #[arg(long, value_enum, default_value = "ice40-hx8k")]
         board: fpga::BoardArg,
@@ -206,9 +224,13 @@ enum Command {
     },
     /// Run the system's golden model over a grid of offered loads, flit losses, traffic
     /// patterns, protocols and seeds on every core; write a CSV row per run, a JSON summary and
-    /// plots (docs/results.md). Example: idemnet sweep --out sweep --seeds 1,2
+    /// plots (docs/results.md).
+    #[command(
+        after_help = "Examples:\n  idemnet sweep --out sweep\n  idemnet sweep --out s --protocols idempotent --patterns uniform --loads 0.1,0.3 --losses none"
+    )]
     Sweep(sweep::SweepArgs),
     /// Compare two VCD files signal by signal; list the first difference of each signal.
+    #[command(after_help = "Example: idemnet wavediff waves/model.vcd waves/rtl.vcd")]
     Wavediff {
         a: PathBuf,
         b: PathBuf,
@@ -218,6 +240,22 @@ enum Command {
         /// Scope of B whose signals are compared.
         #[arg(long)]
         root_b: Option<String>,
+    },
+    /// Print a shell completion script to standard output.
+    #[command(
+        after_help = "Example: idemnet completions bash > ~/.local/share/bash-completion/completions/idemnet"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages, idemnet.1 and one per subcommand (idemnet-cosim.1, ...), into a
+    /// folder.
+    #[command(after_help = "Example: idemnet manpages --out man && man -l man/idemnet.1")]
+    Manpages {
+        /// Output folder (created if missing).
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -373,6 +411,14 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             json.as_deref(),
         ),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Completions { shell } => {
+            let mut cli = Cli::command();
+            let mut text = Vec::new();
+            clap_complete::generate(*shell, &mut cli, "idemnet", &mut text);
+            out!("{}", String::from_utf8_lossy(&text))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Manpages { out } => manpages(out),
         Command::Wavediff {
             a,
             b,
@@ -380,6 +426,29 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             root_b,
         } => cmd::wavediff(a, b, root_a.as_deref(), root_b.as_deref()),
     }
+}
+
+/// `idemnet manpages`: the root page and one per subcommand, named as `man` looks them up.
+fn manpages(out: &std::path::Path) -> Result<ExitCode> {
+    use anyhow::Context;
+    std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    let root = Cli::command();
+    let mut pages = vec![("idemnet".to_string(), root.clone())];
+    for sub in root.get_subcommands() {
+        let name = format!("idemnet-{}", sub.get_name());
+        // clap names commands by `&'static str` (without its `string` feature); these few
+        // strings live as long as the process anyway.
+        let page_name: &'static str = Box::leak(name.clone().into_boxed_str());
+        pages.push((name, sub.clone().name(page_name)));
+    }
+    for (name, command) in pages {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(command).render(&mut page)?;
+        let f = out.join(format!("{name}.1"));
+        std::fs::write(&f, page).with_context(|| f.display().to_string())?;
+        outln!("{}", f.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
