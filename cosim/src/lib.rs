@@ -22,6 +22,7 @@
 mod build_steps;
 pub mod icarus;
 pub mod lockstep;
+pub mod modules;
 pub mod tools;
 mod vcd_check;
 pub mod verilator;

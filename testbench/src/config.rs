@@ -349,6 +349,20 @@ impl Config {
     }
 }
 
+impl Block {
+    /// The top module's name in the files users take (`idemnet verilog`): unique per block, so
+    /// that every emitted file compiles beside every other. Co-simulation builds name it `top`.
+    pub fn module_name(self) -> &'static str {
+        match self {
+            Block::Switch => "idemnet_switch",
+            Block::Fabric => "idemnet_fabric",
+            Block::Ni => "idemnet_ni",
+            Block::System => "idemnet_system",
+            Block::RmppRx => "idemnet_rmpp_rx",
+        }
+    }
+}
+
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = match self.block {

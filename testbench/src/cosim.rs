@@ -194,8 +194,19 @@ pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Resul
     let (emitted, ports) = cfg.verilog()?;
     let text = match verilog {
         None => emitted,
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--verilog {}: cannot read the file", p.display()))?;
+            // A file of `idemnet verilog` names its modules after the block; the build's top
+            // is `top` (module_name's renaming keeps every line where it was).
+            let name = cfg.block.module_name();
+            if idemnet_cosim::modules::declared_modules(&text).contains(&name) {
+                idemnet_cosim::modules::rename_top(&text, name, "top")
+                    .with_context(|| format!("--verilog {}", p.display()))?
+            } else {
+                text
+            }
+        }
     };
     verilate_source(text, verilog, ports, cache_dir)
 }
