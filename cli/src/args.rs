@@ -79,12 +79,15 @@ pub fn one_line(e: &clap::Error) -> Option<String> {
         return None;
     }
     let text = e.render().to_string();
-    let first = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("bad arguments");
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("bad arguments");
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    Some(format!("{first} (see idemnet --help)"))
+    // "the following required arguments were not provided:" names them on the next line.
+    let named = match (first.ends_with(':'), lines.next()) {
+        (true, Some(next)) => format!("{first} {next}"),
+        _ => first.to_string(),
+    };
+    Some(format!("{named} (see idemnet --help)"))
 }
 
 /// The options of `sub` (the matches of one subcommand) that were given on the command line

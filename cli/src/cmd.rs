@@ -411,10 +411,35 @@ fn system_header(
     Ok(s)
 }
 
+/// Where a run's waveforms go, and which cycles they cover.
+pub struct Waves {
+    pub dir: Option<PathBuf>,
+    pub window: Option<(u64, u64)>,
+    /// Where a run without `dir` that mismatches writes the waveforms of its last
+    /// [`MISMATCH_CYCLES`] cycles, re-run from its seed (`None`: it does not).
+    pub on_mismatch: Option<PathBuf>,
+}
+
+/// The cycles up to a mismatch that its waveform shows: enough for a whole worm of the longest
+/// packets to cross the 16-node tree several times.
+pub const MISMATCH_CYCLES: u64 = 500;
+
+/// `--trace-from` and `--trace-to` as a window `from..=to`, `None` when neither is given.
+pub fn window(from: Option<u64>, to: Option<u64>) -> Result<Option<(u64, u64)>> {
+    if from.is_none() && to.is_none() {
+        return Ok(None);
+    }
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
+    if from > to {
+        bail!("--trace-from {from} is after --trace-to {to}: the window is empty");
+    }
+    Ok(Some((from, to)))
+}
+
 /// `idemnet cosim`: exit 1 on a mismatch, a scoreboard error or a lost datagram.
 pub fn cosim(
     run: RunSettings,
-    vcd_dir: Option<PathBuf>,
+    waves: Waves,
     verilog: Option<PathBuf>,
     quiet: bool,
     json: Option<&Path>,
@@ -422,10 +447,21 @@ pub fn cosim(
     let (cfg, opts) = run.setup()?;
     let (faults, traffic) = (run.faults, run.traffic);
     let opts = CosimOptions {
-        vcd_dir,
+        vcd_dir: waves.dir,
+        window: waves.window,
         verilog,
         ..opts
     };
+    if let Some((from, _)) = opts.window {
+        let last = if cfg.block == Block::System {
+            opts.cycles.saturating_add(opts.drain)
+        } else {
+            opts.cycles
+        };
+        if from >= last {
+            bail!("--trace-from {from}: the run has {last} cycles at most (0..{last})");
+        }
+    }
     if let Some(v) = &opts.verilog {
         if !v.is_file() {
             bail!("--verilog {}: no such file", v.display());
@@ -450,7 +486,42 @@ pub fn cosim(
     let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
     pb.finish_and_clear();
     out!("{report}")?;
-    let (figures, lockstep) = results::cosim_parts(&report);
+    // The runs are deterministic: the same seed, traced only near the end, gives the cycles
+    // that matter without tracing the whole run.
+    let mut mismatch_waves = None;
+    if let (Some(m), None, Some(dir)) =
+        (&report.lockstep.mismatch, &opts.vcd_dir, &waves.on_mismatch)
+    {
+        let window = (m.cycle.saturating_sub(MISMATCH_CYCLES - 1), m.cycle);
+        let again = CosimOptions {
+            vcd_dir: Some(dir.clone()),
+            window: Some(window),
+            ..opts.clone()
+        };
+        let second = run_cosim(&cfg, &again, |_| {})?;
+        let same = second.lockstep.mismatch.as_ref() == Some(m);
+        if let (true, Some((r, mo))) = (same, &second.vcd) {
+            outln!(
+                "  mismatch waveforms of cycles {}..={} (re-run from seed {}): {} {} (idemnet wave {})",
+                window.0,
+                window.1,
+                opts.seed,
+                r.display(),
+                mo.display(),
+                dir.display()
+            )?;
+            mismatch_waves = Some((r.clone(), mo.clone()));
+        } else {
+            outln!("  the re-run from seed {} did not repeat the mismatch: no waveform (a defect, please report)", opts.seed)?;
+        }
+    }
+    let (figures, mut lockstep) = results::cosim_parts(&report);
+    if let serde_json::Value::Object(l) = &mut lockstep {
+        l.insert(
+            "mismatch_waveforms".into(),
+            serde_json::json!(mismatch_waves),
+        );
+    }
     let mut rec = record("cosim", &run, &cfg, &opts).timed(
         report.lockstep.cycles,
         report.lockstep.elapsed.as_secs_f64(),
@@ -632,6 +703,45 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     }
     rec.write(json)?;
     Ok(if h.failures() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `idemnet wave DIR`: GTKWave's `twinwave` on the model's and the RTL's waveforms of a run, one
+/// above the other with their time cursors tied. Needs a display (`DISPLAY`, or run it under
+/// `xvfb-run`).
+pub fn wave(dir: &Path, print: bool) -> Result<ExitCode> {
+    let files = [dir.join("model.vcd"), dir.join("rtl.vcd")];
+    for f in &files {
+        if !f.is_file() {
+            bail!(
+                "{}: no such waveform (idemnet wave takes a folder of `cosim --vcd DIR` or of a mismatch)",
+                f.display()
+            );
+        }
+    }
+    let args = [
+        files[0].as_os_str(),
+        std::ffi::OsStr::new("+"),
+        files[1].as_os_str(),
+    ];
+    let shown = format!("twinwave {} + {}", files[0].display(), files[1].display());
+    if print {
+        outln!("{shown}")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        bail!("no display to open GTKWave on (DISPLAY is not set); the command is: {shown}");
+    }
+    let status = std::process::Command::new("twinwave")
+        .args(args)
+        .status()
+        .with_context(|| {
+            format!("cannot run twinwave (GTKWave's; scripts/setup.sh installs it): {shown}")
+        })?;
+    Ok(if status.success() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -112,6 +112,16 @@ enum Command {
         /// Write rtl.vcd (Verilator) and model.vcd (golden model) into this folder.
         #[arg(long)]
         vcd: Option<PathBuf>,
+        /// Waveforms from this cycle on (the run is the same; only the waveform is cut).
+        #[arg(long, requires = "vcd", value_name = "CYCLE")]
+        trace_from: Option<u64>,
+        /// Waveforms up to this cycle, included.
+        #[arg(long, requires = "vcd", value_name = "CYCLE")]
+        trace_to: Option<u64>,
+        /// Without --vcd, a mismatch re-runs the same seed and writes the waveforms of its last
+        /// 500 cycles into this folder (rtl.vcd, model.vcd; open them with `idemnet wave DIR`).
+        #[arg(long, value_name = "DIR", default_value = "mismatch-waves")]
+        mismatch_waves: PathBuf,
         /// Simulate this Verilog file instead of the freshly emitted design (same top and ports).
         #[arg(long)]
         verilog: Option<PathBuf>,
@@ -241,6 +251,17 @@ enum Command {
         #[arg(long)]
         root_b: Option<String>,
     },
+    /// Open a run's waveforms, the golden model's and the RTL's, side by side in GTKWave
+    /// (`twinwave DIR/model.vcd + DIR/rtl.vcd`); it returns when GTKWave is closed.
+    #[command(after_help = "Example: idemnet wave mismatch-waves")]
+    Wave {
+        /// A folder with model.vcd and rtl.vcd (`cosim --vcd DIR`, or the waveforms a mismatch
+        /// left).
+        dir: PathBuf,
+        /// Print the command instead of running it.
+        #[arg(long)]
+        print: bool,
+    },
     /// Print a shell completion script to standard output.
     #[command(
         after_help = "Example: idemnet completions bash > ~/.local/share/bash-completion/completions/idemnet"
@@ -362,13 +383,22 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Verilog { out, k, n } => cmd::verilog(out, *k, *n),
         Command::Cosim {
             ref vcd,
+            trace_from,
+            trace_to,
+            ref mismatch_waves,
             ref verilog,
             quiet,
             ref json,
             ..
         } => {
             let run = command.run_settings().expect("cosim has run settings");
-            cmd::cosim(run, vcd.clone(), verilog.clone(), *quiet, json.as_deref())
+            let window = cmd::window(*trace_from, *trace_to)?;
+            let waves = cmd::Waves {
+                dir: vcd.clone(),
+                window,
+                on_mismatch: Some(mismatch_waves.clone()),
+            };
+            cmd::cosim(run, waves, verilog.clone(), *quiet, json.as_deref())
         }
         Command::Model {
             block, ref json, ..
@@ -419,6 +449,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Manpages { out } => manpages(out),
+        Command::Wave { dir, print } => cmd::wave(dir, *print),
         Command::Wavediff {
             a,
             b,

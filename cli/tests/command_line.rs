@@ -21,6 +21,7 @@ const SUBCOMMANDS: &[&str] = &[
     "selftest",
     "sweep",
     "wavediff",
+    "wave",
     "completions",
     "manpages",
 ];

@@ -106,6 +106,7 @@ fn cosim_records_validate_with_and_without_a_mismatch() {
     let m = v.replacen("(first_request$0 & ~held)", "(first_request$0 & held)", 1);
     assert_ne!(m, v);
     std::fs::write(&fabric, m).unwrap();
+    let waves = d.join("waves");
     let v = record(
         &d,
         "mismatch",
@@ -118,10 +119,32 @@ fn cosim_records_validate_with_and_without_a_mismatch() {
             "--quiet",
             "--verilog",
             fabric.to_str().unwrap(),
+            "--mismatch-waves",
+            waves.to_str().unwrap(),
         ],
         1,
     );
+    // Without --vcd, the mismatch left the waveforms of its last 500 cycles, re-run from the
+    // seed: they end at the mismatch's cycle and the two agree up to the cycle before it.
+    let w = v["lockstep"]["mismatch_waveforms"].as_array().unwrap();
+    assert_eq!(
+        w[0].as_str().unwrap(),
+        waves.join("rtl.vcd").to_str().unwrap()
+    );
     let m = &v["lockstep"]["mismatch"];
+    let cycle = m["cycle"].as_u64().unwrap();
+    let o = idemnet(&["wavediff", w[1].as_str().unwrap(), w[0].as_str().unwrap()]);
+    let diff = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{diff}");
+    assert!(
+        diff.contains(&format!(
+            "both cover {} ns .. {} ns",
+            10 * cycle.saturating_sub(499),
+            10 * cycle + 5
+        )),
+        "{diff}"
+    );
+    assert!(diff.contains(&format!("(cycle {cycle})")), "{diff}");
     assert!(m["port"].as_str().unwrap().starts_with("node_out"), "{m}");
     assert!(v["first_error"]
         .as_str()

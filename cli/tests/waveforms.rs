@@ -137,3 +137,92 @@ fn selftest_waveform_on_a_full_disk_is_bad_input() {
         ],
     );
 }
+
+/// `--trace-from` and `--trace-to`: the window, not the run, sets the waveforms' size. The RTL's
+/// and the model's windows cover the same cycles and agree (the model's starts from the
+/// outputs of the cycle before it, as the RTL's does), and the full run's waveform is the
+/// window's many times over. A full disk in a window is still exit 2 naming the file.
+#[test]
+fn a_window_writes_only_its_cycles() {
+    let (full, win) = (work("window-full"), work("window-cut"));
+    let run = |d: &PathBuf, extra: &[&str]| {
+        let mut a = vec![
+            "cosim",
+            "--cycles",
+            "3000",
+            "--load",
+            "0.7",
+            "--quiet",
+            "--vcd",
+            d.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        let r = idemnet_within(&a, LIMIT);
+        assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    };
+    run(&full, &[]);
+    run(&win, &["--trace-from", "1000", "--trace-to", "1199"]);
+    let diff = idemnet_within(
+        &[
+            "wavediff",
+            win.join("model.vcd").to_str().unwrap(),
+            win.join("rtl.vcd").to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    assert_eq!(diff.code, Some(0), "{}", diff.stdout);
+    assert!(
+        diff.stdout.contains("both cover 10000 ns .. 11995 ns"),
+        "{}",
+        diff.stdout
+    );
+    for f in ["rtl.vcd", "model.vcd"] {
+        let size = |d: &PathBuf| std::fs::metadata(d.join(f)).unwrap().len();
+        assert!(
+            size(&full) > 8 * size(&win),
+            "{f}: {} vs {}",
+            size(&full),
+            size(&win)
+        );
+    }
+    let bad = |extra: &[&str], needle: &str| {
+        let mut a = vec!["cosim", "--cycles", "100", "--quiet"];
+        a.extend_from_slice(extra);
+        let r = idemnet_within(&a, LIMIT);
+        assert_eq!(r.code, Some(2), "{extra:?}: {}", r.stderr);
+        assert!(r.stderr.contains(needle), "{extra:?}: {}", r.stderr);
+    };
+    bad(&["--trace-from", "10"], "--vcd");
+    bad(
+        &["--vcd", "w", "--trace-from", "20", "--trace-to", "10"],
+        "the window is empty",
+    );
+    bad(
+        &["--vcd", "w", "--trace-from", "100"],
+        "the run has 100 cycles",
+    );
+    let d = work("window-full-disk");
+    std::os::unix::fs::symlink("/dev/full", d.join("rtl.vcd")).unwrap();
+    let r = idemnet_within(
+        &[
+            "cosim",
+            "--block",
+            "router",
+            "--cycles",
+            "2000",
+            "--quiet",
+            "--vcd",
+            d.to_str().unwrap(),
+            "--trace-from",
+            "500",
+        ],
+        LIMIT,
+    );
+    assert_one_error_line(
+        &r,
+        &[
+            &d.join("rtl.vcd").display().to_string(),
+            "No space left on device",
+        ],
+    );
+}

@@ -31,6 +31,9 @@ pub struct PortVcd<W: Write = BufWriter<File>> {
     last_in: Vec<u64>,
     last_out: Vec<u64>,
     started: bool,
+    /// The outputs the first cycle written shows before its edge: zero at power-on, `O_(t-1)`
+    /// when the waveform starts at a later cycle `t` ([`PortVcd::outputs_before`]).
+    before: Vec<u64>,
     bits: Vec<Value>,
     /// The file written, named in every error; `None` for other writers.
     path: Option<PathBuf>,
@@ -128,6 +131,7 @@ impl<W: Write> PortVcd<W> {
             last_in: vec![0; oi],
             last_out: vec![0; oo],
             started: false,
+            before: vec![0; oo],
             bits: Vec::with_capacity(64),
             path: None,
         })
@@ -211,14 +215,14 @@ impl<W: Write> PortVcd<W> {
             all,
         )?;
         if all {
-            // Power-on values of the outputs before the first edge.
-            let zeros = vec![0u64; self.last_out.len()];
+            // The outputs before the first edge written: power-on zeros, or those of the cycle
+            // before a window.
             Self::group(
                 &mut self.w,
                 &mut self.bits,
                 &self.outs,
                 &mut self.last_out,
-                &zeros,
+                &self.before,
                 true,
             )?;
             self.started = true;
@@ -233,6 +237,15 @@ impl<W: Write> PortVcd<W> {
             outputs,
             false,
         )
+    }
+
+    /// For a waveform that starts at cycle `t > 0` (a window): `outputs` is `O_(t-1)`, what the
+    /// outputs show before the first edge written. Ignored once a cycle has been written.
+    pub fn outputs_before(&mut self, outputs: &[u64]) {
+        if !self.started {
+            let n = self.before.len();
+            self.before.copy_from_slice(&outputs[..n]);
+        }
     }
 
     /// The underlying writer (for in-memory use).

@@ -40,6 +40,9 @@ pub struct CosimOptions {
     pub load: f64,
     /// Write `rtl.vcd` (Verilator) and `model.vcd` (golden model) into this folder.
     pub vcd_dir: Option<PathBuf>,
+    /// The cycles the waveforms cover, `from..=to` (`None`: the whole run). The run is the
+    /// same; only what is written changes.
+    pub window: Option<(u64, u64)>,
     /// Simulate this Verilog file in place of the freshly emitted design (same top, same ports).
     pub verilog: Option<PathBuf>,
     /// Where Verilator builds are cached.
@@ -63,6 +66,7 @@ impl CosimOptions {
             seed,
             load,
             vcd_dir: None,
+            window: None,
             verilog: None,
             cache_dir: idemnet_cosim::default_cache_dir(),
             faults: Faults::default(),
@@ -234,6 +238,48 @@ pub fn verilate_source(
     build.build(cache_dir)
 }
 
+/// The Verilated instance with its waveform open for the ticks of cycles `from..=to` only: the
+/// trace opens before the tick of `from` (so its first dump holds every value, at `10 from`) and
+/// closes after the tick of `to`.
+struct Windowed<'a> {
+    instance: &'a mut idemnet_cosim::Instance,
+    /// The cycle of the next tick.
+    next: u64,
+    from: u64,
+    to: u64,
+    /// The RTL waveform, if one is written.
+    path: Option<PathBuf>,
+    /// The first failure to open or close it, which ends the run.
+    error: Option<anyhow::Error>,
+}
+
+impl idemnet_cosim::lockstep::Dut for Windowed<'_> {
+    fn set_inputs(&mut self, words: &[u64]) {
+        self.instance.set_inputs(words)
+    }
+    fn tick(&mut self) {
+        if let Some(p) = &self.path {
+            if self.next == self.from && self.from > 0 && self.error.is_none() {
+                self.error = self.instance.open_vcd(p).err();
+            }
+        }
+        self.instance.tick();
+        if self.path.is_some() && self.next == self.to && self.error.is_none() {
+            self.error = self.instance.close_vcd().err();
+        }
+        self.next += 1;
+    }
+    fn outputs(&mut self, words: &mut [u64]) {
+        self.instance.outputs(words)
+    }
+    fn check(&self) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(anyhow::anyhow!("{e:#}")),
+            None => self.instance.check_vcd(),
+        }
+    }
+}
+
 /// Runs the job. Mismatches and scoreboard errors are results, not errors; errors are bad
 /// options, unreadable files and tool failures.
 pub fn cosim(
@@ -285,17 +331,31 @@ pub fn cosim(
         }
         _ => Stimulus::Worms(Box::new(cfg.traffic(opts.load, opts.seed)?)),
     };
-    let mut rtl = lib.instance();
+    let mut instance = lib.instance();
     let mut vcd = None;
     let mut model_vcd = None;
+    let (from, to) = opts.window.unwrap_or((0, u64::MAX));
+    if from > to {
+        bail!("the waveform window {from}..={to} is empty");
+    }
     if let Some(dir) = &opts.vcd_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("--vcd {}: cannot create the folder", dir.display()))?;
         let (r, m) = (dir.join("rtl.vcd"), dir.join("model.vcd"));
-        rtl.open_vcd(&r)?;
+        if from == 0 {
+            instance.open_vcd(&r)?;
+        }
         model_vcd = Some(PortVcd::create(&m, &ports)?);
         vcd = Some((r, m));
     }
+    let mut rtl = Windowed {
+        instance: &mut instance,
+        next: 0,
+        from,
+        to,
+        path: vcd.as_ref().map(|(r, _)| r.clone()),
+        error: None,
+    };
     let sources = cfg.sources()?;
     let mut scoreboard = (cfg.block == Block::Fabric).then(|| Scoreboard::new(sources));
     // Flit outputs come first among the Out ports: node_out$p (fabric), down_out and up_out
@@ -350,9 +410,14 @@ pub fn cosim(
                 sb.check(v.cycle, outs);
             }
             if let Some(w) = model_vcd.as_mut() {
-                if let Err(e) = w.cycle(v.cycle, v.inputs, v.model) {
-                    vcd_error = Some(e);
-                    return false;
+                if v.cycle + 1 == from {
+                    w.outputs_before(v.model);
+                }
+                if (from..=to).contains(&v.cycle) {
+                    if let Err(e) = w.cycle(v.cycle, v.inputs, v.model) {
+                        vcd_error = Some(e);
+                        return false;
+                    }
                 }
             }
             if v.cycle & 0xffff == 0xffff {
@@ -373,7 +438,17 @@ pub fn cosim(
     )?;
     progress(lockstep.cycles);
     let stimulus = stimulus.into_inner();
-    rtl.close_vcd()?;
+    if let Some(e) = rtl.error.take() {
+        return Err(e);
+    }
+    instance.close_vcd()?;
+    if lockstep.cycles <= from {
+        // The run stopped (a mismatch, the drain's end) before the window: no waveform.
+        if let Some((_, m)) = vcd.take() {
+            let _ = std::fs::remove_file(m);
+        }
+        model_vcd = None;
+    }
     if let Some(e) = vcd_error {
         return Err(e.into());
     }
