@@ -15,6 +15,8 @@ python3 -m venv -h       >/dev/null 2>&1 || need+=(python3-venv)
 command -v gtkwave       >/dev/null 2>&1 || need+=(gtkwave)
 command -v g++           >/dev/null 2>&1 || need+=(g++)
 command -v make          >/dev/null 2>&1 || need+=(make)
+# Verilator's FST writer (cosim --wave fst) compresses with zlib.
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 # The font `idemnet sweep` draws its PNG plots' text with.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 

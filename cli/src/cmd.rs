@@ -411,10 +411,19 @@ fn system_header(
     Ok(s)
 }
 
+/// A waveform format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WaveFormat {
+    Vcd,
+    Fst,
+}
+
 /// Where a run's waveforms go, and which cycles they cover.
 pub struct Waves {
     pub dir: Option<PathBuf>,
     pub window: Option<(u64, u64)>,
+    /// FST instead of VCD.
+    pub fst: bool,
     /// Where a run without `dir` that mismatches writes the waveforms of its last
     /// [`MISMATCH_CYCLES`] cycles, re-run from its seed (`None`: it does not).
     pub on_mismatch: Option<PathBuf>,
@@ -449,6 +458,7 @@ pub fn cosim(
     let opts = CosimOptions {
         vcd_dir: waves.dir,
         window: waves.window,
+        fst: waves.fst,
         verilog,
         ..opts
     };
@@ -713,15 +723,19 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
 /// above the other with their time cursors tied. Needs a display (`DISPLAY`, or run it under
 /// `xvfb-run`).
 pub fn wave(dir: &Path, print: bool) -> Result<ExitCode> {
-    let files = [dir.join("model.vcd"), dir.join("rtl.vcd")];
-    for f in &files {
-        if !f.is_file() {
-            bail!(
-                "{}: no such waveform (idemnet wave takes a folder of `cosim --vcd DIR` or of a mismatch)",
-                f.display()
-            );
-        }
-    }
+    let pick = |name: &str| {
+        ["vcd", "fst"]
+            .iter()
+            .map(|ext| dir.join(format!("{name}.{ext}")))
+            .find(|f| f.is_file())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: no {name}.vcd or {name}.fst there (idemnet wave takes a folder of `cosim --vcd DIR` or of a mismatch)",
+                    dir.display()
+                )
+            })
+    };
+    let files = [pick("model")?, pick("rtl")?];
     let args = [
         files[0].as_os_str(),
         std::ffi::OsStr::new("+"),

@@ -109,9 +109,14 @@ enum Command {
         /// Offered load, flits per node (or input) per cycle, 0..=1.
         #[arg(long, default_value_t = 0.5, value_parser = args::fraction)]
         load: f64,
-        /// Write rtl.vcd (Verilator) and model.vcd (golden model) into this folder.
-        #[arg(long)]
+        /// Write rtl.vcd (Verilator) and model.vcd (golden model) into this folder (rtl.fst and
+        /// model.fst with --wave fst).
+        #[arg(long, visible_alias = "waves", value_name = "DIR")]
         vcd: Option<PathBuf>,
+        /// The waveforms' format: vcd, or fst (GTKWave's compressed format, several times
+        /// smaller; Verilator's FST writer for the RTL, a separate cached build).
+        #[arg(long, value_enum, default_value = "vcd")]
+        wave: cmd::WaveFormat,
         /// Waveforms from this cycle on (the run is the same; only the waveform is cut).
         #[arg(long, requires = "vcd", value_name = "CYCLE")]
         trace_from: Option<u64>,
@@ -239,7 +244,8 @@ enum Command {
         after_help = "Examples:\n  idemnet sweep --out sweep\n  idemnet sweep --out s --protocols idempotent --patterns uniform --loads 0.1,0.3 --losses none"
     )]
     Sweep(sweep::SweepArgs),
-    /// Compare two VCD files signal by signal; list the first difference of each signal.
+    /// Compare two waveform files (VCD or FST, in any pair) signal by signal; list the first
+    /// difference of each signal.
     #[command(after_help = "Example: idemnet wavediff waves/model.vcd waves/rtl.vcd")]
     Wavediff {
         a: PathBuf,
@@ -385,6 +391,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             ref vcd,
             trace_from,
             trace_to,
+            wave,
             ref mismatch_waves,
             ref verilog,
             quiet,
@@ -397,6 +404,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 dir: vcd.clone(),
                 window,
                 on_mismatch: Some(mismatch_waves.clone()),
+                fst: *wave == cmd::WaveFormat::Fst,
             };
             cmd::cosim(run, waves, verilog.clone(), *quiet, json.as_deref())
         }

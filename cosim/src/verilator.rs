@@ -53,8 +53,10 @@ pub struct VerilatorBuild {
     pub verilog: String,
     /// The top's ports, `clock` excluded, in flat-buffer order.
     pub ports: Vec<PortSpec>,
-    /// Build with VCD tracing support (`--trace`).
+    /// Build with tracing support (`--trace`).
     pub trace: bool,
+    /// Trace in FST (`--trace-fst`, Verilator's GTKWave writer) instead of VCD.
+    pub fst: bool,
     /// Extra `verilator` arguments (e.g. `-Wall`, `--trace-depth 1`, `-O3`). `-Wno-fatal` is
     /// refused: lint warnings stay fatal, waive them with [`VerilatorBuild::waivers`].
     pub extra_flags: Vec<String>,
@@ -74,9 +76,18 @@ impl VerilatorBuild {
             verilog: verilog.into(),
             ports,
             trace: true,
+            fst: false,
             extra_flags: Vec::new(),
             waivers: None,
             source: None,
+        }
+    }
+
+    fn trace_kind(&self) -> Trace {
+        match (self.trace, self.fst) {
+            (false, _) => Trace::None,
+            (true, false) => Trace::Vcd,
+            (true, true) => Trace::Fst,
         }
     }
 
@@ -94,7 +105,7 @@ impl VerilatorBuild {
     /// `verilator --version` string, the C++ compiler, the shim generator version and the shim
     /// it generates for a sample port list.
     pub fn cache_key(&self) -> Result<String> {
-        self.key_with_shim(&generate_shim(&sample_bindings(), self.trace))
+        self.key_with_shim(&generate_shim(&sample_bindings(), self.trace_kind()))
     }
 
     fn key_with_shim(&self, shim: &str) -> Result<String> {
@@ -118,6 +129,7 @@ impl VerilatorBuild {
             field("port", format!("{} {} {}", d, p.width, p.name).as_bytes());
         }
         field("trace", &[self.trace as u8]);
+        field("fst", &[self.fst as u8]);
         for f in &self.extra_flags {
             field("flag", f.as_bytes());
         }
@@ -158,7 +170,7 @@ impl VerilatorBuild {
         let dir = cache_dir.join(format!("{}-{}", self.top, &key[..20]));
         let lib = dir.join(LIB_NAME);
         if lib.is_file() {
-            return VerilatedLib::load(&lib, &self.ports, self.trace, true);
+            return VerilatedLib::load(&lib, &self.ports, self.trace, self.fst, true);
         }
         let tmp = cache_dir.join(format!(
             ".{}-{}.tmp-{}-{}",
@@ -186,7 +198,7 @@ impl VerilatorBuild {
                 );
             }
         }
-        VerilatedLib::load(&lib, &self.ports, self.trace, false)
+        VerilatedLib::load(&lib, &self.ports, self.trace, self.fst, false)
     }
 
     /// The error of a failed build in `tmp`, as one line. A tool's failure names the Verilog's
@@ -253,8 +265,14 @@ impl VerilatorBuild {
             .arg(&obj)
             .arg("--timescale-override")
             .arg("1ns/1ns");
-        if self.trace {
-            cmd.arg("--trace");
+        match self.trace_kind() {
+            Trace::Vcd => {
+                cmd.arg("--trace");
+            }
+            Trace::Fst => {
+                cmd.arg("--trace-fst");
+            }
+            Trace::None => {}
         }
         cmd.args(&self.extra_flags);
         if let Some(w) = &self.waivers {
@@ -276,7 +294,7 @@ impl VerilatorBuild {
         let bindings = bind_ports(&self.ports, &members)
             .with_context(|| format!("checking the port list against {}", header.display()))?;
         let shim = tmp.join("idemnet_shim.cpp");
-        fs::write(&shim, generate_shim(&bindings, self.trace))
+        fs::write(&shim, generate_shim(&bindings, self.trace_kind()))
             .with_context(|| format!("writing {}", shim.display()))?;
 
         let mk = obj.join(format!("{PREFIX}_classes.mk"));
@@ -351,6 +369,10 @@ impl VerilatorBuild {
             .args(&objects)
             .arg("-pthread")
             .arg("-latomic");
+        if self.trace_kind() == Trace::Fst {
+            // Verilator's FST writer compresses with zlib.
+            link.arg("-lz");
+        }
         run_step(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
         // Objects of the top are not needed any more.
         for (_, o, shared) in &jobs {
@@ -743,8 +765,18 @@ fn sample_bindings() -> Vec<Binding> {
     out
 }
 
+/// What a build traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Trace {
+    None,
+    Vcd,
+    Fst,
+}
+
 /// Generates the C++ shim for `bindings`.
-fn generate_shim(bindings: &[Binding], trace: bool) -> String {
+fn generate_shim(bindings: &[Binding], kind: Trace) -> String {
+    let trace = kind != Trace::None;
+    let fst = kind == Trace::Fst;
     let nin: usize = bindings
         .iter()
         .filter(|b| b.input)
@@ -768,7 +800,12 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         let _ = writeln!(
             s,
             "#include <atomic>\n#include <cerrno>\n#include <fcntl.h>\n#include <unistd.h>\n\
-             #include \"verilated_vcd_c.h\""
+             #include \"{}\"",
+            if fst {
+                "verilated_fst_c.h"
+            } else {
+                "verilated_vcd_c.h"
+            }
         );
     }
     let _ = writeln!(s, "#include \"{PREFIX}.h\"\n");
@@ -776,18 +813,22 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         s,
         "#define IDN_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
     );
-    if trace {
+    if trace && !fst {
         s.push_str(VCD_FILE_CLASS);
     }
     let _ = writeln!(
         s,
         "struct IdnInst {{\n  VerilatedContext* ctx;\n  {PREFIX}* top;\n  uint64_t cycle;"
     );
-    if trace {
+    if fst {
+        let _ = writeln!(s, "  VerilatedFstC* tfp;");
+    } else if trace {
         let _ = writeln!(s, "  VerilatedVcdC* tfp;\n  IdnVcdFile* vcdfile;");
     }
     let _ = writeln!(s, "}};\n");
-    if trace {
+    if fst {
+        s.push_str(TRACE_END_FST);
+    } else if trace {
         s.push_str(TRACE_END);
     }
     let _ = writeln!(
@@ -805,7 +846,7 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
     let _ = writeln!(
         s,
         "IDN_EXPORT int idn_has_trace() {{ return {}; }}\n",
-        trace as i32
+        trace as i32 + fst as i32
     );
 
     let _ = writeln!(s, "IDN_EXPORT void* idn_create() {{");
@@ -817,7 +858,9 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         s,
         "  h->ctx->debug(0);\n  h->ctx->randReset(0);\n  h->ctx->fatalOnError(false);"
     );
-    if trace {
+    if fst {
+        let _ = writeln!(s, "  h->ctx->traceEverOn(true);\n  h->tfp = nullptr;");
+    } else if trace {
         let _ = writeln!(
             s,
             "  h->ctx->traceEverOn(true);\n  h->tfp = nullptr;\n  h->vcdfile = nullptr;"
@@ -936,7 +979,7 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
         let _ = writeln!(s, "  if (h->tfp) h->tfp->dump(t0 + 5);");
     }
     let _ = writeln!(s, "  h->cycle++;");
-    if trace {
+    if trace && !fst {
         let _ = writeln!(
             s,
             "  return h->vcdfile ? h->vcdfile->error.load(std::memory_order_relaxed) : 0;\n}}\n"
@@ -952,7 +995,9 @@ fn generate_shim(bindings: &[Binding], trace: bool) -> String {
            return (h->ctx->gotFinish() ? 1 : 0) | (h->ctx->gotError() ? 2 : 0);\n}}\n"
     );
 
-    if trace {
+    if fst {
+        s.push_str(TRACE_FUNCTIONS_FST);
+    } else if trace {
         s.push_str(TRACE_FUNCTIONS);
     } else {
         let _ = writeln!(
@@ -1013,6 +1058,37 @@ const TRACE_END: &str = r#"static int idn_trace_end(IdnInst* h) {
   return e;
 }
 
+"#;
+
+/// Ends the FST trace of an instance. fstapi reports no write errors; [`Instance::close_vcd`]
+/// reads the file's header back instead.
+const TRACE_END_FST: &str = r#"static int idn_trace_end(IdnInst* h) {
+  if (h->tfp) { h->tfp->close(); delete h->tfp; h->tfp = nullptr; }
+  return 0;
+}
+"#;
+
+/// The trace functions of an FST shim: the file is first opened here, non-blocking, so that a
+/// folder that is not there, a read-only place or a FIFO nobody reads is an `errno` at once
+/// (fstapi would block on the FIFO or say nothing).
+const TRACE_FUNCTIONS_FST: &str = r#"IDN_EXPORT int idn_trace_open(void* p, const char* path) {
+  IdnInst* h = (IdnInst*)p;
+  idn_trace_end(h);
+  const int fd = ::open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+  if (fd < 0) return errno ? errno : EIO;
+  ::close(fd);
+  h->tfp = new VerilatedFstC();
+  h->top->trace(h->tfp, 99);
+  h->tfp->open(path);
+  if (!h->tfp->isOpen()) { idn_trace_end(h); return EIO; }
+  return 0;
+}
+IDN_EXPORT int idn_trace_close(void* p) { return idn_trace_end((IdnInst*)p); }
+IDN_EXPORT int idn_trace_flush(void* p) {
+  IdnInst* h = (IdnInst*)p;
+  if (h->tfp) h->tfp->flush();
+  return 0;
+}
 "#;
 
 /// The trace functions of a shim with trace support: 0 for success, else an `errno`.
@@ -1078,6 +1154,8 @@ pub struct VerilatedLib {
     ports: Arc<Vec<PortSpec>>,
     path: PathBuf,
     trace: bool,
+    /// Its traces are FST, not VCD.
+    fst: bool,
     cached: bool,
 }
 
@@ -1086,13 +1164,14 @@ impl std::fmt::Debug for VerilatedLib {
         f.debug_struct("VerilatedLib")
             .field("path", &self.path)
             .field("trace", &self.trace)
+            .field("fst", &self.fst)
             .field("cached", &self.cached)
             .finish()
     }
 }
 
 impl VerilatedLib {
-    fn load(path: &Path, ports: &[PortSpec], trace: bool, cached: bool) -> Result<Self> {
+    fn load(path: &Path, ports: &[PortSpec], trace: bool, fst: bool, cached: bool) -> Result<Self> {
         // SAFETY: the library was generated by this module; its initialisers are Verilator's.
         let lib = unsafe { libloading::Library::new(path) }
             .with_context(|| format!("loading Verilator library {}", path.display()))?;
@@ -1144,6 +1223,7 @@ impl VerilatedLib {
             ports: Arc::new(ports.to_vec()),
             path: path.to_path_buf(),
             trace,
+            fst,
             cached,
         })
     }
@@ -1159,6 +1239,7 @@ impl VerilatedLib {
             out_words: output_words(&self.ports),
             vcd: None,
             vcd_errno: 0,
+            fst: self.fst,
         }
     }
 
@@ -1192,6 +1273,8 @@ pub struct Instance {
     vcd: Option<PathBuf>,
     /// The first write error of the open VCD (`errno`), as the last tick saw it.
     vcd_errno: c_int,
+    /// The library traces in FST.
+    fst: bool,
 }
 
 // SAFETY: the Verilator model (one VerilatedContext per instance) has no thread affinity; the
@@ -1305,10 +1388,25 @@ impl Instance {
         self.vcd_errno = 0;
         match self.vcd.take() {
             Some(p) if errno != 0 => Err(vcd_write_error(&p, errno)),
+            Some(p) if self.fst => check_fst(&p),
             Some(p) => blank_vcd_date(&p),
             None => Ok(()),
         }
     }
+}
+
+/// An FST whose header cannot be read back was not written whole (fstapi reports no write
+/// errors: a full disk shows here).
+fn check_fst(path: &Path) -> Result<()> {
+    let opts = wellen::LoadOptions::default();
+    wellen::viewers::read_header_from_file(path, &opts)
+        .map(|_| ())
+        .map_err(|e| {
+            anyhow!(
+                "cannot write the waveform {}: the FST written is unreadable ({e})",
+                path.display()
+            )
+        })
 }
 
 fn vcd_write_error(path: &Path, errno: c_int) -> anyhow::Error {
@@ -1377,7 +1475,7 @@ mod tests {
     #[test]
     fn the_generated_shim_is_part_of_the_cache_key() {
         let b = VerilatorBuild::new("t", "module t(input clock); endmodule", vec![]);
-        let shim = generate_shim(&sample_bindings(), true);
+        let shim = generate_shim(&sample_bindings(), Trace::Vcd);
         assert!(shim.contains("idn_trace_end") && shim.contains("(h->vcdfile);"));
         assert_eq!(b.cache_key().unwrap(), b.key_with_shim(&shim).unwrap());
         let changed = shim.replace("return len;", "return got;");
@@ -1386,6 +1484,11 @@ mod tests {
         let mut untraced = b.clone();
         untraced.trace = false;
         assert_ne!(untraced.cache_key().unwrap(), b.cache_key().unwrap());
+        let mut fst = b.clone();
+        fst.fst = true;
+        assert_ne!(fst.cache_key().unwrap(), b.cache_key().unwrap());
+        let shim = generate_shim(&sample_bindings(), Trace::Fst);
+        assert!(shim.contains("VerilatedFstC") && !shim.contains("vcdfile"));
     }
 
     #[test]

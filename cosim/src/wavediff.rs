@@ -12,8 +12,9 @@
 //! and reported in ns (`cycle = time / 10`, docs/protocol.md §1).
 //!
 //! Two files are equal only if they hold the same signals under their roots, cover the same
-//! time span (first to last time stamp) and no compared signal differs: a file cut at a line
-//! boundary is valid VCD, and only its shorter span tells it from the whole one.
+//! time span (from the first time stamp at which a compared signal holds a value, not `x`, to
+//! the last time stamp) and no compared signal differs: a file cut at a line boundary is valid
+//! VCD, and only its shorter span tells it from the whole one.
 //!
 //! A file that is not a waveform, or a malformed one, is an error of one line that names the
 //! file and, for a VCD, the line and what is wrong there: a VCD is checked before `wellen`
@@ -470,6 +471,21 @@ fn side(path: &Path, root: Option<&str>, deep: bool) -> Result<Side> {
     })
 }
 
+/// The time (fs) of the first change of `sig` to a value that is not wholly unknown.
+fn first_known(s: &Side, sig: SignalRef) -> Option<u128> {
+    let signal = s.wave.get_signal(sig)?;
+    let tt = s.wave.time_table();
+    signal.iter_changes().find_map(|(idx, val)| {
+        let known = match val {
+            SignalValueRef::BitVec(b) => b.bit_string().chars().any(|c| c == '0' || c == '1'),
+            _ => true,
+        };
+        known
+            .then(|| tt.get(idx as usize).map(|&t| u128::from(t) * s.fs_per_unit))
+            .flatten()
+    })
+}
+
 /// Changes of a signal as (time in fs, bit string), last value per time.
 fn changes(s: &Side, sig: SignalRef) -> Vec<(u128, String)> {
     let Some(signal) = s.wave.get_signal(sig) else {
@@ -529,14 +545,23 @@ pub fn wavediff(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
         sb.wave.load_signals(&rb);
         Ok(())
     })?;
-    let span = |s: &Side| {
+    // A file's span starts where its compared signals first hold a value: an FST writer may
+    // open its first block at time 0 with every signal unknown (`x`) when the data starts later
+    // (a window), and those unknowns are no data, not a longer file.
+    let span = |s: &Side, refs: &[SignalRef]| {
         let t = s.wave.time_table();
+        let first = refs
+            .iter()
+            .filter_map(|&r| first_known(s, r))
+            .min()
+            .unwrap_or(u128::from(*t.first()?) * s.fs_per_unit);
         Some(Span {
-            first_fs: u128::from(*t.first()?) * s.fs_per_unit,
+            first_fs: first.max(u128::from(*t.first()?) * s.fs_per_unit),
             last_fs: u128::from(*t.last()?) * s.fs_per_unit,
         })
     };
-    let (span_a, span_b) = (span(&sa), span(&sb));
+    let span_a = contained(a, || Ok(span(&sa, &ra)))?;
+    let span_b = contained(b, || Ok(span(&sb, &rb)))?;
     let end_fs = match (span_a, span_b) {
         (Some(x), Some(y)) => x.last_fs.min(y.last_fs),
         _ => 0,

@@ -32,7 +32,7 @@ pub use fabric::Fabric;
 pub use switch::Switch;
 pub use topology::{ConfigError, FatTree, Reachability};
 pub use traffic::{Scoreboard, TrafficGen};
-pub use wave::PortVcd;
+pub use wave::{PortFst, PortVcd};
 
 /// Result of a model-only run.
 #[derive(Clone, Debug, Default, PartialEq)]

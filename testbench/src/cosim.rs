@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use idemnet_cosim::{run_lockstep_observed, LockstepReport, VerilatedLib, VerilatorBuild};
 use idemnet_model::block::ModelBlock;
 use idemnet_model::switch::{HEAD, VALID};
-use idemnet_model::{PortVcd, Scoreboard};
+use idemnet_model::{PortFst, PortVcd, Scoreboard};
 
 use crate::config::{Block, Config, Model};
 use idemnet_model::fault::Faults;
@@ -43,6 +43,8 @@ pub struct CosimOptions {
     /// The cycles the waveforms cover, `from..=to` (`None`: the whole run). The run is the
     /// same; only what is written changes.
     pub window: Option<(u64, u64)>,
+    /// Write the waveforms as FST (`rtl.fst`, `model.fst`) instead of VCD.
+    pub fst: bool,
     /// Simulate this Verilog file in place of the freshly emitted design (same top, same ports).
     pub verilog: Option<PathBuf>,
     /// Where Verilator builds are cached.
@@ -67,6 +69,7 @@ impl CosimOptions {
             load,
             vcd_dir: None,
             window: None,
+            fst: false,
             verilog: None,
             cache_dir: idemnet_cosim::default_cache_dir(),
             faults: Faults::default(),
@@ -195,6 +198,16 @@ impl fmt::Display for CosimReport {
 /// Builds (or loads from the cache) the Verilated library of `cfg`, or of `verilog` in its
 /// place: a file that must have the same top (`top`) and the same ports.
 pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Result<VerilatedLib> {
+    verilate_tracing(cfg, verilog, cache_dir, false)
+}
+
+/// [`verilate`], tracing in FST when `fst` (a build of its own, cached beside the VCD one).
+pub fn verilate_tracing(
+    cfg: &Config,
+    verilog: Option<&Path>,
+    cache_dir: &Path,
+    fst: bool,
+) -> Result<VerilatedLib> {
     let (emitted, ports) = cfg.verilog()?;
     let text = match verilog {
         None => emitted,
@@ -212,7 +225,11 @@ pub fn verilate(cfg: &Config, verilog: Option<&Path>, cache_dir: &Path) -> Resul
             }
         }
     };
-    verilate_source(text, verilog, ports, cache_dir)
+    let mut build = VerilatorBuild::new("top", text, ports);
+    build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
+    build.source = verilog.map(Path::to_path_buf);
+    build.fst = fst;
+    build.build(cache_dir)
 }
 
 /// Builds (or loads from the cache) the Verilated library of a design (top module `top`) with
@@ -236,6 +253,33 @@ pub fn verilate_source(
     build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
     build.source = source.map(Path::to_path_buf);
     build.build(cache_dir)
+}
+
+/// The golden model's waveform, in the format asked for.
+enum ModelWave {
+    Vcd(Box<PortVcd>),
+    Fst(Box<PortFst>),
+}
+
+impl ModelWave {
+    fn cycle(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> std::io::Result<()> {
+        match self {
+            ModelWave::Vcd(w) => w.cycle(t, inputs, outputs),
+            ModelWave::Fst(w) => w.cycle(t, inputs, outputs),
+        }
+    }
+    fn outputs_before(&mut self, outputs: &[u64]) {
+        match self {
+            ModelWave::Vcd(w) => w.outputs_before(outputs),
+            ModelWave::Fst(w) => w.outputs_before(outputs),
+        }
+    }
+    fn finish(self) -> std::io::Result<()> {
+        match self {
+            ModelWave::Vcd(w) => w.finish(),
+            ModelWave::Fst(w) => w.finish(),
+        }
+    }
 }
 
 /// The Verilated instance with its waveform open for the ticks of cycles `from..=to` only: the
@@ -291,7 +335,7 @@ pub fn cosim(
         bail!("load must be in 0..=1, got {}", opts.load);
     }
     let t0 = Instant::now();
-    let lib = verilate(cfg, opts.verilog.as_deref(), &opts.cache_dir)?;
+    let lib = verilate_tracing(cfg, opts.verilog.as_deref(), &opts.cache_dir, opts.fst)?;
     let build_time = t0.elapsed();
     let ports = lib.ports().to_vec();
     let mut model = cfg.model()?;
@@ -341,11 +385,19 @@ pub fn cosim(
     if let Some(dir) = &opts.vcd_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("--vcd {}: cannot create the folder", dir.display()))?;
-        let (r, m) = (dir.join("rtl.vcd"), dir.join("model.vcd"));
+        let ext = if opts.fst { "fst" } else { "vcd" };
+        let (r, m) = (
+            dir.join(format!("rtl.{ext}")),
+            dir.join(format!("model.{ext}")),
+        );
         if from == 0 {
             instance.open_vcd(&r)?;
         }
-        model_vcd = Some(PortVcd::create(&m, &ports)?);
+        model_vcd = Some(if opts.fst {
+            ModelWave::Fst(Box::new(PortFst::create_from(&m, &ports, from)?))
+        } else {
+            ModelWave::Vcd(Box::new(PortVcd::create(&m, &ports)?))
+        });
         vcd = Some((r, m));
     }
     let mut rtl = Windowed {

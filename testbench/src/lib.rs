@@ -14,7 +14,9 @@ pub mod selftest;
 pub mod sweep;
 
 pub use config::{Block, Config, Model, NAMED};
-pub use cosim::{cosim, verilate, verilate_design, verilate_source, CosimOptions, CosimReport};
+pub use cosim::{
+    cosim, verilate, verilate_design, verilate_source, verilate_tracing, CosimOptions, CosimReport,
+};
 pub use harness::{run, ClockedDut, Queue, Tb};
 pub use scenarios::{fabric_traffic, ModelDut, TrafficReport, Verilated};
 pub use selftest::{run_selftest, SelfTestReport};
