@@ -40,8 +40,10 @@ use crate::{check_ports, input_words, output_words, run_tool, tool_version, Port
 /// if this number was not raised), and checked again when a library is loaded.
 pub const SHIM_VERSION: u32 = 3;
 
-/// Parallel compile jobs.
-const JOBS: usize = 2;
+/// Parallel compile jobs: one per core the machine offers (2 if it does not say).
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
 
 /// A Verilator build request. `ports` excludes `clock`; the top must have a 1-bit input named
 /// `clock` and exactly the ports of the list (checked against Verilator's generated header).
@@ -509,7 +511,7 @@ fn compiler() -> Result<Cxx> {
     .map_err(|e| anyhow!(e))
 }
 
-/// Compiles `jobs` with `JOBS` parallel compiler processes. Objects are written to a temporary
+/// Compiles `jobs` with one compiler process per core ([`jobs`]). Objects are written to a temporary
 /// name and renamed, so a shared runtime object is never seen half-written.
 fn compile_parallel(
     cxx: &Cxx,
@@ -520,7 +522,7 @@ fn compile_parallel(
     let next = AtomicU64::new(0);
     let errors = std::sync::Mutex::new(Vec::<anyhow::Error>::new());
     std::thread::scope(|s| {
-        for _ in 0..JOBS.min(jobs.len()) {
+        for _ in 0..self::jobs().min(jobs.len()) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                 if i >= jobs.len() || !errors.lock().unwrap().is_empty() {
