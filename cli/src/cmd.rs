@@ -13,7 +13,7 @@ use idemnet_model::fault::Faults;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
 use idemnet_model::Reachability;
-use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions};
+use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions, CosimReport};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::write_whole;
@@ -496,6 +496,39 @@ pub fn cosim(
     let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
     pb.finish_and_clear();
     out!("{report}")?;
+    let title = format!("idemnet cosim: {cfg}, seed {}", opts.seed);
+    let system_nodes = (cfg.block == Block::System)
+        .then(|| cfg.tree().map(|t| t.nodes()))
+        .transpose()?;
+    let save_files = |r: &CosimReport, from: u64| -> Result<()> {
+        if let Some((rtl, model)) = &r.vcd {
+            let (a, b) =
+                crate::gtkw::write_pair((rtl, model), &r.ports, 10 * from, system_nodes, &title)?;
+            outln!(
+                "  GTKWave    {} {} (idemnet wave {})",
+                a.display(),
+                b.display(),
+                rtl.parent()
+                    .map_or(String::new(), |d| d.display().to_string())
+            )?;
+        }
+        Ok(())
+    };
+    save_files(&report, opts.window.map_or(0, |w| w.0))?;
+    if let Some(m) = &report.lockstep.mismatch {
+        let flit = report
+            .ports
+            .iter()
+            .any(|p| p.name == m.port && p.width == 35);
+        let value = |h: &str| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok();
+        if let (true, Some(e), Some(a)) = (flit, value(&m.expected), value(&m.actual)) {
+            outln!(
+                "  the flits  expected {}, actual {}",
+                crate::flits::describe(e),
+                crate::flits::describe(a)
+            )?;
+        }
+    }
     // The runs are deterministic: the same seed, traced only near the end, gives the cycles
     // that matter without tracing the whole run.
     let mut mismatch_waves = None;
@@ -509,6 +542,7 @@ pub fn cosim(
             ..opts.clone()
         };
         let second = run_cosim(&cfg, &again, |_| {})?;
+        save_files(&second, window.0)?;
         let same = second.lockstep.mismatch.as_ref() == Some(m);
         if let (true, Some((r, mo))) = (same, &second.vcd) {
             outln!(
@@ -736,12 +770,25 @@ pub fn wave(dir: &Path, print: bool) -> Result<ExitCode> {
             })
     };
     let files = [pick("model")?, pick("rtl")?];
-    let args = [
-        files[0].as_os_str(),
-        std::ffi::OsStr::new("+"),
-        files[1].as_os_str(),
-    ];
-    let shown = format!("twinwave {} + {}", files[0].display(), files[1].display());
+    // Each waveform with its save file, when `cosim` wrote one beside it.
+    let mut args: Vec<std::ffi::OsString> = vec![];
+    for (i, f) in files.iter().enumerate() {
+        if i == 1 {
+            args.push("+".into());
+        }
+        args.push(f.clone().into_os_string());
+        let save = f.with_extension("gtkw");
+        if save.is_file() {
+            args.push(save.into_os_string());
+        }
+    }
+    let shown = format!(
+        "twinwave {}",
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     if print {
         outln!("{shown}")?;
         return Ok(ExitCode::SUCCESS);

@@ -115,6 +115,8 @@ pub struct CosimReport {
     /// same as numbers.
     pub table: Vec<[String; 3]>,
     pub figures: Option<idemnet_model::system::RunFigures>,
+    /// The design's ports (`clock` excluded), as the waveforms name them.
+    pub ports: Vec<idemnet_model::ports::PortSpec>,
 }
 
 /// The stimulus of a block: worms from every source, the peers of an NI, or the hosts of a
@@ -576,6 +578,7 @@ pub fn cosim(
         vcd,
         table,
         figures,
+        ports,
     })
 }
 
