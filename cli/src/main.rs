@@ -27,11 +27,6 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
-/// `idemnet --version` without the program's name.
-pub fn version_line() -> String {
-    VERSION.to_string()
-}
-
 #[derive(Parser)]
 #[command(
     name = "idemnet",

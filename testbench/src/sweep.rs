@@ -230,10 +230,6 @@ impl Grid {
                 bail!("--losses {p}: below 1/65536, the smallest loss a link applies");
             }
         }
-        self.points()
-            .len()
-            .checked_mul(self.cycles.saturating_add(self.drain) as usize)
-            .ok_or_else(|| anyhow!("the grid's cycles overflow"))?;
         Ok(())
     }
 
@@ -275,9 +271,10 @@ impl Grid {
             TrafficPattern::ToOne => Pattern::ToOne(0),
             TrafficPattern::Complement => Pattern::Complement,
         };
-        let rmpp_load = match point.protocol {
-            Protocol::Idempotent => 0.0,
-            Protocol::Rmpp => point.load,
+        // One protocol carries all of a run's traffic.
+        let (idem_load, rmpp_load) = match point.protocol {
+            Protocol::Idempotent => (point.load, 0.0),
+            Protocol::Rmpp => (0.0, point.load),
         };
         let messages = MsgTraffic {
             load: rmpp_load,
@@ -289,7 +286,6 @@ impl Grid {
                 ..SendConfig::DEFAULT
             },
         };
-        let idem_load = point.load - rmpp_load;
         let hosts = SystemHosts::with_pattern(&tree, idem_load, pattern, messages, point.seed)
             .map_err(|e| anyhow!(e))?;
         let h = run_with_hosts(
