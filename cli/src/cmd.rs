@@ -13,6 +13,8 @@ use idemnet_model::fault::Faults;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
 use idemnet_model::Reachability;
+use idemnet_spec::flit::{describe, FLIT_BITS};
+use idemnet_spec::CYCLE_TIME_NS;
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions, CosimReport};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -502,8 +504,18 @@ pub fn cosim(
         .transpose()?;
     let save_files = |r: &CosimReport, from: u64| -> Result<()> {
         if let Some((rtl, model)) = &r.vcd {
+            // The mismatch's output changes half a cycle after its cycle starts (§1).
+            let view = crate::gtkw::View {
+                start: CYCLE_TIME_NS * from,
+                focus: r
+                    .lockstep
+                    .mismatch
+                    .as_ref()
+                    .map(|m| (m.port.as_str(), CYCLE_TIME_NS * m.cycle + CYCLE_TIME_NS / 2)),
+                packets: cfg.block.carries_packets(),
+            };
             let (a, b) =
-                crate::gtkw::write_pair((rtl, model), &r.ports, 10 * from, system_nodes, &title)?;
+                crate::gtkw::write_pair((rtl, model), &r.ports, view, system_nodes, &title)?;
             outln!(
                 "  GTKWave    {} {} (idemnet wave {})",
                 a.display(),
@@ -519,13 +531,13 @@ pub fn cosim(
         let flit = report
             .ports
             .iter()
-            .any(|p| p.name == m.port && p.width == 35);
+            .any(|p| p.name == m.port && p.width == FLIT_BITS);
         let value = |h: &str| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok();
         if let (true, Some(e), Some(a)) = (flit, value(&m.expected), value(&m.actual)) {
             outln!(
                 "  the flits  expected {}, actual {}",
-                crate::flits::describe(e),
-                crate::flits::describe(a)
+                describe(e),
+                describe(a)
             )?;
         }
     }

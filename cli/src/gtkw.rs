@@ -1,8 +1,9 @@
 //! GTKWave save files beside a run's waveforms (`idemnet cosim --waves DIR`): `model.gtkw` and
 //! `rtl.gtkw` open each file with its ports grouped by node (a port named `...$N` belongs to
 //! node N; the switches' drop counters have a group of their own), inputs before outputs, and
-//! every 35-bit flit decoded by the translate filter `idemnet-flits` (`HEAD 3->5`, a body
-//! flit's data word, `TAIL` with the CRC). The RTL's file also shows, per node of a system, the
+//! every 35-bit flit decoded by the transaction filter `idemnet-flits`: each worm on the link's
+//! trace (`SEND 3->5 uid=0x00030012 len=32 CRC ok`), each flit's field on the line under it
+//! (`HEAD 3->5`, `SEND len=32`, `uid=...`, `data ...`, `CRC ok`). The RTL's file also shows, per node of a system, the
 //! node's own link ports (`nodes$N.net_in`, `net_out`).
 
 use std::collections::BTreeMap;
@@ -11,21 +12,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use idemnet_model::ports::{PortDir, PortSpec};
+use idemnet_spec::flit::{FLIT_BITS, WORMS_ONLY};
+use idemnet_spec::CYCLE_TIME_NS;
 
-/// GTKWave trace flags (its `TR_*` bits): hexadecimal, right-justified, through a process
-/// filter; binary; group start and end (blank); closed, and the end of a closed one collapsed.
+/// GTKWave trace flags (its `TR_*` bits): hexadecimal, right-justified, through a transaction
+/// filter; binary; a blank trace (where a transaction filter's second trace shows); group start
+/// and end (blank); closed, and the end of a closed one collapsed.
 const HEX: u32 = 0x22;
 const BINARY: u32 = 0x28;
-const PROCESS_FILTER: u32 = 0x4000;
+const TRANSACTION_FILTER: u32 = 0x1000_0000;
+const BLANK: u32 = 0x200;
 const GROUP_BEGIN: u32 = 0x80_0200;
 const GROUP_END: u32 = 0x100_0200;
 const CLOSED: u32 = 0x40_0000;
 const COLLAPSED: u32 = 0x1000;
 
-/// The flit width (docs/protocol.md §2).
-const FLIT_BITS: u32 = 35;
-
-/// The translate filter installed beside `idemnet` (cargo builds both into one folder).
+/// The filter installed beside `idemnet` (cargo builds both into one folder).
 pub fn filter_path() -> PathBuf {
     std::env::current_exe()
         .ok()
@@ -37,6 +39,7 @@ struct Writer {
     text: String,
     filters: usize,
     filter: String,
+    args: String,
 }
 
 impl Writer {
@@ -47,12 +50,17 @@ impl Writer {
             path.to_string()
         };
         if width == FLIT_BITS {
+            // The filter reads the whole link: the worms on the trace, each flit's field on the
+            // blank trace under it. Its argument is the cycle time, which separates a flit
+            // repeated in the next cycle from one held.
             self.filters += 1;
-            let _ = writeln!(self.text, "@{:x}", HEX | PROCESS_FILTER);
-            let _ = writeln!(self.text, "^>{} {}", self.filters, self.filter);
-        } else {
-            let _ = writeln!(self.text, "@{:x}", if width == 1 { BINARY } else { HEX });
+            let _ = writeln!(self.text, "@{:x}", HEX | TRANSACTION_FILTER);
+            let _ = writeln!(self.text, "[transaction_args] \"{}\"", self.args);
+            let _ = writeln!(self.text, "^<{} {}", self.filters, self.filter);
+            let _ = writeln!(self.text, "{name}\n@{BLANK:x}\n-");
+            return;
         }
+        let _ = writeln!(self.text, "@{:x}", if width == 1 { BINARY } else { HEX });
         let _ = writeln!(self.text, "{name}");
     }
 
@@ -88,13 +96,29 @@ fn group_of(name: &str) -> (u32, String) {
     }
 }
 
-/// The save file of `wave` (its ports under `scope`), the view starting at `start` ns; `nodes`
-/// adds the RTL system's per-node link ports under `scope.top.nodes$N`.
+/// Where a save file's view opens.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct View<'a> {
+    /// The first time shown (ns).
+    pub start: u64,
+    /// A port whose group opens (the first group otherwise) and a time (ns) the marker and the
+    /// view go to: a mismatch.
+    pub focus: Option<(&'a str, u64)>,
+    /// The links carry packets (§8.1, §11.1), not worms of arbitrary words (§6).
+    pub packets: bool,
+}
+
+/// The cycles shown before a focused time: few, so that the focus is in view in `twinwave`'s
+/// narrow panes too.
+const CYCLES_BEFORE_FOCUS: u64 = 3;
+
+/// The save file of `wave` (its ports under `scope`), opened at `view`; `nodes` adds the RTL
+/// system's per-node link ports under `scope.top.nodes$N`.
 pub fn save_file(
     wave: &Path,
     ports: &[PortSpec],
     scope: &str,
-    start: u64,
+    view: View,
     nodes: Option<usize>,
     title: &str,
 ) -> String {
@@ -102,13 +126,26 @@ pub fn save_file(
         text: String::new(),
         filters: 0,
         filter: filter_path().display().to_string(),
+        args: if view.packets {
+            CYCLE_TIME_NS.to_string()
+        } else {
+            format!("{CYCLE_TIME_NS} {WORMS_ONLY}")
+        },
     };
     let _ = writeln!(w.text, "[*] {title}");
     let _ = writeln!(w.text, "[*] generated by idemnet {}", crate::VERSION);
     let _ = writeln!(w.text, "[dumpfile] \"{}\"", wave.display());
+    let (start, marker) = match view.focus {
+        Some((_, t)) => (
+            t.saturating_sub(CYCLES_BEFORE_FOCUS * CYCLE_TIME_NS)
+                .max(view.start),
+            t,
+        ),
+        None => (view.start, view.start),
+    };
     let _ = writeln!(w.text, "[timestart] {start}");
-    // Zoomed so that about 40 cycles (400 ns) fill the wave pane.
-    let _ = writeln!(w.text, "*-4.000000 {start}");
+    // Zoomed so that about 40 cycles (400 ns) fill the wave pane; the marker at the focus.
+    let _ = writeln!(w.text, "*-4.000000 {marker}");
     let _ = writeln!(
         w.text,
         "[size] 1600 1000\n[signals_width] 320\n[sst_expanded] 1"
@@ -117,9 +154,13 @@ pub fn save_file(
     for p in ports {
         groups.entry(group_of(&p.name)).or_default().push(p);
     }
-    // The first node's group opens; the others are a line each until opened.
-    for (i, ((n, name), list)) in groups.iter().enumerate() {
-        w.group(name, i == 0, |w| {
+    // One group opens (the focused port's, else the first node's); the others are a line each
+    // until opened.
+    let open = view.focus.map(|(port, _)| group_of(port));
+    for (i, (key, list)) in groups.iter().enumerate() {
+        let (n, name) = key;
+        let opened = open.as_ref().map_or(i == 0, |g| g == key);
+        w.group(name, opened, |w| {
             if nodes.is_some_and(|k| (*n as usize) < k) {
                 w.signal(&format!("{scope}.top.nodes${n}.net_in"), FLIT_BITS);
                 w.signal(&format!("{scope}.top.nodes${n}.net_out"), FLIT_BITS);
@@ -138,7 +179,7 @@ pub fn save_file(
 pub fn write_pair(
     waves: (&Path, &Path),
     ports: &[PortSpec],
-    start: u64,
+    view: View,
     system_nodes: Option<usize>,
     title: &str,
 ) -> Result<(PathBuf, PathBuf)> {
@@ -146,8 +187,8 @@ pub fn write_pair(
     let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let out = |p: &Path| p.with_extension("gtkw");
     let (r, m) = (out(rtl), out(model));
-    let rtl_text = save_file(&abs(rtl), ports, "TOP", start, system_nodes, title);
-    let model_text = save_file(&abs(model), ports, "TOP", start, None, title);
+    let rtl_text = save_file(&abs(rtl), ports, "TOP", view, system_nodes, title);
+    let model_text = save_file(&abs(model), ports, "TOP", view, None, title);
     std::fs::write(&r, rtl_text).with_context(|| format!("cannot write {}", r.display()))?;
     std::fs::write(&m, model_text).with_context(|| format!("cannot write {}", m.display()))?;
     Ok((r, m))
@@ -167,16 +208,52 @@ mod tests {
             PortSpec::input("loss", 16),
             PortSpec::output("dlv_valid$0", 1),
         ];
-        let s = save_file(Path::new("/w/rtl.vcd"), &ports, "TOP", 100, Some(2), "t");
+        let view = View {
+            start: 100,
+            focus: None,
+            packets: true,
+        };
+        let s = save_file(Path::new("/w/rtl.vcd"), &ports, "TOP", view, Some(2), "t");
         let node0 = s.find("-node 0").unwrap();
         let node1 = s.find("-node 1").unwrap();
         assert!(node0 < node1 && node1 < s.find("-switch drop counters").unwrap());
         assert!(s.contains("[dumpfile] \"/w/rtl.vcd\"\n[timestart] 100"));
-        assert!(s.contains("@4022\n^>1 "), "{s}");
+        assert!(
+            s.contains("@10000022\n[transaction_args] \"10\"\n^<1 "),
+            "{s}"
+        );
+        assert!(s.contains("TOP.node_in$0[34:0]\n@200\n-\n"), "{s}");
         assert!(s.contains("TOP.top.nodes$0.net_in[34:0]"));
         assert!(s.contains("@28\nTOP.dlv_valid$0\n"));
         assert!(s.contains("@22\nTOP.drops$7[15:0]\n"));
         // Inputs before outputs within a node.
         assert!(s.find("TOP.node_in$1").unwrap() < s.find("TOP.node_out$1").unwrap());
+    }
+}
+
+#[cfg(test)]
+mod focus_tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_opens_its_ports_group_with_the_marker_on_it() {
+        let ports = vec![
+            PortSpec::input("node_in$0", 35),
+            PortSpec::output("node_out$2", 35),
+        ];
+        let view = View {
+            start: 0,
+            focus: Some(("node_out$2", 215)),
+            packets: false,
+        };
+        let s = save_file(Path::new("/w/model.vcd"), &ports, "TOP", view, None, "t");
+        assert!(s.contains("[timestart] 185\n*-4.000000 215\n"), "{s}");
+        assert!(s.contains("[transaction_args] \"10 worms\"\n"), "{s}");
+        // Node 0's group is closed, node 2's open.
+        assert!(
+            s.contains(&format!("@{:x}\n-node 0", GROUP_BEGIN | CLOSED)),
+            "{s}"
+        );
+        assert!(s.contains(&format!("@{GROUP_BEGIN:x}\n-node 2")), "{s}");
     }
 }

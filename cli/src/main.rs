@@ -12,7 +12,6 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, Value
 
 mod args;
 mod cmd;
-mod flits;
 mod fpga;
 mod gtkw;
 mod output;

@@ -32,6 +32,8 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
+use idemnet_spec::CYCLE_TIME_NS;
+
 use crate::build_steps::{compiler_style, remove_stale_builds, run_step, StepFailure};
 use crate::{check_ports, input_words, output_words, run_tool, tool_version, PortDir, PortSpec};
 
@@ -965,7 +967,7 @@ fn generate_shim(bindings: &[Binding], kind: Trace) -> String {
         s,
         "IDN_EXPORT int idn_tick(void* p) {{\n  IdnInst* h = (IdnInst*)p;"
     );
-    let _ = writeln!(s, "  const uint64_t t0 = 10 * h->cycle;");
+    let _ = writeln!(s, "  const uint64_t t0 = {CYCLE_TIME_NS} * h->cycle;");
     let _ = writeln!(
         s,
         "  h->ctx->time(t0);\n  h->top->clock = 0;\n  h->top->eval();"

@@ -21,6 +21,8 @@
 //! reads it (see `vcd_check`), and a panic of the reader (on another format) is caught without
 //! its text reaching the user.
 
+use idemnet_spec::flit::{FlitLabel, WormReader, FLIT_BITS};
+use idemnet_spec::CYCLE_TIME_NS;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -68,6 +70,9 @@ pub struct SignalDiff {
     pub value_a: String,
     /// Value in B.
     pub value_b: String,
+    /// For a 35-bit flit signal, each side's flit named in its worm (docs/protocol.md §2):
+    /// `SEND len=32`, `CRC ok`, `-`, ...
+    pub flits: Option<(String, String)>,
 }
 
 /// The time a file covers, from its first to its last time stamp, in femtoseconds (the finest
@@ -171,7 +176,7 @@ impl fmt::Display for WaveDiff {
             "  {} signals compared up to {} ns (cycle {})",
             self.compared.len(),
             self.end_time,
-            self.end_time / 10
+            self.end_time / CYCLE_TIME_NS
         )?;
         if self.is_equal() {
             return writeln!(f, "  no differences");
@@ -190,6 +195,9 @@ impl fmt::Display for WaveDiff {
                     show_bits(&d.value_a),
                     show_bits(&d.value_b)
                 )?;
+                if let Some((a, b)) = &d.flits {
+                    writeln!(f, "      the flits: A {a}; B {b}")?;
+                }
             }
         }
         if !self.only_a.is_empty() {
@@ -512,6 +520,34 @@ fn changes(s: &Side, sig: SignalRef) -> Vec<(u128, String)> {
     v
 }
 
+/// The flit a signal holds at `t` (fs), named in its worm: the signal is read once a cycle, at
+/// `t`'s phase, from its first change, so the worm's earlier flits give the context.
+fn flit_at(changes: &[(u128, String)], t: u128) -> String {
+    let period = u128::from(CYCLE_TIME_NS) * 1_000_000;
+    let Some(&(first, _)) = changes.first() else {
+        return "-".into();
+    };
+    let mut sample = t - (t.saturating_sub(first) / period) * period;
+    let mut reader = WormReader::new();
+    let (mut next, mut value, mut label) = (0, "", None);
+    while sample <= t {
+        while changes.get(next).is_some_and(|c| c.0 <= sample) {
+            value = &changes[next].1;
+            next += 1;
+        }
+        label = reader.push(u64::from_str_radix(value, 2).unwrap_or(0));
+        sample += period;
+    }
+    match label {
+        None => "-".into(),
+        Some(FlitLabel {
+            field,
+            worm: Some(worm),
+        }) => format!("{field}, ending {worm}"),
+        Some(l) => l.field,
+    }
+}
+
 /// Compares the waveform files `a` and `b`. Errors (one line each) if a file cannot be read,
 /// is not a waveform, is malformed or has no variable, or if a root scope is missing.
 pub fn wavediff(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
@@ -600,9 +636,11 @@ pub fn wavediff(a: &Path, b: &Path, opts: &DiffOptions) -> Result<WaveDiff> {
                 diffs.push(SignalDiff {
                     name: name.clone(),
                     time: ns,
-                    cycle: ns / 10,
+                    cycle: ns / CYCLE_TIME_NS,
                     value_a: va.to_string(),
                     value_b: vb.to_string(),
+                    flits: (wa == FLIT_BITS && wb == FLIT_BITS)
+                        .then(|| (flit_at(&ca, t), flit_at(&cb, t))),
                 });
                 break;
             }

@@ -178,3 +178,40 @@ fn paths_that_are_not_waveform_files_say_what_they_are() {
         assert!(e.contains(says), "{e}");
     }
 }
+
+/// A link carrying an ACK's worm, once as sent and once with its header word changed to a
+/// SEND's: the report names both flits in their worm, not only their bits.
+#[test]
+fn a_differing_flit_is_named_in_its_worm() {
+    use idemnet_spec::crc::crc32;
+    use idemnet_spec::flit::{HEAD, TAIL, VALID};
+    let link = |header: u32| {
+        let words = [5u32 << 16 | 3, header, 0x0003_0012];
+        let mut flits: Vec<u64> = words.iter().map(|&w| VALID | w as u64).collect();
+        flits[0] |= HEAD;
+        flits.push(VALID | TAIL | crc32(&words) as u64);
+        let mut v = PortVcd::new(Vec::new(), &[PortSpec::output("net_out", 35)]).unwrap();
+        for t in 0..20u64 {
+            let flit = t.checked_sub(4).and_then(|i| flits.get(i as usize));
+            v.cycle(t, &[], &[flit.copied().unwrap_or(0)]).unwrap();
+        }
+        String::from_utf8(v.writer().clone()).unwrap()
+    };
+    let d = dir("flits");
+    let (a, b) = (
+        write(&d, "a.vcd", &link(1 << 30)),
+        write(&d, "b.vcd", &link(0)),
+    );
+    let r = diff(&a, &b);
+    let first = r.first().expect("the header differs");
+    assert_eq!(first.cycle, 5, "{r}");
+    assert_eq!(
+        first.flits,
+        Some(("ACK".to_string(), "SEND len=0".to_string())),
+        "{r}"
+    );
+    assert!(
+        r.to_string().contains("the flits: A ACK; B SEND len=0"),
+        "{r}"
+    );
+}

@@ -19,16 +19,7 @@ use crate::lfsr;
 use crate::ports::PortSpec;
 use crate::topology::{ConfigError, FatTree};
 
-/// Bit 34: a flit is present.
-pub const VALID: u64 = 1 << 34;
-/// Bit 33: first flit of a worm.
-pub const HEAD: u64 = 1 << 33;
-/// Bit 32: last flit of a worm.
-pub const TAIL: u64 = 1 << 32;
-/// The 35 bits of a flit.
-pub const FLIT_MASK: u64 = (1 << 35) - 1;
-/// Flit width in bits.
-pub const FLIT_BITS: u32 = 35;
+pub use idemnet_spec::flit::{FLIT_BITS, FLIT_MASK, HEAD, TAIL, VALID};
 /// Drop counter width in bits.
 pub const DROP_BITS: u32 = 16;
 

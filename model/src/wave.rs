@@ -22,6 +22,7 @@ use fst_writer::{
 use vcd::{IdCode, TimescaleUnit, Value};
 
 use crate::ports::{PortDir, PortSpec};
+use idemnet_spec::CYCLE_TIME_NS;
 
 /// How one waveform format writes a header and changes. Signals are numbered as declared:
 /// `clock` is 0, then the ports in order.
@@ -149,7 +150,7 @@ impl<E: Encoder> PortWave<E> {
 
     fn write_cycle(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> io::Result<()> {
         let all = !self.started;
-        self.enc.timestamp(10 * t)?;
+        self.enc.timestamp(CYCLE_TIME_NS * t)?;
         self.enc.change(0, 1, &[0])?;
         Self::group(&mut self.enc, &self.ins, &mut self.last_in, inputs, all)?;
         if all {
@@ -164,7 +165,7 @@ impl<E: Encoder> PortWave<E> {
             )?;
             self.started = true;
         }
-        self.enc.timestamp(10 * t + 5)?;
+        self.enc.timestamp(CYCLE_TIME_NS * t + CYCLE_TIME_NS / 2)?;
         self.enc.change(0, 1, &[1])?;
         Self::group(
             &mut self.enc,
@@ -333,7 +334,7 @@ impl PortWave<FstEncoder> {
         let named = |e| name_error(path, e);
         let file = create_file(path).map_err(named)?;
         let info = FstInfo {
-            start_time: 10 * first,
+            start_time: CYCLE_TIME_NS * first,
             timescale_exponent: -9,
             version: "idemnet golden model".into(),
             date: String::new(),

@@ -15,6 +15,7 @@
 //!   [`ports::Table`] every host-facing block's ports are written in once; its documentation says
 //!   what is derived from a table and how the RTL is held to it.
 //! - [`crc`]: CRC-32/MPEG-2 of 32-bit words (§8.1).
+//! - [`flit`]: the flit's bits (§2), and flits and worms as people read them.
 //! - [`ni`]: the idempotent NI's packet kinds, payload sizes, port table, counters and
 //!   parameters (§8).
 //! - [`rmpp`]: the RMPP receive path's marker, version, packet types, port table, counters and
@@ -23,7 +24,12 @@
 //! - [`node`]: the node's ports, from its blocks' tables (§10, §13).
 //! - [`system`]: the system's ports and flat-buffer layout, from the blocks' tables (§10).
 
+/// Waveform time per cycle (§1): 1 time unit is 1 ns; in cycle `t` the inputs change at
+/// `CYCLE_TIME_NS * t` and the outputs half a cycle later.
+pub const CYCLE_TIME_NS: u64 = 10;
+
 pub mod crc;
+pub mod flit;
 pub mod framer;
 pub mod ni;
 pub mod node;
