@@ -140,3 +140,31 @@ mod tests {
         assert!(MAX_CYCLES.checked_add(MAX_CYCLES).is_some());
     }
 }
+
+/// How a run's waveforms are written: format and window (`cosim`, `selftest`; each has its own
+/// `--vcd DIR`).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct WaveShape {
+    /// The waveforms' format: vcd, or fst (GTKWave's compressed format, several times smaller;
+    /// Verilator's FST writer for the RTL, a separate cached build).
+    #[arg(long, value_enum, default_value = "vcd")]
+    pub wave: crate::cmd::WaveFormat,
+    /// Waveforms from this cycle on (the run is the same; only the waveform is cut).
+    #[arg(long, requires = "vcd", value_name = "CYCLE")]
+    pub trace_from: Option<u64>,
+    /// Waveforms up to this cycle, included.
+    #[arg(long, requires = "vcd", value_name = "CYCLE")]
+    pub trace_to: Option<u64>,
+}
+
+impl WaveShape {
+    /// The waveforms into `dir` (none without it), no re-run on a mismatch.
+    pub fn waves(&self, dir: Option<std::path::PathBuf>) -> anyhow::Result<crate::cmd::Waves> {
+        Ok(crate::cmd::Waves {
+            dir,
+            window: crate::cmd::window(self.trace_from, self.trace_to)?,
+            on_mismatch: None,
+            fst: self.wave == crate::cmd::WaveFormat::Fst,
+        })
+    }
+}

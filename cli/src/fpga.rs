@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use idemnet_fpga::{run_flow, table, Board, Design, Stage};
+use idemnet_spec::CYCLE_TIME_NS;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum BoardArg {
@@ -176,7 +177,7 @@ pub fn selftest(
     cycles: u64,
     line_every: Option<u32>,
     verilog: Option<&Path>,
-    vcd: Option<&Path>,
+    waves: crate::cmd::Waves,
     json: Option<&Path>,
 ) -> Result<ExitCode> {
     let board: Board = board.into();
@@ -189,6 +190,14 @@ pub fn selftest(
     if cycles == 0 {
         bail!("--cycles 0: nothing to run");
     }
+    if let Some((from, _)) = waves.window.filter(|w| w.0 >= cycles) {
+        bail!("--trace-from {from}: the run has {cycles} cycles (0..{cycles})");
+    }
+    let wave = waves.dir.map(|dir| idemnet_testbench::SelfTestWave {
+        dir,
+        fst: waves.fst,
+        window: waves.window,
+    });
     eprintln!(
         "idemnet selftest: the {board} image ({} nodes, {}/{} send/receive slots, loss {}/65536 and corruption {}/65536 per flit on {}, a UART line every {} cycles), {cycles} cycles",
         cfg.k.pow(cfg.n as u32),
@@ -204,10 +213,24 @@ pub fn selftest(
         &cfg,
         cycles,
         verilog,
-        vcd,
+        wave.as_ref(),
         &idemnet_cosim::default_cache_dir(),
     )?;
     crate::outln!("{rep}")?;
+    if let Some(w) = &wave {
+        let path = w.path();
+        let start = w.window.map_or(0, |(from, _)| from);
+        let nodes = cfg.k.pow(cfg.n as u32);
+        let title = format!("idemnet selftest: the {board} image");
+        let save =
+            crate::gtkw::write_selftest(&path, &rep.ports, nodes, CYCLE_TIME_NS * start, &title)?;
+        crate::outln!(
+            "  waveform  {} (GTKWave: gtkwave {} {})",
+            path.display(),
+            path.display(),
+            save.display()
+        )?;
+    }
     let mut rec = crate::results::RunRecord::new(
         "selftest",
         board.to_string(),
@@ -225,6 +248,7 @@ pub fn selftest(
         "faulty_links": cfg.fault_links.describe(),
         "line_every": cfg.period,
         "verilog": verilog,
+        "waveform": wave.as_ref().map(|w| w.path()),
     });
     rec.figures = crate::results::selftest_figures(&rep);
     rec.write(json)?;

@@ -112,14 +112,23 @@ pub struct View<'a> {
 /// narrow panes too.
 const CYCLES_BEFORE_FOCUS: u64 = 3;
 
-/// The save file of `wave` (its ports under `scope`), opened at `view`; `nodes` adds the RTL
-/// system's per-node link ports under `scope.top.nodes$N`.
+/// Where an RTL design keeps each node's own link ports (`net_in`, `net_out`) below its top:
+/// `nodes$N.net_in` in the system (a scope per node), `nodes$N$net_in` in the self-test image
+/// (rust-hdl flattens it).
+#[derive(Clone, Copy, Debug)]
+pub struct NodeLinks {
+    pub nodes: usize,
+    pub separator: char,
+}
+
+/// The save file of `wave` (its ports under `scope`), opened at `view`; `links` adds each node's
+/// link ports under `scope.top`.
 pub fn save_file(
     wave: &Path,
     ports: &[PortSpec],
     scope: &str,
     view: View,
-    nodes: Option<usize>,
+    links: Option<NodeLinks>,
     title: &str,
 ) -> String {
     let mut w = Writer {
@@ -161,9 +170,11 @@ pub fn save_file(
         let (n, name) = key;
         let opened = open.as_ref().map_or(i == 0, |g| g == key);
         w.group(name, opened, |w| {
-            if nodes.is_some_and(|k| (*n as usize) < k) {
-                w.signal(&format!("{scope}.top.nodes${n}.net_in"), FLIT_BITS);
-                w.signal(&format!("{scope}.top.nodes${n}.net_out"), FLIT_BITS);
+            if let Some(l) = links.filter(|l| (*n as usize) < l.nodes) {
+                for link in ["net_in", "net_out"] {
+                    let name = format!("{scope}.top.nodes${n}{}{link}", l.separator);
+                    w.signal(&name, FLIT_BITS);
+                }
             }
             for dir in [PortDir::In, PortDir::Out] {
                 for p in list.iter().filter(|p| p.dir == dir) {
@@ -187,11 +198,40 @@ pub fn write_pair(
     let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let out = |p: &Path| p.with_extension("gtkw");
     let (r, m) = (out(rtl), out(model));
-    let rtl_text = save_file(&abs(rtl), ports, "TOP", view, system_nodes, title);
+    let links = system_nodes.map(|nodes| NodeLinks {
+        nodes,
+        separator: '.',
+    });
+    let rtl_text = save_file(&abs(rtl), ports, "TOP", view, links, title);
     let model_text = save_file(&abs(model), ports, "TOP", view, None, title);
     std::fs::write(&r, rtl_text).with_context(|| format!("cannot write {}", r.display()))?;
     std::fs::write(&m, model_text).with_context(|| format!("cannot write {}", m.display()))?;
     Ok((r, m))
+}
+
+/// Writes `selftest.gtkw` beside the self-test image's waveform `wave` (its top ports `ports`,
+/// `nodes` nodes), the view starting at `start` ns.
+pub fn write_selftest(
+    wave: &Path,
+    ports: &[PortSpec],
+    nodes: usize,
+    start: u64,
+    title: &str,
+) -> Result<PathBuf> {
+    let abs = std::fs::canonicalize(wave).unwrap_or_else(|_| wave.to_path_buf());
+    let view = View {
+        start,
+        focus: None,
+        packets: true,
+    };
+    let links = NodeLinks {
+        nodes,
+        separator: '$',
+    };
+    let text = save_file(&abs, ports, "TOP", view, Some(links), title);
+    let out = wave.with_extension("gtkw");
+    std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -213,7 +253,18 @@ mod tests {
             focus: None,
             packets: true,
         };
-        let s = save_file(Path::new("/w/rtl.vcd"), &ports, "TOP", view, Some(2), "t");
+        let links = NodeLinks {
+            nodes: 2,
+            separator: '.',
+        };
+        let s = save_file(
+            Path::new("/w/rtl.vcd"),
+            &ports,
+            "TOP",
+            view,
+            Some(links),
+            "t",
+        );
         let node0 = s.find("-node 0").unwrap();
         let node1 = s.find("-node 1").unwrap();
         assert!(node0 < node1 && node1 < s.find("-switch drop counters").unwrap());

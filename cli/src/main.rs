@@ -109,16 +109,8 @@ enum Command {
         /// model.fst with --wave fst).
         #[arg(long, visible_alias = "waves", value_name = "DIR")]
         vcd: Option<PathBuf>,
-        /// The waveforms' format: vcd, or fst (GTKWave's compressed format, several times
-        /// smaller; Verilator's FST writer for the RTL, a separate cached build).
-        #[arg(long, value_enum, default_value = "vcd")]
-        wave: cmd::WaveFormat,
-        /// Waveforms from this cycle on (the run is the same; only the waveform is cut).
-        #[arg(long, requires = "vcd", value_name = "CYCLE")]
-        trace_from: Option<u64>,
-        /// Waveforms up to this cycle, included.
-        #[arg(long, requires = "vcd", value_name = "CYCLE")]
-        trace_to: Option<u64>,
+        #[command(flatten)]
+        shape: args::WaveShape,
         /// Without --vcd, a mismatch re-runs the same seed and writes the waveforms of its last
         /// 500 cycles into this folder (rtl.vcd, model.vcd; open them with `idemnet wave DIR`).
         #[arg(long, value_name = "DIR", default_value = "mismatch-waves")]
@@ -225,9 +217,12 @@ enum Command {
         /// Simulate this Verilog file instead of the emitted image (same top and ports).
         #[arg(long)]
         verilog: Option<PathBuf>,
-        /// Write the waveform to this VCD file.
-        #[arg(long)]
+        /// Write the image's waveform, selftest.vcd (selftest.fst with --wave fst), and its
+        /// GTKWave save file selftest.gtkw into this folder.
+        #[arg(long, visible_alias = "waves", value_name = "DIR")]
         vcd: Option<PathBuf>,
+        #[command(flatten)]
+        shape: args::WaveShape,
         /// Also write the counters, the scoreboard's and the run's figures to this JSON file
         /// (schema idemnet-run/1, docs/results.md).
         #[arg(long, value_name = "FILE")]
@@ -385,9 +380,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Verilog { out, k, n } => cmd::verilog(out, *k, *n),
         Command::Cosim {
             ref vcd,
-            trace_from,
-            trace_to,
-            wave,
+            shape,
             ref mismatch_waves,
             ref verilog,
             quiet,
@@ -395,12 +388,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             ..
         } => {
             let run = command.run_settings().expect("cosim has run settings");
-            let window = cmd::window(*trace_from, *trace_to)?;
             let waves = cmd::Waves {
-                dir: vcd.clone(),
-                window,
                 on_mismatch: Some(mismatch_waves.clone()),
-                fst: *wave == cmd::WaveFormat::Fst,
+                ..shape.waves(vcd.clone())?
             };
             cmd::cosim(run, waves, verilog.clone(), *quiet, json.as_deref())
         }
@@ -435,15 +425,19 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             line_every,
             verilog,
             vcd,
+            shape,
             json,
-        } => fpga::selftest(
-            *board,
-            *cycles,
-            *line_every,
-            verilog.as_deref(),
-            vcd.as_deref(),
-            json.as_deref(),
-        ),
+        } => {
+            let waves = shape.waves(vcd.clone())?;
+            fpga::selftest(
+                *board,
+                *cycles,
+                *line_every,
+                verilog.as_deref(),
+                waves,
+                json.as_deref(),
+            )
+        }
         Command::Sweep(a) => sweep::sweep(a),
         Command::Completions { shell } => {
             let mut cli = Cli::command();

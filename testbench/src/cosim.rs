@@ -251,9 +251,22 @@ pub fn verilate_source(
     ports: Vec<idemnet_model::ports::PortSpec>,
     cache_dir: &Path,
 ) -> Result<VerilatedLib> {
+    verilate_source_tracing(verilog, source, ports, cache_dir, false)
+}
+
+/// [`verilate_source`], tracing in FST when `fst` (a build of its own, cached beside the VCD
+/// one).
+pub fn verilate_source_tracing(
+    verilog: String,
+    source: Option<&Path>,
+    ports: Vec<idemnet_model::ports::PortSpec>,
+    cache_dir: &Path,
+    fst: bool,
+) -> Result<VerilatedLib> {
     let mut build = VerilatorBuild::new("top", verilog, ports);
     build.waivers = Some(idemnet_rtl::LINT_WAIVERS.to_string());
     build.source = source.map(Path::to_path_buf);
+    build.fst = fst;
     build.build(cache_dir)
 }
 
@@ -287,7 +300,7 @@ impl ModelWave {
 /// The Verilated instance with its waveform open for the ticks of cycles `from..=to` only: the
 /// trace opens before the tick of `from` (so its first dump holds every value, at `10 from`) and
 /// closes after the tick of `to`.
-struct Windowed<'a> {
+pub(crate) struct Windowed<'a> {
     instance: &'a mut idemnet_cosim::Instance,
     /// The cycle of the next tick.
     next: u64,
@@ -297,6 +310,31 @@ struct Windowed<'a> {
     path: Option<PathBuf>,
     /// The first failure to open or close it, which ends the run.
     error: Option<anyhow::Error>,
+}
+
+impl<'a> Windowed<'a> {
+    /// `instance` traced to `path` (if any) for the cycles `from..=to`: opened here when the
+    /// window starts at cycle 0, else before the tick of `from`.
+    pub(crate) fn new(
+        instance: &'a mut idemnet_cosim::Instance,
+        path: Option<PathBuf>,
+        (from, to): (u64, u64),
+    ) -> Result<Windowed<'a>> {
+        if from > to {
+            bail!("the waveform window {from}..={to} is empty");
+        }
+        if let (Some(p), 0) = (&path, from) {
+            instance.open_vcd(p)?;
+        }
+        Ok(Windowed {
+            instance,
+            next: 0,
+            from,
+            to,
+            path,
+            error: None,
+        })
+    }
 }
 
 impl idemnet_cosim::lockstep::Dut for Windowed<'_> {
@@ -392,9 +430,6 @@ pub fn cosim(
             dir.join(format!("rtl.{ext}")),
             dir.join(format!("model.{ext}")),
         );
-        if from == 0 {
-            instance.open_vcd(&r)?;
-        }
         model_vcd = Some(if opts.fst {
             ModelWave::Fst(Box::new(PortFst::create_from(&m, &ports, from)?))
         } else {
@@ -402,14 +437,11 @@ pub fn cosim(
         });
         vcd = Some((r, m));
     }
-    let mut rtl = Windowed {
-        instance: &mut instance,
-        next: 0,
-        from,
-        to,
-        path: vcd.as_ref().map(|(r, _)| r.clone()),
-        error: None,
-    };
+    let mut rtl = Windowed::new(
+        &mut instance,
+        vcd.as_ref().map(|(r, _)| r.clone()),
+        (from, to),
+    )?;
     let sources = cfg.sources()?;
     let mut scoreboard = (cfg.block == Block::Fabric).then(|| Scoreboard::new(sources));
     // Flit outputs come first among the Out ports: node_out$p (fabric), down_out and up_out

@@ -19,4 +19,4 @@ pub use cosim::{
 };
 pub use harness::{run, ClockedDut, Queue, Tb};
 pub use scenarios::{fabric_traffic, ModelDut, TrafficReport, Verilated};
-pub use selftest::{run_selftest, SelfTestReport};
+pub use selftest::{run_selftest, SelfTestReport, SelfTestWave};

@@ -8,9 +8,10 @@
 //! is compared with the counters at its snapshot.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use idemnet_cosim::lockstep::Dut;
 use idemnet_model::ni::words_to_bytes;
 use idemnet_model::ports::{PortDir, PortSpec};
 use idemnet_model::stream::{Collect, Requests, Taken};
@@ -18,7 +19,7 @@ use idemnet_ni_core::selftest::report::FIELDS;
 use idemnet_ni_core::selftest::SelfTestConfig;
 use idemnet_rtl::uart::UartDecoder;
 
-use crate::cosim::verilate_source;
+use crate::cosim::{verilate_source_tracing, Windowed};
 
 /// The five counters, in the UART line's order: sent, delivered, duplicated, lost, bad.
 pub type Counters = [u64; 5];
@@ -46,6 +47,8 @@ pub struct SelfTestReport {
     pub switch_drops: u64,
     /// The LEDs at the end.
     pub led: u8,
+    /// The image's top ports, for views of its waveform.
+    pub ports: Vec<PortSpec>,
 }
 
 impl SelfTestReport {
@@ -144,13 +147,35 @@ struct Sent {
     done: bool,
 }
 
+/// Where a self-test run's waveform goes.
+#[derive(Clone, Debug)]
+pub struct SelfTestWave {
+    /// The folder of `selftest.vcd` (or `selftest.fst`).
+    pub dir: PathBuf,
+    /// FST (Verilator's writer, a build of its own) instead of VCD.
+    pub fst: bool,
+    /// Only these cycles, both included.
+    pub window: Option<(u64, u64)>,
+}
+
+impl SelfTestWave {
+    /// The waveform file.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(if self.fst {
+            "selftest.fst"
+        } else {
+            "selftest.vcd"
+        })
+    }
+}
+
 /// Runs the self-test of `cfg` for `cycles` under Verilator (library cached in `cache_dir`),
-/// `verilog` in place of the emitted design if given, with a VCD if `vcd` is given.
+/// `verilog` in place of the emitted design if given, with a waveform if `wave` is given.
 pub fn run_selftest(
     cfg: &SelfTestConfig,
     cycles: u64,
     verilog: Option<&Path>,
-    vcd: Option<&Path>,
+    wave: Option<&SelfTestWave>,
     cache_dir: &Path,
 ) -> Result<SelfTestReport> {
     let (emitted, ports) = idemnet_ni_core::selftest_verilog(cfg).map_err(|e| anyhow!(e))?;
@@ -160,12 +185,17 @@ pub fn run_selftest(
             std::fs::read_to_string(p).map_err(|e| anyhow!("--verilog {}: {e}", p.display()))?
         }
     };
-    let lib = verilate_source(text, verilog, ports.clone(), cache_dir)?;
-    let mut dut = lib.instance();
-    if let Some(v) = vcd {
-        dut.open_vcd(v)?;
+    let fst = wave.is_some_and(|w| w.fst);
+    let lib = verilate_source_tracing(text, verilog, ports.clone(), cache_dir, fst)?;
+    let mut instance = lib.instance();
+    let (iw, ow) = instance.words();
+    if let Some(w) = wave {
+        std::fs::create_dir_all(&w.dir)
+            .with_context(|| format!("--vcd {}: cannot create the folder", w.dir.display()))?;
     }
-    let (iw, ow) = dut.words();
+    let path = wave.map(SelfTestWave::path);
+    let window = wave.and_then(|w| w.window).unwrap_or((0, u64::MAX));
+    let mut dut = Windowed::new(&mut instance, path, window)?;
     if iw != 1 {
         bail!("the self-test should have one input word (clear), not {iw}");
     }
@@ -253,6 +283,7 @@ pub fn run_selftest(
     let mut due: [Counters; RING as usize] = [[0; 5]; RING as usize];
     let mut rep = SelfTestReport {
         cycles,
+        ports: ports.clone(),
         ..Default::default()
     };
     let mut dec = UartDecoder::new(cfg.divider);
@@ -262,7 +293,7 @@ pub fn run_selftest(
     for t in 0..cycles {
         dut.set_inputs(&[0]);
         dut.tick();
-        dut.check_vcd()?;
+        dut.check()?;
         dut.outputs(&mut out);
         let mut ev: Counters = [0; 5];
         for (p, a) in at.iter().enumerate() {
@@ -390,9 +421,8 @@ pub fn run_selftest(
     }
     rep.switch_drops = drops_at.iter().map(|&i| out[i]).sum();
     rep.led = out[led_at] as u8;
-    if vcd.is_some() {
-        dut.close_vcd()?;
-    }
+    drop(dut);
+    instance.close_vcd()?;
     Ok(rep)
 }
 
