@@ -1,7 +1,6 @@
 //! The subcommands. Each returns the exit code of a run that worked (0, or 1 for a difference
 //! found) or an error, which `main` prints in one line with exit code 2.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -16,9 +15,9 @@ use idemnet_model::Reachability;
 use idemnet_spec::flit::{describe, FLIT_BITS};
 use idemnet_spec::CYCLE_TIME_NS;
 use idemnet_testbench::{cosim as run_cosim, Block, Config, CosimOptions, CosimReport};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::write_whole;
+use crate::progress::Progress;
 use crate::results;
 use crate::{out, outln, BlockArg, Command, Engine, ReplayBlock};
 
@@ -135,20 +134,6 @@ pub fn validate(command: &Command) -> Result<()> {
             None => Ok(()),
         },
     }
-}
-
-/// A progress bar on stderr, only when stderr is a terminal and not `quiet`.
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(total);
-    pb.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cycles {per_sec}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    pb
 }
 
 /// The files `idemnet verilog` writes and the configuration of each, validated (the tree's size
@@ -494,9 +479,9 @@ pub fn cosim(
             .map(|v| format!(", RTL from {}", v.display()))
             .unwrap_or_default()
     )?;
-    let pb = progress_bar(opts.cycles, quiet);
-    let report = run_cosim(&cfg, &opts, |c| pb.set_position(c))?;
-    pb.finish_and_clear();
+    let mut progress = Progress::cycles("cosim", opts.cycles, quiet);
+    let report = run_cosim(&cfg, &opts, |c| progress.set(c))?;
+    progress.finish();
     out!("{report}")?;
     let title = format!("idemnet cosim: {cfg}, seed {}", opts.seed);
     let system_nodes = (cfg.block == Block::System)
@@ -733,7 +718,8 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
         .map_err(|e| anyhow::anyhow!(e))?;
     let t0 = Instant::now();
-    let h = idemnet_model::system::run_with_hosts(
+    let mut progress = Progress::cycles("model", cycles, false);
+    let h = idemnet_model::system::run_with_hosts_progress(
         tree,
         cfg.ni,
         cfg.rmpp,
@@ -741,8 +727,10 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
         cycles,
         &opts.faults,
         opts.drain,
+        |t| progress.set(t),
     )
     .map_err(|e| anyhow::anyhow!(e))?;
+    progress.finish();
     let secs = t0.elapsed().as_secs_f64();
     out!(
         "{}",

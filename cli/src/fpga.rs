@@ -209,13 +209,16 @@ pub fn selftest(
         cfg.period
     );
     let t0 = std::time::Instant::now();
+    let mut progress = crate::progress::Progress::cycles("selftest", cycles, false);
     let rep = idemnet_testbench::run_selftest(
         &cfg,
         cycles,
         verilog,
         wave.as_ref(),
         &idemnet_cosim::default_cache_dir(),
+        |t| progress.set(t),
     )?;
+    progress.finish();
     crate::outln!("{rep}")?;
     if let Some(w) = &wave {
         let path = w.path();

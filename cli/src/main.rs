@@ -15,6 +15,7 @@ mod cmd;
 mod fpga;
 mod gtkw;
 mod output;
+mod progress;
 mod results;
 mod sweep;
 
@@ -290,6 +291,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    idemnet_cosim::verilator::on_build_stage(progress::verilator_stage);
     match dispatch(command) {
         Ok(code) => code,
         Err(e) => match output::stdout_failure(&e) {

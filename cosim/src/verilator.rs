@@ -42,6 +42,22 @@ use crate::{check_ports, input_words, output_words, run_tool, tool_version, Port
 /// if this number was not raised), and checked again when a library is loaded.
 pub const SHIM_VERSION: u32 = 3;
 
+/// Where a build tells its stages: nothing by default, so that a library never prints; the
+/// command line sets it ([`on_build_stage`]).
+static BUILD_STAGE: OnceLock<fn(&str)> = OnceLock::new();
+
+/// Has every later build that is not in the cache tell `report` its stages, a line each
+/// (translating, compiling, linking, with the time each took). The first call wins.
+pub fn on_build_stage(report: fn(&str)) {
+    let _ = BUILD_STAGE.set(report);
+}
+
+fn stage(line: impl FnOnce() -> String) {
+    if let Some(report) = BUILD_STAGE.get() {
+        report(&line());
+    }
+}
+
 /// Parallel compile jobs: one per core the machine offers (2 if it does not say).
 fn jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -285,11 +301,27 @@ impl VerilatorBuild {
             cmd.arg(&wf);
         }
         cmd.arg(&vfile);
+        stage(|| {
+            format!(
+                "not in the cache: translating {} lines of Verilog{} to C++ ({} tracing) ...",
+                self.verilog.lines().count(),
+                self.source
+                    .as_ref()
+                    .map(|s| format!(" from {}", s.display()))
+                    .unwrap_or_default(),
+                match self.trace_kind() {
+                    Trace::Vcd => "VCD",
+                    Trace::Fst => "FST",
+                    Trace::None => "no",
+                }
+            )
+        });
         run_step(
             "verilator",
             &mut cmd,
             &format!("verilating {}", vfile.display()),
         )?;
+        let verilated = t0.elapsed();
 
         let header = obj.join(format!("{PREFIX}.h"));
         let htext = fs::read_to_string(&header)
@@ -362,7 +394,22 @@ impl VerilatorBuild {
         jobs.push((shim.clone(), shim_o.clone(), false));
         objects.push(shim_o);
         let obj_inc = format!("-I{}", obj.display());
+        stage(|| {
+            format!(
+                "translated in {:.1} s; compiling {} C++ files on {} cores ...",
+                verilated.as_secs_f64(),
+                jobs.len(),
+                self::jobs().min(jobs.len())
+            )
+        });
+        let compile_start = Instant::now();
         compile_parallel(&cxx, &flags, &obj_inc, &jobs)?;
+        stage(|| {
+            format!(
+                "compiled in {:.1} s; linking ...",
+                compile_start.elapsed().as_secs_f64()
+            )
+        });
 
         let lib = tmp.join(LIB_NAME);
         let mut link = cxx.command();
@@ -396,6 +443,7 @@ impl VerilatorBuild {
             t0.elapsed().as_secs_f64()
         );
         fs::write(tmp.join("build.log"), log).context("writing build.log")?;
+        stage(|| format!("built in {:.1} s", t0.elapsed().as_secs_f64()));
         Ok(())
     }
 }

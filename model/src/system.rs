@@ -703,10 +703,28 @@ pub fn run_with_hosts(
     tree: FatTree,
     ni: NiConfig,
     rmpp: RmppConfig,
+    hosts: SystemHosts,
+    cycles: u64,
+    faults: &crate::fault::Faults,
+    drain: u64,
+) -> Result<SystemHosts, String> {
+    run_with_hosts_progress(tree, ni, rmpp, hosts, cycles, faults, drain, |_| {})
+}
+
+/// Cycles between two calls of a run's progress callback.
+pub const PROGRESS_EVERY: u64 = 1 << 14;
+
+/// [`run_with_hosts`], telling `progress` the cycles done every [`PROGRESS_EVERY`] cycles.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with_hosts_progress(
+    tree: FatTree,
+    ni: NiConfig,
+    rmpp: RmppConfig,
     mut hosts: SystemHosts,
     cycles: u64,
     faults: &crate::fault::Faults,
     drain: u64,
+    mut progress: impl FnMut(u64),
 ) -> Result<SystemHosts, String> {
     let mut sys = System::new(tree, ni, rmpp)?;
     let lay = sys.layout();
@@ -732,6 +750,9 @@ pub fn run_with_hosts(
         hosts.observe(t, &o);
         prev.copy_from_slice(&o);
         t += 1;
+        if t.is_multiple_of(PROGRESS_EVERY) {
+            progress(t);
+        }
     }
     Ok(hosts)
 }

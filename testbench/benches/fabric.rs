@@ -11,13 +11,15 @@
 //! The engines that are measured alone replay the same pre-generated stimulus frames, so the
 //! figures compare simulators, not the random number generator. Ratios are taken from this one
 //! run. Run with `cargo bench -p idemnet-testbench --bench fabric`; `IDEMNET_BENCH_SCALE=0.1`
-//! shortens every measurement tenfold.
+//! shortens every measurement tenfold; `-- --json FILE` also writes the figures as JSON
+//! (`idemnet-bench/1`, docs/results.md).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use idemnet_cosim::default_cache_dir;
 use idemnet_model::block::ModelBlock;
+use idemnet_testbench::bench::{refuse, BenchRecord};
 use idemnet_testbench::{cosim, verilate, Config, CosimOptions};
 
 const SEED: u64 = 1;
@@ -41,7 +43,11 @@ fn rate(cycles: u64, run: impl FnOnce()) -> f64 {
 }
 
 fn main() {
+    let mut record = BenchRecord::from_args("fabric").unwrap_or_else(|e| refuse("fabric", &e));
     let cfg = Config::named("fabric-4x2").expect("named configuration");
+    record.config("configuration", cfg.to_string());
+    record.config("load", LOAD);
+    record.config("seed", SEED);
     let nodes = cfg.sources().unwrap();
     let mut gen = cfg.traffic(LOAD, SEED).unwrap();
     let mut frames = vec![0u64; nodes * FRAMES];
@@ -119,12 +125,20 @@ fn main() {
         "{:<38} {:>10} {:>14} {:>12}",
         "engine", "cycles", "cycles/s", "x rust-hdl"
     );
+    let mut engines = Vec::new();
     for (name, cycles, r) in rows {
         println!("{name:<38} {cycles:>10} {r:>14.0} {:>12.1}", r / hdl_rate);
+        engines.push(serde_json::json!({
+            "engine": name, "cycles": cycles, "cycles_per_second": r, "times_rust_hdl": r / hdl_rate,
+        }));
     }
     println!(
         "golden model alone / Verilated RTL alone: {:.1}x; lockstep / Verilated RTL alone: {:.2}x",
         model_rate / rtl_rate,
         lock_rate / rtl_rate
     );
+    record.figure("engines", engines);
+    record.figure("model_over_rtl", model_rate / rtl_rate);
+    record.figure("lockstep_over_rtl", lock_rate / rtl_rate);
+    record.finish().unwrap_or_else(|e| refuse("fabric", &e));
 }

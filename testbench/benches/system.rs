@@ -18,7 +18,8 @@
 //!   lockstep job, under both protocols (datagrams at load 0.05, messages at 0.05) with loss
 //!   0.001 and corruption 0.0005.
 //!
-//! Run with `cargo bench -p idemnet-testbench --bench system`.
+//! Run with `cargo bench -p idemnet-testbench --bench system`; `-- --json FILE` also writes the
+//! figures as JSON (`idemnet-bench/1`, docs/results.md).
 
 use std::time::Instant;
 
@@ -31,6 +32,7 @@ use idemnet_model::rmpp::RmppConfig;
 use idemnet_model::stream::Beats;
 use idemnet_model::system::{layout, run_with_hosts, Layout, System, SystemHosts};
 use idemnet_model::FatTree;
+use idemnet_testbench::bench::{refuse, BenchRecord};
 use idemnet_testbench::{cosim, verilate, ClockedDut, Config, CosimOptions, ModelDut, Verilated};
 
 /// RMPP traffic of `load` with `pattern`, lengths `min..=max`.
@@ -251,8 +253,10 @@ fn achieved_clocks() -> Vec<(&'static str, Option<(f64, String)>)> {
 }
 
 fn main() {
+    let mut record = BenchRecord::from_args("system").unwrap_or_else(|e| refuse("system", &e));
     let tree = FatTree::new(4, 2).unwrap();
     let cfg = Config::named("system-4x2").unwrap();
+    record.config("configuration", cfg.to_string());
     let lay = layout(&tree);
     println!(
         "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128, ack 64) and \
@@ -287,11 +291,19 @@ fn main() {
             "  {hops} link hops (node {src} to {dst}): {}",
             cells.join(", ")
         );
+        record.figure(
+            &format!("zero_load_latency_cycles_{hops}_hops"),
+            serde_json::json!(row
+                .iter()
+                .map(|(n, c)| (n.clone(), serde_json::json!(c)))
+                .collect::<serde_json::Map<_, _>>()),
+        );
         latencies.push((hops, src, dst, row));
     }
     for (board, clock) in achieved_clocks() {
         match clock {
             Some((mhz, source)) => {
+                record.figure(&format!("clock_mhz_{board}"), mhz);
                 println!("zero-load latency in ns on {board} at {mhz:.1} MHz ({source}):");
                 for (hops, src, dst, row) in &latencies {
                     let cells: Vec<String> = row
@@ -336,6 +348,8 @@ fn main() {
     ] {
         let g = goodput(tree, idem, rmpp);
         println!("  {name}  {g:>7.3} B/cycle ({:>5.1} %)", 100.0 * g / 4.0);
+        let key = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        record.figure(&format!("goodput_bytes_per_cycle {key}"), g);
     }
 
     println!("idempotent load sweep (golden model, uniform, seed 1, 200000 cycles, drained):");
@@ -343,10 +357,15 @@ fn main() {
         "  {:>6} {:>22} {:>8} {:>8} {:>6}",
         "load", "goodput flits/node/cyc", "median", "p99", "lost"
     );
+    let mut sweep = Vec::new();
     for load in [0.05, 0.1, 0.2, 0.3, 0.5, 1.0] {
         let (g, med, p99, lost) = sweep_point(tree, load, 200_000);
         println!("  {load:>6} {g:>22.4} {med:>8} {p99:>8} {lost:>6}");
+        sweep.push(serde_json::json!({
+            "load": load, "goodput_flits_per_node_cycle": g, "median": med, "p99": p99, "lost": lost,
+        }));
     }
+    record.figure("idempotent_load_sweep", sweep);
 
     let n = 100_000;
     let model_rate = drive(&mut model(), tree, n);
@@ -371,4 +390,9 @@ fn main() {
         model_rate / rtl_rate,
         lock_rate / rtl_rate
     );
+    record.config("speed_cycles", n);
+    record.figure("model_cycles_per_second", model_rate);
+    record.figure("rtl_cycles_per_second", rtl_rate);
+    record.figure("lockstep_cycles_per_second", lock_rate);
+    record.finish().unwrap_or_else(|e| refuse("system", &e));
 }

@@ -2,6 +2,7 @@
 //! the clocked coroutine harness ([`harness`]) and the scenarios that drive idemnet's blocks with
 //! it ([`scenarios`]), on the Verilated RTL or on the golden model alike.
 
+pub mod bench;
 pub mod config;
 pub mod cosim;
 pub mod harness;

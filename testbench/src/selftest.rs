@@ -170,13 +170,15 @@ impl SelfTestWave {
 }
 
 /// Runs the self-test of `cfg` for `cycles` under Verilator (library cached in `cache_dir`),
-/// `verilog` in place of the emitted design if given, with a waveform if `wave` is given.
+/// `verilog` in place of the emitted design if given, with a waveform if `wave` is given;
+/// `progress` hears the cycles done every [`idemnet_model::system::PROGRESS_EVERY`] cycles.
 pub fn run_selftest(
     cfg: &SelfTestConfig,
     cycles: u64,
     verilog: Option<&Path>,
     wave: Option<&SelfTestWave>,
     cache_dir: &Path,
+    mut progress: impl FnMut(u64),
 ) -> Result<SelfTestReport> {
     let (emitted, ports) = idemnet_ni_core::selftest_verilog(cfg).map_err(|e| anyhow!(e))?;
     let text = match verilog {
@@ -291,6 +293,9 @@ pub fn run_selftest(
     let mut snapshots: Vec<Counters> = Vec::new();
     let period = cfg.period as u64;
     for t in 0..cycles {
+        if t.is_multiple_of(idemnet_model::system::PROGRESS_EVERY) {
+            progress(t);
+        }
         dut.set_inputs(&[0]);
         dut.tick();
         dut.check()?;

@@ -22,7 +22,7 @@ fn image(board: Board) -> SelfTestConfig {
 
 fn assert_exactly_once(board: Board) {
     let cfg = image(board);
-    let rep = run_selftest(&cfg, 2_000_000, None, None, &cache()).unwrap();
+    let rep = run_selftest(&cfg, 2_000_000, None, None, &cache(), |_| {}).unwrap();
     println!("{board}: {rep}");
     // A line starts every `period` cycles from power-on and lasts under 600 bit times.
     let whole_lines = (0..)
@@ -73,7 +73,7 @@ fn run_mutant(
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("mutant.v");
     std::fs::write(&f, mutant).unwrap();
-    let rep = run_selftest(&cfg, 2_000_000, Some(&f), None, &cache()).unwrap();
+    let rep = run_selftest(&cfg, 2_000_000, Some(&f), None, &cache(), |_| {}).unwrap();
     let _ = std::fs::remove_dir_all(dir);
     println!("{board} with {name}: {rep}");
     assert!(!rep.passed());

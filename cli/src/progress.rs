@@ -1,0 +1,92 @@
+//! Feedback on long work, on standard error so that it never mixes with the results: a bar on a
+//! terminal, and in a log (standard error not a terminal) a plain line every
+//! [`PLAIN_LINE_EVERY`] with the rate and the time left; nothing with `--quiet`. Verilator builds
+//! tell their stages through [`verilator_stage`].
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{HumanCount, HumanDuration, ProgressBar, ProgressStyle};
+
+/// How often a log gets a line about a run in progress.
+pub const PLAIN_LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// Progress through the cycles of one run.
+pub struct Progress {
+    what: String,
+    total: u64,
+    start: Instant,
+    bar: Option<ProgressBar>,
+    /// In a log: when the next line is due (`None` when quiet).
+    next_line: Option<Instant>,
+}
+
+impl Progress {
+    /// `what` (`cosim`, `model`, `selftest`) through `total` cycles.
+    pub fn cycles(what: &str, total: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
+            let pb = ProgressBar::new(total);
+            pb.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} cycles, {per_sec}, {eta} left",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            pb
+        });
+        let start = Instant::now();
+        Progress {
+            what: what.to_string(),
+            total,
+            start,
+            bar,
+            next_line: (!quiet && !terminal).then(|| start + PLAIN_LINE_EVERY),
+        }
+    }
+
+    /// `done` cycles are done.
+    pub fn set(&mut self, done: u64) {
+        if let Some(pb) = &self.bar {
+            pb.set_position(done);
+            return;
+        }
+        let Some(due) = self.next_line else { return };
+        let now = Instant::now();
+        if now < due || done == 0 {
+            return;
+        }
+        let spent = now - self.start;
+        let rate = done as f64 / spent.as_secs_f64();
+        // The run may go on past `total` (a system's drain): the time left is then unknown.
+        let left = match self.total.checked_sub(done) {
+            Some(rest) if rest > 0 => format!(
+                ", about {} left",
+                HumanDuration(Duration::from_secs_f64(rest as f64 / rate))
+            ),
+            _ => String::new(),
+        };
+        eprintln!(
+            "idemnet {}: {}/{} cycles ({:.0} %), {} cycles/s{left}",
+            self.what,
+            HumanCount(done),
+            HumanCount(self.total),
+            100.0 * done as f64 / self.total.max(1) as f64,
+            HumanCount(rate as u64)
+        );
+        self.next_line = Some(now + PLAIN_LINE_EVERY);
+    }
+
+    pub fn finish(self) {
+        if let Some(pb) = self.bar {
+            pb.finish_and_clear();
+        }
+    }
+}
+
+/// A stage of a Verilator build (the library's hook, `idemnet_cosim::on_build_stage`): one line
+/// each, also in a log, since a build of the system takes minutes.
+pub fn verilator_stage(line: &str) {
+    eprintln!("idemnet: Verilator build: {line}");
+}
