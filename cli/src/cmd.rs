@@ -335,6 +335,9 @@ pub struct TrafficArgs {
     /// System: every other node sends its RMPP messages to node N (many to one).
     #[arg(long, value_name = "N")]
     pub to_one: Option<u16>,
+    /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
+    #[arg(long, value_name = "B")]
+    pub dgram_len: Option<usize>,
 }
 
 impl TrafficArgs {
@@ -353,6 +356,8 @@ impl TrafficArgs {
                 bail!("--to-one {d}: the nodes are 0..{nodes}");
             }
         }
+        idemnet_testbench::config::check_dgram_len(self.dgram_len)?;
+        opts.dgram_len = self.dgram_len;
         opts.idempotent = self.protocol != Protocol::Rmpp;
         opts.rmpp = MsgTraffic {
             load: if self.protocol == Protocol::Idempotent {
@@ -381,8 +386,10 @@ fn system_header(
     traffic: &TrafficArgs,
 ) -> Result<String> {
     let mut s = format!(
-        ", protocol {:?} (RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+        ", protocol {:?} (datagrams {} bytes; RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
         traffic.protocol,
+        opts.dgram_len
+            .map_or("0..=32".to_string(), |b| b.to_string()),
         opts.rmpp.load,
         opts.rmpp.max_len,
         traffic.to_one.map(|d| format!(", all to node {d}")).unwrap_or_default(),
@@ -605,6 +612,7 @@ fn record(
             "protocol": t.protocol.to_possible_value().map(|v| v.get_name().to_string()),
             "rmpp_load": opts.rmpp.load,
             "max_len": opts.rmpp.max_len,
+            "dgram_len": opts.dgram_len,
             "to_one": t.to_one,
             "loss": f.loss,
             "corrupt": f.corrupt,
@@ -716,6 +724,7 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     let tree = cfg.tree()?;
     let idem_load = if opts.idempotent { load } else { 0.0 };
     let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
+        .and_then(|h| h.with_dgram_len(opts.dgram_len))
         .map_err(|e| anyhow::anyhow!(e))?;
     let t0 = Instant::now();
     let mut progress = Progress::cycles("model", cycles, false);

@@ -348,6 +348,7 @@ const SYSTEM_ONLY: &[&str] = &[
     "protocol",
     "rmpp_load",
     "max_len",
+    "dgram_len",
     "to_one",
 ];
 

@@ -60,6 +60,9 @@ pub struct SweepArgs {
     /// RMPP message lengths are uniform in 0..=MAX_LEN bytes (at most 1024).
     #[arg(long, default_value_t = defaults::MAX_LEN)]
     pub max_len: usize,
+    /// Every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
+    #[arg(long, value_name = "B")]
+    pub dgram_len: Option<usize>,
     /// Runs at once, 1 to 256 (default: the machine's cores).
     #[arg(long, value_parser = jobs)]
     pub jobs: Option<usize>,
@@ -107,6 +110,7 @@ impl SweepArgs {
             losses: self.losses.clone(),
             loss_load: self.loss_load,
             max_len: self.max_len,
+            dgram_len: self.dgram_len,
         }
     }
 }

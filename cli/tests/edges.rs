@@ -76,6 +76,14 @@ fn cycle_counts_that_would_wrap_are_refused_not_run() {
         "from 1 to 1000000000000",
     );
     refused(&["model", "--cycles", "0"], "--cycles");
+    refused(
+        &["model", "--block", "system", "--dgram-len", "33"],
+        "--dgram-len 33",
+    );
+    refused(
+        &["model", "--block", "fabric", "--dgram-len", "8"],
+        "--dgram-len",
+    );
     refused(&["selftest", "--cycles", "1000000000001"], "--cycles");
 }
 

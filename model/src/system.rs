@@ -146,7 +146,7 @@ impl ModelBlock for System {
 ///
 /// Each host asks to send a datagram with probability `q` per cycle when it is not already
 /// asking, to a destination drawn uniformly from the other nodes, with 0..=32 random payload
-/// bytes, and streams it to its NI (§8.5): each beat is presented until taken, so with
+/// bytes (or exactly `B`: [`Hosts::with_length`]), and streams it to its NI (§8.5): each beat is presented until taken, so with
 /// `req_ready` high they go in consecutive cycles. Every host always takes deliveries
 /// (`dlv_ready` high) and reads a datagram's beats up to its last. `load` is the offered SEND
 /// traffic in flits per node per cycle (a SEND worm of `w` payload words is `w + 4` flits), so
@@ -158,6 +158,10 @@ pub struct Hosts {
     rng: rand_chacha::ChaCha8Rng,
     lay: Layout,
     q: f64,
+    /// The offered load `q` was made from.
+    load: f64,
+    /// Every datagram's payload bytes; `None`: uniform in 0..=32.
+    length: Option<usize>,
     pattern: Pattern,
     /// Per node: the request being streamed (destination, payload, its beats).
     asking: Vec<Option<(u16, Vec<u8>, Beats)>>,
@@ -199,12 +203,12 @@ impl Hosts {
         }
         let lay = layout(tree);
         pattern.check(lay.nodes)?;
-        // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
-        let ew: f64 = (0..=32).map(|l: usize| l.div_ceil(4) as f64).sum::<f64>() / 33.0;
         Ok(Hosts {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             lay,
-            q: (load / (ew + 4.0)).min(1.0),
+            q: Hosts::rate(load, None),
+            load,
+            length: None,
             pattern,
             asking: vec![None; lay.nodes],
             reading: vec![Collect::default(); lay.nodes],
@@ -219,6 +223,32 @@ impl Hosts {
             latencies: Latencies::default(),
             payload_bytes: 0,
         })
+    }
+
+    /// The chance per cycle that an idle host asks, for `load` flits per cycle of SEND worms of
+    /// `w + 4` flits (`w` payload words): `load / E[w + 4]`.
+    fn rate(load: f64, length: Option<usize>) -> f64 {
+        let words = |l: usize| l.div_ceil(4) as f64;
+        let mean_words = match length {
+            Some(l) => words(l),
+            // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
+            None => (0..=ni::MAX_PAYLOAD).map(words).sum::<f64>() / (ni::MAX_PAYLOAD + 1) as f64,
+        };
+        (load / (mean_words + 4.0)).min(1.0)
+    }
+
+    /// Every datagram `length` payload bytes (0..=32), the offered load in flits kept; `None`:
+    /// uniform in 0..=32 (the default). A fixed length draws no length from the generator.
+    pub fn with_length(mut self, length: Option<usize>) -> Result<Hosts, String> {
+        if let Some(l) = length.filter(|&l| l > ni::MAX_PAYLOAD) {
+            return Err(format!(
+                "datagram length {l}: a datagram carries 0..={} bytes",
+                ni::MAX_PAYLOAD
+            ));
+        }
+        self.length = length;
+        self.q = Hosts::rate(self.load, length);
+        Ok(self)
     }
 
     fn error(&mut self, e: String) {
@@ -256,7 +286,10 @@ impl Hosts {
                 && self.rng.gen_bool(self.q)
             {
                 let dst = self.pattern.destination(p, n, &mut self.rng);
-                let len = self.rng.gen_range(0..=ni::MAX_PAYLOAD);
+                let len = match self.length {
+                    Some(l) => l,
+                    None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
+                };
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 let beats = Beats::new(&data);
                 self.asking[p] = Some((dst, data, beats));
@@ -444,6 +477,12 @@ impl SystemHosts {
             last_cycle: 0,
             last_progress: None,
         })
+    }
+
+    /// Every datagram `length` payload bytes ([`Hosts::with_length`]).
+    pub fn with_dgram_len(mut self, length: Option<usize>) -> Result<SystemHosts, String> {
+        self.idem = self.idem.with_length(length)?;
+        Ok(self)
     }
 
     /// Cycle `t`: `prev` is `O_(t-1)`; writes every host input of `I_t`.
@@ -827,6 +866,36 @@ mod tests {
             verdict.contains("in the drain's last 2 cycles: a defect"),
             "{verdict}"
         );
+    }
+
+    /// `--dgram-len B`: every datagram B bytes, at the same offered load in flits (so fewer of
+    /// them for longer ones); more than 32 is refused.
+    #[test]
+    fn datagrams_of_one_length_keep_the_offered_load() {
+        let tree = FatTree::new(4, 2).unwrap();
+        let fixed = |b: Option<usize>| {
+            let hosts = SystemHosts::new(&tree, 0.1, traffic(0.0, Pattern::Uniform), 1)
+                .and_then(|h| h.with_dgram_len(b))
+                .unwrap();
+            let (ni, rm) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
+            let h = run_with_hosts(tree, ni, rm, hosts, 20_000, &Faults::default(), 50_000)
+                .unwrap()
+                .idem;
+            assert_eq!((h.errors, h.lost()), (0, 0), "{:?}", h.first_error);
+            (h.accepted, h.payload_bytes)
+        };
+        let (short, short_bytes) = fixed(Some(4));
+        let (long, long_bytes) = fixed(Some(32));
+        assert_eq!(short_bytes % 4, 0);
+        assert_eq!(long_bytes % 32, 0);
+        // A 4-byte SEND is 5 flits, a 32-byte one 12: about 12/5 as many short ones.
+        let ratio = short as f64 / long as f64;
+        assert!((2.0..2.8).contains(&ratio), "{short} / {long}");
+        let error = SystemHosts::new(&tree, 0.1, traffic(0.0, Pattern::Uniform), 1)
+            .and_then(|h| h.with_dgram_len(Some(33)))
+            .err()
+            .unwrap();
+        assert!(error.contains("datagram length 33"), "{error}");
     }
 
     #[test]

@@ -440,6 +440,17 @@ impl ModelBlock for Model {
     }
 }
 
+/// `--dgram-len B` (`cosim`, `model`, `sweep`): a datagram carries 0..=32 payload bytes.
+pub fn check_dgram_len(length: Option<usize>) -> Result<()> {
+    match length {
+        Some(b) if b > idemnet_model::ni::MAX_PAYLOAD => Err(anyhow!(
+            "--dgram-len {b}: a datagram carries 0..={} bytes",
+            idemnet_model::ni::MAX_PAYLOAD
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

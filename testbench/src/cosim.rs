@@ -58,6 +58,8 @@ pub struct CosimOptions {
     pub rmpp: MsgTraffic,
     /// The system only: run the idempotent datagrams (at `load`).
     pub idempotent: bool,
+    /// The system only: every datagram this many payload bytes (`None`: uniform in 0..=32).
+    pub dgram_len: Option<usize>,
 }
 
 impl CosimOptions {
@@ -82,6 +84,7 @@ impl CosimOptions {
                 send: SendConfig::DEFAULT,
             },
             idempotent: true,
+            dgram_len: None,
         }
     }
 }
@@ -401,6 +404,7 @@ pub fn cosim(
                 opts.rmpp,
                 opts.seed,
             )
+            .and_then(|h| h.with_dgram_len(opts.dgram_len))
             .map_err(|e| anyhow::anyhow!(e))?,
         )),
         Block::RmppRx => {

@@ -106,8 +106,10 @@ pub struct Grid {
     /// The loss study's flit-loss probabilities, and its offered load.
     pub losses: Vec<f64>,
     pub loss_load: f64,
-    /// RMPP message lengths are uniform in `0..=max_len` bytes (datagrams: 0..=32).
+    /// RMPP message lengths are uniform in `0..=max_len` bytes.
     pub max_len: usize,
+    /// Every datagram this many payload bytes (`None`: uniform in 0..=32).
+    pub dgram_len: Option<usize>,
 }
 
 /// The default grid's lists as the command line writes them (`idemnet sweep --help` shows these).
@@ -151,6 +153,7 @@ impl Default for Grid {
             losses: parse_list(defaults::LOSSES, number).expect("losses"),
             loss_load: defaults::LOSS_LOAD,
             max_len: defaults::MAX_LEN,
+            dgram_len: None,
         }
     }
 }
@@ -207,6 +210,7 @@ impl Grid {
                 cfg.rmpp.max_msg
             );
         }
+        crate::config::check_dgram_len(self.dgram_len)?;
         for (name, v) in [
             ("--seeds", self.seeds.is_empty()),
             ("--protocols", self.protocols.is_empty()),
@@ -287,6 +291,7 @@ impl Grid {
             },
         };
         let hosts = SystemHosts::with_pattern(&tree, idem_load, pattern, messages, point.seed)
+            .and_then(|h| h.with_dgram_len(self.dgram_len))
             .map_err(|e| anyhow!(e))?;
         let h = run_with_hosts(
             tree,
@@ -549,6 +554,13 @@ mod tests {
                 ..tiny()
             },
             "--seeds",
+        );
+        bad(
+            Grid {
+                dgram_len: Some(33),
+                ..tiny()
+            },
+            "--dgram-len 33",
         );
         bad(
             Grid {
