@@ -108,6 +108,13 @@ impl RunSettings<'_> {
         };
         opts.faults = self.faults.faults(&cfg)?;
         self.traffic.apply(&cfg, &mut opts)?;
+        if self.rtl && self.traffic.protocol.baseline().is_some() {
+            bail!(
+                "--protocol {}: a baseline of the golden model only, with no RTL \
+                 (docs/protocol.md §15): run it with `idemnet model --block system`",
+                self.traffic.protocol.name()
+            );
+        }
         Ok((cfg, opts))
     }
 }
@@ -316,12 +323,34 @@ pub enum Protocol {
     Idempotent,
     Rmpp,
     Both,
+    /// ParaStation2's ACK/NACK go-back-N in place of the datagrams (golden model only, §15).
+    Parastation,
+    /// U-Net's lazy acknowledgements in place of the datagrams (golden model only, §15).
+    Unet,
+}
+
+impl Protocol {
+    /// The seed protocol a baseline runs, if this is one.
+    pub fn baseline(self) -> Option<idemnet_model::baseline::Policy> {
+        use idemnet_model::baseline::Policy;
+        match self {
+            Protocol::Parastation => Some(Policy::ParaStation),
+            Protocol::Unet => Some(Policy::UNet),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
 }
 
 /// The traffic options of the system (`idemnet cosim` and `idemnet model`).
 #[derive(clap::Args)]
 pub struct TrafficArgs {
-    /// System: which protocols carry traffic (datagrams at --load, messages at --rmpp-load).
+    /// System: which protocols carry traffic (datagrams at --load, messages at --rmpp-load;
+    /// parastation and unet carry the datagrams' traffic, in the golden model only).
     #[arg(long, value_enum, default_value = "idempotent")]
     pub protocol: Protocol,
     /// System: offered RMPP load, flits of data worms per sending node per cycle, 0..=1. RMPP
@@ -360,10 +389,10 @@ impl TrafficArgs {
         opts.dgram_len = self.dgram_len;
         opts.idempotent = self.protocol != Protocol::Rmpp;
         opts.rmpp = MsgTraffic {
-            load: if self.protocol == Protocol::Idempotent {
-                0.0
-            } else {
+            load: if matches!(self.protocol, Protocol::Rmpp | Protocol::Both) {
                 self.rmpp_load
+            } else {
+                0.0
             },
             min_len: 0,
             max_len: self.max_len,
@@ -712,6 +741,63 @@ pub fn model_ni(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
     })
 }
 
+/// `idemnet model --block system --protocol parastation|unet`: a seed's classic protocol over
+/// the system's fabric, faults and datagram traffic (docs/protocol.md §15).
+fn model_baseline(
+    run: &RunSettings,
+    cfg: &Config,
+    opts: &CosimOptions,
+    policy: idemnet_model::baseline::Policy,
+    json: Option<&Path>,
+) -> Result<ExitCode> {
+    use idemnet_model::baseline::{Baseline, BaselineConfig};
+    let baseline = BaselineConfig::new(policy);
+    let b = Baseline::new(
+        cfg.tree()?,
+        baseline,
+        opts.load,
+        opts.dgram_len,
+        run.traffic.to_one.map_or(Pattern::Uniform, Pattern::ToOne),
+        opts.seed,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    let t0 = Instant::now();
+    let r = b
+        .run(opts.cycles, opts.drain, &opts.faults)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let secs = t0.elapsed().as_secs_f64();
+    let f = &r.figures;
+    outln!(
+        "  {} (window {}, timeout {} cycles{}, receive ring {})",
+        policy.name(),
+        baseline.window,
+        baseline.timeout,
+        if policy == idemnet_model::baseline::Policy::UNet {
+            format!(", backed off up to {}", baseline.max_timeout)
+        } else {
+            String::new()
+        },
+        baseline.ring
+    )?;
+    for [name, value, _] in idemnet_model::system::figure_rows(f, f) {
+        outln!("  {name:<40}  {value}")?;
+    }
+    let verdict = r.first_error.clone().or_else(|| {
+        (f.lost > 0).then(|| format!("{} messages undelivered after the drain", f.lost))
+    });
+    print_scoreboard_and_speed(f.scoreboard_errors, verdict.as_deref(), opts.cycles, secs)?;
+    let mut rec = record("model", run, cfg, opts).timed(opts.cycles, secs);
+    rec.passed = verdict.is_none();
+    rec.first_error = verdict.clone();
+    rec.figures = serde_json::json!({ policy.name(): f, "scoreboard_errors": f.scoreboard_errors });
+    rec.write(json)?;
+    Ok(if verdict.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 /// `idemnet model --block system`: the system's golden model alone under host traffic and
 /// faults, drained; exit 1 on a scoreboard error or anything lost.
 pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
@@ -722,6 +808,9 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
         system_header(&cfg, &opts, run.faults, run.traffic)?
     )?;
     let tree = cfg.tree()?;
+    if let Some(policy) = run.traffic.protocol.baseline() {
+        return model_baseline(&run, &cfg, &opts, policy, json);
+    }
     let idem_load = if opts.idempotent { load } else { 0.0 };
     let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
         .and_then(|h| h.with_dgram_len(opts.dgram_len))

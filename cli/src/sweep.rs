@@ -207,7 +207,7 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
         .filter(|r| {
             r.scoreboard_errors > 0
                 || r.duplicated > 0
-                || (r.protocol == Protocol::Idempotent && r.lost > 0)
+                || (r.protocol != Protocol::Rmpp && r.lost > 0)
         })
         .collect();
     outln!(

@@ -90,6 +90,31 @@ fn model_records_validate_and_carry_the_summary() {
     assert_eq!(idem["sent"], idem["delivered"]);
     assert_eq!(v["settings"]["loss_threshold"], 66);
     assert!(v["version"].as_str().unwrap().contains("(commit "));
+    // A baseline (§15) records its own protocol's figures.
+    for protocol in ["parastation", "unet"] {
+        let v = record(
+            &d,
+            protocol,
+            &[
+                "model",
+                "--block",
+                "system",
+                "--protocol",
+                protocol,
+                "--cycles",
+                "5000",
+                "--loss",
+                "0.001",
+                "--dgram-len",
+                "32",
+            ],
+            0,
+        );
+        let f = &v["figures"][protocol];
+        assert!(f["sent"].as_u64().unwrap() > 100, "{v:#}");
+        assert_eq!(f["sent"], f["delivered"]);
+        assert_eq!(v["settings"]["dgram_len"], 32);
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //! - [`block`]: the lockstep / waveform interface of every model block.
 //! - [`wave`]: VCD writing of any block's ports (§1 time contract).
 
+pub mod baseline;
 pub mod block;
 pub mod fabric;
 pub mod fault;

@@ -227,7 +227,7 @@ impl Hosts {
 
     /// The chance per cycle that an idle host asks, for `load` flits per cycle of SEND worms of
     /// `w + 4` flits (`w` payload words): `load / E[w + 4]`.
-    fn rate(load: f64, length: Option<usize>) -> f64 {
+    pub(crate) fn rate(load: f64, length: Option<usize>) -> f64 {
         let words = |l: usize| l.div_ceil(4) as f64;
         let mean_words = match length {
             Some(l) => words(l),
@@ -389,6 +389,39 @@ impl Hosts {
             }
         }
     }
+}
+
+/// Two protocols' figures as the rows of a table: a name and each protocol's value.
+pub fn figure_rows(h: &ProtocolFigures, m: &ProtocolFigures) -> Vec<[String; 3]> {
+    let lat = |l: Option<LatencySummary>| match l {
+        Some(l) => format!("{} / {} / {}", l.min, l.p50, l.p99),
+        None => "-".into(),
+    };
+    let n = |x: u64| x.to_string();
+    let maybe = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
+    let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
+    let both = |name: &str, g: &dyn Fn(&ProtocolFigures) -> String| row(name, g(h), g(m));
+    vec![
+        both("sent (datagrams / messages)", &|p| n(p.sent)),
+        both("delivered", &|p| n(p.delivered)),
+        both("completed at the sender", &|p| n(p.completed)),
+        both("lost", &|p| n(p.lost)),
+        both("duplicated", &|p| n(p.duplicated)),
+        both("out of order (per pair)", &|p| maybe(p.out_of_order)),
+        both("scoreboard errors", &|p| n(p.scoreboard_errors)),
+        both("duplicates suppressed", &|p| n(p.duplicates_suppressed)),
+        both("retransmissions (SEND / RTS)", &|p| {
+            n(p.retransmissions)
+        }),
+        both("whole-message restarts", &|p| {
+            maybe(p.whole_message_restarts)
+        }),
+        both("worms discarded by the receivers", &|p| n(p.receiver_drops)),
+        both("payload bytes delivered / node / cycle", &|p| {
+            format!("{:.4}", p.payload_bytes_per_node_cycle)
+        }),
+        both("latency min / median / p99 (cycles)", &|p| lat(p.latency)),
+    ]
 }
 
 /// The figures of one protocol in a system run (`SystemHosts::summary`).
@@ -589,34 +622,7 @@ impl SystemHosts {
     /// name, idempotent, RMPP ("-" where a protocol has no such figure).
     pub fn figures(&self, cycles: u64) -> Vec<[String; 3]> {
         let f = self.summary(cycles);
-        let (h, m) = (&f.idempotent, &f.rmpp);
-        let lat = |l: Option<LatencySummary>| match l {
-            Some(l) => format!("{} / {} / {}", l.min, l.p50, l.p99),
-            None => "-".into(),
-        };
-        let n = |x: u64| x.to_string();
-        let maybe = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
-        let row = |name: &str, a: String, b: String| [name.to_string(), a, b];
-        let both = |name: &str, g: &dyn Fn(&ProtocolFigures) -> String| row(name, g(h), g(m));
-        vec![
-            both("sent (datagrams / messages)", &|p| n(p.sent)),
-            both("delivered", &|p| n(p.delivered)),
-            both("completed at the sender", &|p| n(p.completed)),
-            both("lost", &|p| n(p.lost)),
-            both("duplicated", &|p| n(p.duplicated)),
-            both("out of order (per pair)", &|p| maybe(p.out_of_order)),
-            both("scoreboard errors", &|p| n(p.scoreboard_errors)),
-            both("duplicates suppressed", &|p| n(p.duplicates_suppressed)),
-            both("retransmissions (SEND / RTS)", &|p| n(p.retransmissions)),
-            both("whole-message restarts", &|p| {
-                maybe(p.whole_message_restarts)
-            }),
-            both("worms discarded by the receivers", &|p| n(p.receiver_drops)),
-            both("payload bytes delivered / node / cycle", &|p| {
-                format!("{:.4}", p.payload_bytes_per_node_cycle)
-            }),
-            both("latency min / median / p99 (cycles)", &|p| lat(p.latency)),
-        ]
+        figure_rows(&f.idempotent, &f.rmpp)
     }
 
     /// Stop offering new traffic (the drain).

@@ -29,6 +29,8 @@ fn color(p: Protocol) -> RGBColor {
     match p {
         Protocol::Idempotent => RGBColor(0x1f, 0x77, 0xb4),
         Protocol::Rmpp => RGBColor(0xd6, 0x27, 0x28),
+        Protocol::ParaStation => RGBColor(0x2c, 0xa0, 0x2c),
+        Protocol::UNet => RGBColor(0x94, 0x67, 0xbd),
     }
 }
 
@@ -158,7 +160,7 @@ fn panel<DB: DrawingBackend>(
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(60);
-    let protocols = [Protocol::Idempotent, Protocol::Rmpp];
+    let protocols = Protocol::ALL.iter().copied();
     let series = |p: Protocol, y: &dyn Fn(&Mean) -> Option<f64>| -> Vec<(f64, f64)> {
         let mut v: Vec<(f64, f64)> = ms
             .iter()
@@ -188,7 +190,7 @@ fn panel<DB: DrawingBackend>(
                         .x_desc(x_desc)
                         .y_desc("goodput (payload flits/node/cycle)")
                         .draw()?;
-                    for p in protocols {
+                    for p in protocols.clone() {
                         let s = series(p, &|m| Some(m.goodput_flits));
                         if s.is_empty() {
                             continue;
@@ -229,7 +231,7 @@ fn panel<DB: DrawingBackend>(
                 .x_desc("offered load (flits/node/cycle)")
                 .y_desc("latency (cycles): p50 solid, p99 dashed")
                 .draw()?;
-            for p in protocols {
+            for p in protocols.clone() {
                 let p50 = series(p, &|m| m.latency_p50);
                 let p99 = series(p, &|m| m.latency_p99);
                 if p50.is_empty() {

@@ -17,6 +17,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, bail, Context, Result};
+use idemnet_model::baseline::{Baseline, BaselineConfig, Policy};
 use idemnet_model::fault::Faults;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
@@ -34,6 +35,10 @@ pub enum Protocol {
     Idempotent,
     /// RMPP messages (§11, §12): `load` is data-worm flits per sending node per cycle.
     Rmpp,
+    /// ParaStation2's ACK/NACK go-back-N (§15, golden model only): the datagrams' traffic.
+    ParaStation,
+    /// U-Net's lazy acknowledgements (§15, golden model only): the datagrams' traffic.
+    UNet,
 }
 
 /// Where each node's traffic goes.
@@ -73,7 +78,13 @@ macro_rules! named {
         }
     };
 }
-named!(Protocol, Idempotent = "idempotent", Rmpp = "rmpp");
+named!(
+    Protocol,
+    Idempotent = "idempotent",
+    Rmpp = "rmpp",
+    ParaStation = "parastation",
+    UNet = "unet"
+);
 named!(
     TrafficPattern,
     Uniform = "uniform",
@@ -275,10 +286,31 @@ impl Grid {
             TrafficPattern::ToOne => Pattern::ToOne(0),
             TrafficPattern::Complement => Pattern::Complement,
         };
+        let policy = match point.protocol {
+            Protocol::ParaStation => Some(Policy::ParaStation),
+            Protocol::UNet => Some(Policy::UNet),
+            Protocol::Idempotent | Protocol::Rmpp => None,
+        };
+        if let Some(policy) = policy {
+            // The baselines carry the datagrams' traffic over the same fabric and faults.
+            let b = Baseline::new(
+                tree,
+                BaselineConfig::new(policy),
+                point.load,
+                self.dgram_len,
+                pattern,
+                point.seed,
+            )
+            .map_err(|e| anyhow!(e))?;
+            let r = b
+                .run(self.cycles, self.drain, &faults)
+                .map_err(|e| anyhow!(e))?;
+            return Ok(row(point, self.cycles, &r.figures));
+        }
         // One protocol carries all of a run's traffic.
         let (idem_load, rmpp_load) = match point.protocol {
-            Protocol::Idempotent => (point.load, 0.0),
             Protocol::Rmpp => (0.0, point.load),
+            _ => (point.load, 0.0),
         };
         let messages = MsgTraffic {
             load: rmpp_load,
@@ -305,8 +337,8 @@ impl Grid {
         .map_err(|e| anyhow!(e))?;
         let figures = h.summary(self.cycles);
         let f = match point.protocol {
-            Protocol::Idempotent => figures.idempotent,
             Protocol::Rmpp => figures.rmpp,
+            _ => figures.idempotent,
         };
         Ok(row(point, self.cycles, &f))
     }
