@@ -207,7 +207,7 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
         .filter(|r| {
             r.scoreboard_errors > 0
                 || r.duplicated > 0
-                || (r.protocol != Protocol::Rmpp && r.lost > 0)
+                || (r.protocol == Protocol::Idempotent && r.lost > 0)
         })
         .collect();
     outln!(
@@ -226,6 +226,14 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
         .sum();
     if rmpp_lost > 0 {
         outln!("  RMPP messages still undelivered after their drains: {rmpp_lost} (docs/protocol.md §12)")?;
+    }
+    let baseline_lost: u64 = rows
+        .iter()
+        .filter(|r| matches!(r.protocol, Protocol::ParaStation | Protocol::UNet))
+        .map(|r| r.lost)
+        .sum();
+    if baseline_lost > 0 {
+        outln!("  baseline messages still undelivered after their drains: {baseline_lost} (docs/protocol.md §15.4)")?;
     }
     if let Some(r) = bad.first() {
         outln!(

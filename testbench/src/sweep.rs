@@ -128,7 +128,7 @@ pub mod defaults {
     pub const CYCLES: u64 = 50_000;
     pub const DRAIN: u64 = 50_000;
     pub const SEEDS: &str = "1,2,3";
-    pub const PROTOCOLS: &str = "idempotent,rmpp";
+    pub const PROTOCOLS: &str = "idempotent,rmpp,parastation,unet";
     pub const PATTERNS: &str = "uniform,to-one,complement";
     pub const LOADS: &str = "0.02,0.05,0.1,0.2,0.3,0.5,0.7,1";
     /// 1/65536 is the smallest loss a link applies.
