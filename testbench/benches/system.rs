@@ -189,9 +189,19 @@ fn goodput(tree: FatTree, idem: Option<Pattern>, rmpp: Option<Pattern>) -> f64 {
 
 /// Model-only run: (goodput payload flits/node/cycle, median, p99, lost).
 fn sweep_point(tree: FatTree, load: f64, cycles: u64) -> (f64, u64, u64, usize) {
+    sweep_point_drained(tree, load, cycles, 200_000)
+}
+
+/// [`sweep_point`] with a drain of at most `drain` cycles.
+fn sweep_point_drained(
+    tree: FatTree,
+    load: f64,
+    cycles: u64,
+    drain: u64,
+) -> (f64, u64, u64, usize) {
     let hosts = SystemHosts::new(&tree, load, msgs(0.0, Pattern::Uniform, 0, 0), 1).unwrap();
     let (ni, rmpp) = (NiConfig::DEFAULT, RmppConfig::DEFAULT);
-    let h = run_with_hosts(tree, ni, rmpp, hosts, cycles, &Faults::default(), 200_000)
+    let h = run_with_hosts(tree, ni, rmpp, hosts, cycles, &Faults::default(), drain)
         .unwrap()
         .idem;
     let (med, p99) = h.latencies.summary().map_or((0, 0), |l| (l.p50, l.p99));
@@ -366,6 +376,23 @@ fn main() {
         }));
     }
     record.figure("idempotent_load_sweep", sweep);
+
+    // Issue 17's measure: the system's golden model beside the fabric's, both at load 0.3
+    // (uniform, seed 1) with their traffic and scoreboards, no faults.
+    let cycles = 300_000;
+    let t0 = Instant::now();
+    sweep_point_drained(tree, 0.3, cycles, 0);
+    let system_rate = cycles as f64 / t0.elapsed().as_secs_f64();
+    let t0 = Instant::now();
+    let s = idemnet_model::run_model_only(tree.k, tree.n, 0.3, 1, cycles).unwrap();
+    let fabric_rate = cycles as f64 / t0.elapsed().as_secs_f64();
+    assert_eq!(s.errors, 0);
+    println!("golden models at load 0.3 (uniform, seed 1, {cycles} cycles, traffic and scoreboard):");
+    println!("  system (datagrams)      {system_rate:>10.0}");
+    println!("  fabric alone            {fabric_rate:>10.0}");
+    println!("  fabric / system: {:.1}x", fabric_rate / system_rate);
+    record.figure("system_model_load_0_3_cycles_per_second", system_rate);
+    record.figure("fabric_model_load_0_3_cycles_per_second", fabric_rate);
 
     let n = 100_000;
     let model_rate = drive(&mut model(), tree, n);
