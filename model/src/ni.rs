@@ -229,6 +229,9 @@ pub struct Ni {
     requests: Requests<RequestHeader>,
     /// The delivery stream: the datagram being delivered, if any.
     delivery: Option<Delivery>,
+    /// Scratch copies of the slot tables as they were before the edge.
+    send_before: Vec<SendSlot>,
+    recv_before: Vec<RecvSlot>,
     // Output registers.
     net_out: u64,
     req_ready: bool,
@@ -278,6 +281,8 @@ impl Ni {
             tx_next: 0,
             requests: Requests::default(),
             delivery: None,
+            send_before: Vec::new(),
+            recv_before: Vec::new(),
             net_out: 0,
             req_ready: false,
             done: None,
@@ -480,8 +485,13 @@ impl ModelBlock for Ni {
         let cfg = self.cfg;
         // Decisions below read the state before the edge; the copies keep them from seeing
         // this cycle's own updates.
-        let send_before = self.send.clone();
-        let recv_before = self.recv.clone();
+        // The state before the edge, in buffers kept from step to step (no allocation).
+        let (mut send_before, mut recv_before) = (
+            std::mem::take(&mut self.send_before),
+            std::mem::take(&mut self.recv_before),
+        );
+        send_before.clone_from(&self.send);
+        recv_before.clone_from(&self.recv);
         let late_before = self.late_forget;
         let delivering_before = self.delivery.is_some();
         let tx_idle = self.tx_next >= self.tx.len();
@@ -646,6 +656,8 @@ impl ModelBlock for Ni {
             }
         }
         self.req_ready = self.send.iter().any(|s| s.state == SendState::Free);
+        self.send_before = send_before;
+        self.recv_before = recv_before;
 
         // Outputs.
         o[out::NET_OUT] = self.net_out;

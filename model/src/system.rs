@@ -46,6 +46,7 @@ pub struct System {
     node_inj: Vec<LinkFault>,
     node_net_out: Vec<u64>,
     fabric_out: Vec<u64>,
+    fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
 }
@@ -75,6 +76,7 @@ impl System {
             node_inj: (0..2 * lay.nodes).map(LinkFault::new).collect(),
             node_net_out: vec![0; lay.nodes],
             fabric_out: vec![0; lay.nodes],
+            fabric_out_before: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
         })
@@ -118,10 +120,11 @@ impl ModelBlock for System {
             self.fabric_in[p] =
                 self.node_inj[2 * p].pass(self.node_net_out[p], loss, corrupt, false);
         }
-        let fabric_out_before = std::mem::take(&mut self.fabric_out);
-        self.fabric_out = vec![0; lay.nodes];
+        // The fabric's outputs of cycle t - 1 go to the nodes; its outputs of cycle t are
+        // written over the older buffer.
+        std::mem::swap(&mut self.fabric_out, &mut self.fabric_out_before);
         self.fabric.step(&self.fabric_in, &mut self.fabric_out);
-        for (p, &from_fabric) in fabric_out_before.iter().enumerate() {
+        for (p, &from_fabric) in self.fabric_out_before.iter().enumerate() {
             let net_in = self.node_inj[2 * p + 1].pass(from_fabric, loss, corrupt, false);
             let node = &mut self.nodes[p];
             for ((inputs, _), placed) in node.host_buffers().into_iter().zip(&PLACES) {
@@ -410,9 +413,7 @@ pub fn figure_rows(h: &ProtocolFigures, m: &ProtocolFigures) -> Vec<[String; 3]>
         both("out of order (per pair)", &|p| maybe(p.out_of_order)),
         both("scoreboard errors", &|p| n(p.scoreboard_errors)),
         both("duplicates suppressed", &|p| n(p.duplicates_suppressed)),
-        both("retransmissions (SEND / RTS)", &|p| {
-            n(p.retransmissions)
-        }),
+        both("retransmissions (SEND / RTS)", &|p| n(p.retransmissions)),
         both("whole-message restarts", &|p| {
             maybe(p.whole_message_restarts)
         }),

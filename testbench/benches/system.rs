@@ -387,7 +387,9 @@ fn main() {
     let s = idemnet_model::run_model_only(tree.k, tree.n, 0.3, 1, cycles).unwrap();
     let fabric_rate = cycles as f64 / t0.elapsed().as_secs_f64();
     assert_eq!(s.errors, 0);
-    println!("golden models at load 0.3 (uniform, seed 1, {cycles} cycles, traffic and scoreboard):");
+    println!(
+        "golden models at load 0.3 (uniform, seed 1, {cycles} cycles, traffic and scoreboard):"
+    );
     println!("  system (datagrams)      {system_rate:>10.0}");
     println!("  fabric alone            {fabric_rate:>10.0}");
     println!("  fabric / system: {:.1}x", fabric_rate / system_rate);

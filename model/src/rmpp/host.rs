@@ -291,7 +291,10 @@ impl MsgHosts {
         let ro = |x: usize, p: usize| prev[lay.rx_output(x, p)];
         for p in 0..n {
             // New messages from the random source.
-            if !self.quiet
+            // With no RMPP load no draw decides anything: skip them (the generator is this
+            // traffic's own, so nothing else moves).
+            if self.q > 0.0
+                && !self.quiet
                 && self.traffic.pattern.sends(p, n)
                 && self.senders[p].queued() < 64
                 && self.rng.gen_bool(self.q)
