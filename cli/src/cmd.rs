@@ -361,7 +361,8 @@ pub struct TrafficArgs {
     /// receive path's buffer per message).
     #[arg(long, default_value_t = 1024)]
     pub max_len: usize,
-    /// System: every other node sends its RMPP messages to node N (many to one).
+    /// System: every other node sends its RMPP messages (or a baseline's messages) to node N
+    /// (many to one).
     #[arg(long, value_name = "N")]
     pub to_one: Option<u16>,
     /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).

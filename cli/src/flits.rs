@@ -106,6 +106,10 @@ pub fn transactions(request: &str) -> String {
             let t = start + k * period;
             match reader.push(flit) {
                 Some(label) => {
+                    if let Some(cut) = &label.cut {
+                        let h = head_time.unwrap_or(t);
+                        let _ = writeln!(worms, "#{h} ?red?{cut}\n#{t}");
+                    }
                     if label.field.starts_with("HEAD") || head_time.is_none() {
                         head_time = Some(t);
                     }
@@ -131,6 +135,10 @@ pub fn transactions(request: &str) -> String {
                 None => {}
             }
         }
+    }
+    // A worm still coming when the waveform ends.
+    if let (Some(w), Some(h)) = (reader.open_worm(), head_time) {
+        let _ = writeln!(worms, "#{h} ?gray24?{w} ...");
     }
     format!("$name {name} worms\n#0\n{worms}$next\n$name {name} fields\n#0\n{fields}$finish\n")
 }
@@ -201,6 +209,35 @@ mod tests {
                 "#60",
                 "$finish"
             ]
+        );
+    }
+
+    /// A worm cut by the next head is shown as far as it came, in red; a worm still coming at
+    /// the end as far as it came too.
+    #[test]
+    fn cut_and_unfinished_worms_are_shown() {
+        let flits = [
+            0x6_0001_0002u64,
+            0x4_0000_0007,
+            0x6_0003_0002,
+            0x4_0000_0008,
+        ];
+        let mut request = String::from(
+            "$comment data_start 0x1 $end\n$comment name l $end\n$comment max_time 40 $end\n\
+             $comment args \"10 worms\" $end\n",
+        );
+        for (i, f) in flits.iter().enumerate() {
+            let _ = write!(request, "#{}\nb{f:b} 1\n", 10 * i);
+        }
+        request += "$comment data_end 0x1 $end\n";
+        let answer = transactions(&request);
+        assert!(
+            answer.contains("#0 ?red?1->2, 2 flits (cut)\n#20\n"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("#20 ?gray24?3->2, 2 flits ...\n$next"),
+            "{answer}"
         );
     }
 }

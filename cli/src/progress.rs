@@ -59,20 +59,24 @@ impl Progress {
         }
         let spent = now - self.start;
         let rate = done as f64 / spent.as_secs_f64();
-        // The run may go on past `total` (a system's drain): the time left is then unknown.
-        let left = match self.total.checked_sub(done) {
+        // The run may go on past `total` (a system's drain), for as long as it takes.
+        let at = match self.total.checked_sub(done) {
             Some(rest) if rest > 0 => format!(
-                ", about {} left",
+                "{}/{} cycles ({:.0} %), about {} left",
+                HumanCount(done),
+                HumanCount(self.total),
+                100.0 * done as f64 / self.total as f64,
                 HumanDuration(Duration::from_secs_f64(rest as f64 / rate))
             ),
-            _ => String::new(),
+            _ => format!(
+                "{} cycles, draining after {}",
+                HumanCount(done),
+                HumanCount(self.total)
+            ),
         };
         eprintln!(
-            "idemnet {}: {}/{} cycles ({:.0} %), {} cycles/s{left}",
+            "idemnet {}: {at}, {} cycles/s",
             self.what,
-            HumanCount(done),
-            HumanCount(self.total),
-            100.0 * done as f64 / self.total.max(1) as f64,
             HumanCount(rate as u64)
         );
         self.next_line = Some(now + PLAIN_LINE_EVERY);

@@ -1023,12 +1023,14 @@ fn generate_shim(bindings: &[Binding], kind: Trace) -> String {
     if trace {
         let _ = writeln!(s, "  if (h->tfp) h->tfp->dump(t0);");
     }
+    // The rising edge half a cycle in (§1).
+    let rise = CYCLE_TIME_NS / 2;
     let _ = writeln!(
         s,
-        "  h->ctx->time(t0 + 5);\n  h->top->clock = 1;\n  h->top->eval();"
+        "  h->ctx->time(t0 + {rise});\n  h->top->clock = 1;\n  h->top->eval();"
     );
     if trace {
-        let _ = writeln!(s, "  if (h->tfp) h->tfp->dump(t0 + 5);");
+        let _ = writeln!(s, "  if (h->tfp) h->tfp->dump(t0 + {rise});");
     }
     let _ = writeln!(s, "  h->cycle++;");
     if trace && !fst {

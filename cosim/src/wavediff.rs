@@ -543,6 +543,7 @@ fn flit_at(changes: &[(u128, String)], t: u128) -> String {
         Some(FlitLabel {
             field,
             worm: Some(worm),
+            ..
         }) => format!("{field}, ending {worm}"),
         Some(l) => l.field,
     }

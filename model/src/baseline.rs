@@ -30,13 +30,15 @@ pub enum Policy {
     /// Seed 001: every data packet in sequence is acknowledged (ACK), or refused with a NACK
     /// when the receive ring would be left without a free slot; a packet out of sequence is
     /// discarded with a NACK naming the one expected; a duplicate is acknowledged again. The
-    /// sender goes back to the first unacknowledged packet on a NACK, on an ACK beyond it (a
-    /// lost ACK), and on a timeout.
+    /// sender goes back to the first unacknowledged packet on an ACK beyond it (a lost ACK: the
+    /// paper marks that packet for retransmission) and on a timeout, and to the packet a NACK
+    /// names if it was sent (the paper's INTRANSIT), go-back-N as the paper has it.
     ParaStation,
     /// Seed 002: in-order packets are not acknowledged; the cumulative acknowledgement rides on
     /// every data packet going the other way; an out-of-order or duplicate packet is answered at
     /// once with a duplicate ACK. One retransmission timer for the left edge of the window,
-    /// backed off exponentially on each retransmission up to a clamp, reset by every ACK.
+    /// backed off exponentially on each retransmission up to a clamp; an acknowledgement that
+    /// releases a packet restarts it and clears the backoff.
     UNet,
 }
 
@@ -228,15 +230,20 @@ impl Endpoint {
     /// A cumulative acknowledgement from `peer`: every packet before `next` arrived.
     fn acknowledged(&mut self, peer: u16, next: u8, t: u64) {
         let s = &mut self.senders[peer as usize];
+        let mut released = false;
         while before(s.base, next) && !s.window.is_empty() {
             s.window.pop_front();
             s.base = s.base.wrapping_add(1);
             s.next = s.next.saturating_sub(1);
-            s.backoff = 0;
-            s.timer = Some(t);
+            released = true;
         }
-        if s.window.is_empty() {
-            s.timer = None;
+        if released {
+            // The timer restarts for the new left edge if it was sent, else when it is.
+            s.backoff = 0;
+            s.timer = match s.window.front() {
+                Some((_, Some(_))) => Some(t),
+                _ => None,
+            };
         }
     }
 
@@ -398,6 +405,7 @@ pub struct Baseline {
     links: Vec<LinkFault>,
     net_out: Vec<u64>,
     fabric_out: Vec<u64>,
+    fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
     rng: rand_chacha::ChaCha8Rng,
     q: f64,
@@ -412,6 +420,8 @@ pub struct Baseline {
     counts: Counts,
     sent: u64,
     delivered: u64,
+    duplicated: u64,
+    out_of_order: u64,
     errors: u64,
     first_error: Option<String>,
     latencies: Latencies,
@@ -452,6 +462,7 @@ impl Baseline {
             links: (0..2 * nodes).map(LinkFault::new).collect(),
             net_out: vec![0; nodes],
             fabric_out: vec![0; nodes],
+            fabric_out_before: vec![0; nodes],
             fabric_in: vec![0; nodes],
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             q: crate::system::Hosts::rate(load, length),
@@ -463,6 +474,8 @@ impl Baseline {
             counts: Counts::default(),
             sent: 0,
             delivered: 0,
+            duplicated: 0,
+            out_of_order: 0,
             errors: 0,
             first_error: None,
             latencies: Latencies::default(),
@@ -489,9 +502,11 @@ impl Baseline {
         for p in 0..nodes {
             self.fabric_in[p] = self.links[2 * p].pass(self.net_out[p], loss, corrupt, false);
         }
-        let before = std::mem::replace(&mut self.fabric_out, vec![0; nodes]);
+        // The fabric's outputs of cycle t - 1 go to the endpoints.
+        std::mem::swap(&mut self.fabric_out, &mut self.fabric_out_before);
         self.fabric.step(&self.fabric_in, &mut self.fabric_out);
-        for (p, &from_fabric) in before.iter().enumerate() {
+        for p in 0..nodes {
+            let from_fabric = self.fabric_out_before[p];
             let flit = self.links[2 * p + 1].pass(from_fabric, loss, corrupt, false);
             self.host_asks(p, t);
             let cfg = self.cfg;
@@ -573,22 +588,25 @@ impl Baseline {
         let next = self.delivered_numbers.entry(pair).or_insert(0);
         let number = *next;
         *next += 1;
-        let expected = self.in_flight.get_mut(&pair).and_then(VecDeque::pop_front);
-        match expected {
-            Some((taken, data)) if data == m.data => {
-                self.delivered += 1;
-                self.latencies.record(t - taken);
-                if !self.quiet {
-                    self.payload_bytes += data.len() as u64;
-                }
-            }
-            Some(_) => self.error(format!(
-                "cycle {t}: message {number} from {src} to {p} delivered with the wrong payload \
-                 (lost, duplicated or out of order)"
-            )),
-            None => self.error(format!(
-                "cycle {t}: a message from {src} to {p} that was never sent (a duplicate)"
-            )),
+        // The next message of the pair, a later one (out of order), or none (a duplicate).
+        let queue = self.in_flight.entry(pair).or_default();
+        let at = queue.iter().position(|(_, data)| *data == m.data);
+        let Some((taken, data)) = at.and_then(|i| queue.remove(i)) else {
+            self.duplicated += 1;
+            return self.error(format!(
+                "cycle {t}: message {number} from {src} to {p} was delivered before (a duplicate)"
+            ));
+        };
+        self.delivered += 1;
+        self.latencies.record(t - taken);
+        if !self.quiet {
+            self.payload_bytes += data.len() as u64;
+        }
+        if at != Some(0) {
+            self.out_of_order += 1;
+            self.error(format!(
+                "cycle {t}: message {number} from {src} to {p} delivered out of order"
+            ));
         }
     }
 
@@ -623,8 +641,8 @@ impl Baseline {
             delivered: self.delivered,
             completed: self.delivered,
             lost,
-            duplicated: 0,
-            out_of_order: Some(0),
+            duplicated: self.duplicated,
+            out_of_order: Some(self.out_of_order),
             scoreboard_errors: self.errors,
             duplicates_suppressed: self.counts.duplicates_suppressed,
             retransmissions: self.counts.retransmissions,
@@ -803,6 +821,25 @@ mod tests {
             }
         }
         assert_eq!(fired[..5], [128, 384, 896, 1920, 2944]);
+    }
+
+    /// The scoreboard names what went wrong: a message delivered again is a duplicate, one
+    /// delivered before an earlier one of its pair is out of order.
+    #[test]
+    fn the_scoreboard_tells_duplicates_from_disorder() {
+        let tree = FatTree::new(4, 2).unwrap();
+        let cfg = BaselineConfig::new(Policy::ParaStation);
+        let mut b = Baseline::new(tree, cfg, 0.0, None, Pattern::Uniform, 1).unwrap();
+        let pair = (2u16, 1u16);
+        for data in [vec![1], vec![2]] {
+            b.in_flight.entry(pair).or_default().push_back((0, data));
+        }
+        for (t, data) in [(10, vec![2]), (20, vec![1]), (30, vec![1])] {
+            b.endpoints[1].ring.push_back((2, Message { data }));
+            b.host_reads(1, t);
+        }
+        assert_eq!((b.delivered, b.out_of_order, b.duplicated), (2, 1, 1));
+        assert_eq!(b.errors, 2);
     }
 
     /// The main job's faults (0.1 % loss, 0.05 % corruption per flit and link) and a dead

@@ -54,6 +54,9 @@ pub struct FlitLabel {
     pub field: String,
     /// At a tail: the whole worm, `SEND 3->5 uid=0x00030012 len=32 CRC ok`.
     pub worm: Option<String>,
+    /// At a head that cuts a worm whose tail never came: that worm as far as it got, `SEND
+    /// 3->5 uid=0x00030012 len=32 (cut)`.
+    pub cut: Option<String>,
 }
 
 /// Reads one link's flits in cycle order.
@@ -97,35 +100,48 @@ impl WormReader {
         }
         let data = flit as u32;
         if flit & HEAD != 0 {
+            let cut = self.open_worm().map(|w| format!("{w} (cut)"));
             self.words.clear();
             self.words.push(data);
             let field = describe(flit & FLIT_MASK);
             if flit & TAIL != 0 {
                 self.words.clear();
+                let route = format!("{}->{}", data >> 16, data & 0xFFFF);
+                let worm = if self.packets {
+                    format!("{field} (one flit: malformed)")
+                } else {
+                    format!("{route}, 1 flit")
+                };
                 return Some(FlitLabel {
-                    worm: Some(format!("{field} (one flit: malformed)")),
+                    worm: Some(worm),
                     field,
+                    cut,
                 });
             }
-            return Some(FlitLabel { field, worm: None });
+            return Some(FlitLabel {
+                field,
+                worm: None,
+                cut,
+            });
         }
         if self.words.is_empty() {
             return Some(FlitLabel {
                 field: describe(flit & FLIT_MASK),
                 worm: None,
+                cut: None,
             });
         }
         if !self.packets {
             self.words.push(data);
             let worm = (flit & TAIL != 0).then(|| {
-                let route = self.words[0];
-                let length = self.words.len();
+                let worm = self.open_worm().unwrap_or_default();
                 self.words.clear();
-                format!("{}->{}, {length} flits", route >> 16, route & 0xFFFF)
+                worm
             });
             return Some(FlitLabel {
                 field: describe(flit & FLIT_MASK),
                 worm,
+                cut: None,
             });
         }
         if flit & TAIL != 0 {
@@ -140,11 +156,32 @@ impl WormReader {
             return Some(FlitLabel {
                 field: crc,
                 worm: Some(worm),
+                cut: None,
             });
         }
         let field = field(&self.words, data);
         self.words.push(data);
-        Some(FlitLabel { field, worm: None })
+        Some(FlitLabel {
+            field,
+            worm: None,
+            cut: None,
+        })
+    }
+
+    /// The worm in progress as far as it has come (`None` if none is open): a packet's summary,
+    /// or a worm's route and length.
+    pub fn open_worm(&self) -> Option<String> {
+        let route = *self.words.first()?;
+        Some(if self.packets {
+            summary(&self.words)
+        } else {
+            format!(
+                "{}->{}, {} flits",
+                route >> 16,
+                route & 0xFFFF,
+                self.words.len()
+            )
+        })
     }
 }
 
@@ -288,11 +325,22 @@ mod tests {
             .starts_with("ACK 5->3 uid=0x00030012 CRC bad"));
         // Without its head, a worm's body reads as bare words.
         assert_eq!(read(&flits[2..])[0].field, "0x00030012");
-        // Worms that are not packets are named by route and length.
+        // Worms that are not packets are named by route and length; one flit is a worm too.
         let mut worms = WormReader::worms_only();
         let labels: Vec<FlitLabel> = flits.iter().filter_map(|&f| worms.push(f)).collect();
         assert_eq!(labels[1].field, "0x40000000");
         assert_eq!(labels[3].worm.as_deref(), Some("5->3, 4 flits"));
+        let one = worms.push(VALID | HEAD | TAIL | 2 << 16 | 7).unwrap();
+        assert_eq!(one.worm.as_deref(), Some("2->7, 1 flit"));
+        // A head that comes before the tail cuts the worm in progress, which is named.
+        let mut reader = WormReader::new();
+        let cut = flits[..3]
+            .iter()
+            .chain(&flits[..1])
+            .filter_map(|&f| reader.push(f));
+        let labels: Vec<FlitLabel> = cut.collect();
+        assert_eq!(labels[2].cut.as_deref(), Some("ACK 5->3 uid=? (cut)"));
+        assert!(labels[..2].iter().all(|l| l.cut.is_none()));
     }
 
     #[test]

@@ -350,14 +350,14 @@ impl Config {
 }
 
 impl Block {
-    /// The top module's name in the files users take (`idemnet verilog`): unique per block, so
-    /// that every emitted file compiles beside every other. Co-simulation builds name it `top`.
     /// Its links carry the packets of docs/protocol.md §8.1 and §11.1; the switch's and the
     /// fabric's seeded traffic (§6) is worms of arbitrary words.
     pub fn carries_packets(self) -> bool {
         !matches!(self, Block::Switch | Block::Fabric)
     }
 
+    /// The top module's name in the files users take (`idemnet verilog`): unique per block, so
+    /// that every emitted file compiles beside every other. Co-simulation builds name it `top`.
     pub fn module_name(self) -> &'static str {
         match self {
             Block::Switch => "idemnet_switch",
