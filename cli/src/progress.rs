@@ -15,9 +15,12 @@ pub const PLAIN_LINE_EVERY: Duration = Duration::from_secs(10);
 pub struct Progress {
     what: String,
     total: u64,
-    start: Instant,
+    /// The first report of the run and the cycles it gave: rates count from there, so that a
+    /// Verilator build or a set-up before the first cycle is not taken for slow simulation.
+    first: Option<(Instant, u64)>,
     bar: Option<ProgressBar>,
-    /// In a log: when the next line is due (`None` when quiet).
+    /// In a log: whether lines are written (not when quiet), and when the next one is due.
+    log: bool,
     next_line: Option<Instant>,
 }
 
@@ -36,29 +39,37 @@ impl Progress {
             );
             pb
         });
-        let start = Instant::now();
         Progress {
             what: what.to_string(),
             total,
-            start,
+            first: None,
             bar,
-            next_line: (!quiet && !terminal).then(|| start + PLAIN_LINE_EVERY),
+            log: !quiet && !terminal,
+            next_line: None,
         }
     }
 
     /// `done` cycles are done.
     pub fn set(&mut self, done: u64) {
         if let Some(pb) = &self.bar {
+            if self.first.is_none() {
+                // The bar's own clock starts with the simulation, not with the build.
+                pb.reset();
+                self.first = Some((Instant::now(), done));
+            }
             pb.set_position(done);
             return;
         }
-        let Some(due) = self.next_line else { return };
-        let now = Instant::now();
-        if now < due || done == 0 {
+        if !self.log {
             return;
         }
-        let spent = now - self.start;
-        let rate = done as f64 / spent.as_secs_f64();
+        let now = Instant::now();
+        let &mut (start, start_done) = self.first.get_or_insert((now, done));
+        let due = *self.next_line.get_or_insert(now + PLAIN_LINE_EVERY);
+        if now < due || done <= start_done {
+            return;
+        }
+        let rate = (done - start_done) as f64 / (now - start).as_secs_f64();
         // The run may go on past `total` (a system's drain), for as long as it takes.
         let at = match self.total.checked_sub(done) {
             Some(rest) if rest > 0 => format!(
