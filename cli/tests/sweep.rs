@@ -23,6 +23,8 @@ fn sweep(out: &Path, jobs: &str) -> Output {
         "30000",
         "--seeds",
         "1,2",
+        "--protocols",
+        "idempotent,rmpp",
         "--loads",
         "0.05,0.3",
         "--losses",

@@ -517,7 +517,9 @@ mod tests {
         let one = g.run_all(1, |_, _, _| {}).unwrap();
         let two = g.run_all(2, |_, _, _| {}).unwrap();
         assert_eq!(one, two);
-        assert_eq!(one.len(), 2 * 2 * 3 * 2);
+        // Seeds, the four protocols (the baselines too: the same on any number of threads),
+        // patterns, studies.
+        assert_eq!(one.len(), 2 * 4 * 3 * 2);
         assert_eq!(
             one.iter().map(|r| (r.study, r.seed)).collect::<Vec<_>>()[..2],
             [(Study::Load, 1), (Study::Load, 2)]
