@@ -166,20 +166,19 @@ fn save_file_signals(save: &str, wave: &str) -> usize {
 #[test]
 fn selftest_windows_have_their_save_file() {
     let d = work("selftest-window");
-    let r = idemnet_within(
-        &[
+    // A 3,000-cycle self-test run traced into `d` with the window options `window`.
+    let run = |window: &[&str]| {
+        let mut a = vec![
             "selftest",
             "--cycles",
             "3000",
             "--waves",
             d.to_str().unwrap(),
-            "--trace-from",
-            "2000",
-            "--trace-to",
-            "2499",
-        ],
-        LIMIT,
-    );
+        ];
+        a.extend_from_slice(window);
+        idemnet_within(&a, LIMIT)
+    };
+    let r = run(&["--trace-from", "2000", "--trace-to", "2499"]);
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     let save = std::fs::read_to_string(d.join("selftest.gtkw")).unwrap();
     let wave = std::fs::read_to_string(d.join("selftest.vcd")).unwrap();
@@ -190,18 +189,7 @@ fn selftest_windows_have_their_save_file() {
         save.contains("TOP.top.nodes$3$net_out[34:0]\n@200\n-\n"),
         "{save}"
     );
-    let r = idemnet_within(
-        &[
-            "selftest",
-            "--cycles",
-            "3000",
-            "--waves",
-            d.to_str().unwrap(),
-            "--trace-from",
-            "3000",
-        ],
-        LIMIT,
-    );
+    let r = run(&["--trace-from", "3000"]);
     assert_one_error_line(&r, &["--trace-from 3000", "3000 cycles"]);
 }
 

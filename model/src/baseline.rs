@@ -13,15 +13,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use rand::{Rng, SeedableRng};
-
 use crate::fabric::Fabric;
 use crate::fault::{Faults, LinkFault};
 use crate::latency::Latencies;
 use crate::ni::{bytes_to_words, crc32, words_to_bytes, MAX_PAYLOAD};
 use crate::rmpp::host::Pattern;
 use crate::switch::{HEAD, TAIL, VALID};
-use crate::system::ProtocolFigures;
+use crate::system::{Offer, ProtocolFigures};
 use crate::topology::FatTree;
 
 /// Which seed's rules the endpoints follow.
@@ -407,10 +405,7 @@ pub struct Baseline {
     fabric_out: Vec<u64>,
     fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
-    rng: rand_chacha::ChaCha8Rng,
-    q: f64,
-    length: Option<usize>,
-    pattern: Pattern,
+    offer: Offer,
     /// Per node: the message its host is asking to send (destination, payload).
     asking: Vec<Option<(u16, Vec<u8>)>>,
     /// Per pair (source, destination): messages delivered, to name one in an error.
@@ -442,15 +437,7 @@ impl Baseline {
         seed: u64,
     ) -> Result<Baseline, String> {
         let nodes = tree.nodes();
-        pattern.check(nodes)?;
-        if !(0.0..=1.0).contains(&load) {
-            return Err(format!("load {load}: must be in 0..=1"));
-        }
-        if let Some(l) = length.filter(|&l| l > MAX_PAYLOAD) {
-            return Err(format!(
-                "datagram length {l}: a packet carries 0..={MAX_PAYLOAD} bytes"
-            ));
-        }
+        let offer = Offer::new(nodes, load, pattern, seed)?.with_length(length)?;
         if cfg.window == 0 || cfg.window > 127 || cfg.ring < 2 || cfg.timeout == 0 {
             return Err(format!("baseline parameters out of range: {cfg:?}"));
         }
@@ -464,10 +451,7 @@ impl Baseline {
             fabric_out: vec![0; nodes],
             fabric_out_before: vec![0; nodes],
             fabric_in: vec![0; nodes],
-            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
-            q: crate::system::Hosts::rate(load, length),
-            length,
-            pattern,
+            offer,
             asking: vec![None; nodes],
             delivered_numbers: HashMap::new(),
             in_flight: HashMap::new(),
@@ -535,18 +519,8 @@ impl Baseline {
     /// connection's window has room.
     fn host_asks(&mut self, p: usize, t: u64) {
         let nodes = self.endpoints.len();
-        if self.asking[p].is_none()
-            && !self.quiet
-            && self.pattern.sends(p, nodes)
-            && self.rng.gen_bool(self.q)
-        {
-            let dst = self.pattern.destination(p, nodes, &mut self.rng);
-            let len = match self.length {
-                Some(l) => l,
-                None => self.rng.gen_range(0..=MAX_PAYLOAD),
-            };
-            let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
-            self.asking[p] = Some((dst, data));
+        if self.asking[p].is_none() && !self.quiet {
+            self.asking[p] = self.offer.draw(p, nodes);
         }
         if self.quiet {
             self.asking[p] = None;

@@ -145,6 +145,78 @@ impl ModelBlock for System {
     }
 }
 
+/// The datagrams the hosts offer (§10), from one seeded generator: whether an idle host asks in
+/// a cycle (probability `q = load / E[w + 4]`, `w` the payload words of a SEND worm of `w + 4`
+/// flits), its destination by pattern, and its payload (0..=32 random bytes, or exactly
+/// [`Offer::with_length`]'s). The idempotent hosts and the baselines (§15) both draw from it.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    rng: rand_chacha::ChaCha8Rng,
+    load: f64,
+    q: f64,
+    /// Every datagram's payload bytes; `None`: uniform in 0..=32.
+    length: Option<usize>,
+    pattern: Pattern,
+}
+
+impl Offer {
+    /// `load` flits per sending node per cycle among `nodes`, destinations by `pattern`.
+    pub fn new(nodes: usize, load: f64, pattern: Pattern, seed: u64) -> Result<Offer, String> {
+        use rand::SeedableRng;
+        if !(0.0..=1.0).contains(&load) {
+            return Err(format!("load {load}: must be in 0..=1"));
+        }
+        pattern.check(nodes)?;
+        Ok(Offer {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            load,
+            q: Offer::rate(load, None),
+            length: None,
+            pattern,
+        })
+    }
+
+    /// The chance per cycle that an idle host asks: `load / E[w + 4]`.
+    fn rate(load: f64, length: Option<usize>) -> f64 {
+        let words = |l: usize| l.div_ceil(4) as f64;
+        let mean_words = match length {
+            Some(l) => words(l),
+            // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
+            None => (0..=ni::MAX_PAYLOAD).map(words).sum::<f64>() / (ni::MAX_PAYLOAD + 1) as f64,
+        };
+        (load / (mean_words + 4.0)).min(1.0)
+    }
+
+    /// Every datagram `length` payload bytes (0..=32), the offered load in flits kept; `None`:
+    /// uniform in 0..=32 (the default). A fixed length draws no length from the generator.
+    pub fn with_length(mut self, length: Option<usize>) -> Result<Offer, String> {
+        if let Some(l) = length.filter(|&l| l > ni::MAX_PAYLOAD) {
+            return Err(format!(
+                "datagram length {l}: a datagram carries 0..={} bytes",
+                ni::MAX_PAYLOAD
+            ));
+        }
+        self.length = length;
+        self.q = Offer::rate(self.load, length);
+        Ok(self)
+    }
+
+    /// The idle host of node `p` (of `nodes`) in this cycle: its destination and payload if it
+    /// asks.
+    pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Vec<u8>)> {
+        use rand::Rng;
+        if !self.pattern.sends(p, nodes) || !self.rng.gen_bool(self.q) {
+            return None;
+        }
+        let dst = self.pattern.destination(p, nodes, &mut self.rng);
+        let len = match self.length {
+            Some(l) => l,
+            None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
+        };
+        Some((dst, (0..len).map(|_| self.rng.gen()).collect()))
+    }
+}
+
 /// The hosts of every node and the end-to-end scoreboard (§10).
 ///
 /// Each host asks to send a datagram with probability `q` per cycle when it is not already
@@ -158,14 +230,8 @@ impl ModelBlock for System {
 /// the right node, from the right node, with the right payload, and never twice. After a drain,
 /// a datagram taken but not delivered is lost.
 pub struct Hosts {
-    rng: rand_chacha::ChaCha8Rng,
+    offer: Offer,
     lay: Layout,
-    q: f64,
-    /// The offered load `q` was made from.
-    load: f64,
-    /// Every datagram's payload bytes; `None`: uniform in 0..=32.
-    length: Option<usize>,
-    pattern: Pattern,
     /// Per node: the request being streamed (destination, payload, its beats).
     asking: Vec<Option<(u16, Vec<u8>, Beats)>>,
     /// Per node: the delivery being read.
@@ -200,19 +266,10 @@ impl Hosts {
         pattern: Pattern,
         seed: u64,
     ) -> Result<Hosts, String> {
-        use rand::SeedableRng;
-        if !(0.0..=1.0).contains(&load) {
-            return Err(format!("load {load}: must be in 0..=1"));
-        }
         let lay = layout(tree);
-        pattern.check(lay.nodes)?;
         Ok(Hosts {
-            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            offer: Offer::new(lay.nodes, load, pattern, seed)?,
             lay,
-            q: Hosts::rate(load, None),
-            load,
-            length: None,
-            pattern,
             asking: vec![None; lay.nodes],
             reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
@@ -228,29 +285,9 @@ impl Hosts {
         })
     }
 
-    /// The chance per cycle that an idle host asks, for `load` flits per cycle of SEND worms of
-    /// `w + 4` flits (`w` payload words): `load / E[w + 4]`.
-    pub(crate) fn rate(load: f64, length: Option<usize>) -> f64 {
-        let words = |l: usize| l.div_ceil(4) as f64;
-        let mean_words = match length {
-            Some(l) => words(l),
-            // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
-            None => (0..=ni::MAX_PAYLOAD).map(words).sum::<f64>() / (ni::MAX_PAYLOAD + 1) as f64,
-        };
-        (load / (mean_words + 4.0)).min(1.0)
-    }
-
-    /// Every datagram `length` payload bytes (0..=32), the offered load in flits kept; `None`:
-    /// uniform in 0..=32 (the default). A fixed length draws no length from the generator.
+    /// Every datagram `length` payload bytes ([`Offer::with_length`]).
     pub fn with_length(mut self, length: Option<usize>) -> Result<Hosts, String> {
-        if let Some(l) = length.filter(|&l| l > ni::MAX_PAYLOAD) {
-            return Err(format!(
-                "datagram length {l}: a datagram carries 0..={} bytes",
-                ni::MAX_PAYLOAD
-            ));
-        }
-        self.length = length;
-        self.q = Hosts::rate(self.load, length);
+        self.offer = self.offer.with_length(length)?;
         Ok(self)
     }
 
@@ -279,23 +316,14 @@ impl Hosts {
 
     /// Cycle `t`: `prev` is `O_(t-1)` (all zero for `t = 0`); writes the host inputs of `I_t`.
     pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
-        use rand::Rng;
         let lay = self.lay;
         let n = lay.nodes;
         for p in 0..n {
-            if self.asking[p].is_none()
-                && !self.quiet
-                && self.pattern.sends(p, n)
-                && self.rng.gen_bool(self.q)
-            {
-                let dst = self.pattern.destination(p, n, &mut self.rng);
-                let len = match self.length {
-                    Some(l) => l,
-                    None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
-                };
-                let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
-                let beats = Beats::new(&data);
-                self.asking[p] = Some((dst, data, beats));
+            if self.asking[p].is_none() && !self.quiet {
+                if let Some((dst, data)) = self.offer.draw(p, n) {
+                    let beats = Beats::new(&data);
+                    self.asking[p] = Some((dst, data, beats));
+                }
             }
             // The drain stops new requests; one already streaming goes on to its last beat.
             if self.quiet && self.asking[p].as_ref().is_some_and(|a| !a.2.started()) {
