@@ -222,6 +222,33 @@ fn rmpp_rx_reply_due_without_delivery_is_caught() {
     );
 }
 
+/// A resume (docs/protocol.md §11.5: the packet after the missing one asks for it) taken as a
+/// restart: the receive path answers the same, but counts the packet in `cnt_restart` where the
+/// model counts it as the `sequence` drop it is.
+#[test]
+fn rmpp_rx_resume_counted_as_a_restart_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        "rx_resume$d = 1'b1;",
+        "rx_resume$d = 1'b0;",
+        "mutant-rmpp-resume",
+    );
+}
+
+/// Slot 0's repeat timer never running out (§11.5): its CTS, MSGEND or MSGDROP is not sent
+/// again when the data or the GCH does not come.
+#[test]
+fn rmpp_rx_repeat_timer_stopped_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        "s_ripe$0$d = s_ripe$0$q | ((now$q & repeat_mask) == s_repeat_at$0$q);",
+        "s_ripe$0$d = s_ripe$0$q;",
+        "mutant-rmpp-repeat",
+    );
+}
+
 /// The README's recipe for checking a mutated design by hand, run line by line as it stands
 /// there: a `sed` that matches nothing (a recipe gone stale) or a mutant that passes fails.
 #[test]

@@ -90,7 +90,8 @@ const NI_FAR_APART: &str = r#"{"config": {"node": 5}}
 {"cycle": 2000000000000, "end": true}
 "#;
 
-const RMPP_FAR_APART: &str = r#"{"config": {"node": 0}}
+// No GCH comes: each MSGEND is forgotten at its first repeat, past `gch_timeout`, unseen.
+const RMPP_FAR_APART: &str = r#"{"config": {"node": 0, "gch_timeout": 300, "reply_timeout": 1000}}
 {"cycle": 10, "packet": {"type": "RTS_LAST", "src": 3, "dst": 0, "msg_id": 7, "len": 8, "msg_num": 1, "data": "0001020304050607"}}
 {"cycle": 1000000000000, "packet": {"type": "RTS_LAST", "src": 3, "dst": 0, "msg_id": 8, "len": 4, "msg_num": 2, "data": "01020304"}}
 {"cycle": 2000000000000, "end": true}

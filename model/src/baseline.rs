@@ -621,6 +621,7 @@ impl Baseline {
             duplicates_suppressed: self.counts.duplicates_suppressed,
             retransmissions: self.counts.retransmissions,
             whole_message_restarts: None,
+            resumes: None,
             receiver_drops: self.counts.receiver_drops,
             payload_bytes: self.payload_bytes,
             payload_bytes_per_node_cycle: self.payload_bytes as f64

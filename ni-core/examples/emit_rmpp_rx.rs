@@ -1,7 +1,7 @@
 //! Writes the RMPP receive path's Verilog:
 //! `cargo run --example emit_rmpp_rx OUT.v [KEY=VALUE ...]`, the keys those of
 //! docs/protocol.md §11.2 (`node`, `nodes`, `mtu`, `rx_slots`, `max_msg`, `max_rcv_buf`,
-//! `reserved`, `max_data_pkts`, `gch_timeout`), the defaults for the others.
+//! `reserved`, `max_data_pkts`, `gch_timeout`, `reply_timeout`), the defaults for the others.
 use idemnet_ni_core::RmppConfig;
 
 fn main() {
@@ -27,6 +27,7 @@ fn main() {
             "reserved" => cfg.reserved = x as u16,
             "max_data_pkts" => cfg.max_data_pkts = x as u16,
             "gch_timeout" => cfg.gch_timeout = x as u32,
+            "reply_timeout" => cfg.reply_timeout = x as u32,
             _ => {
                 eprintln!("emit_rmpp_rx: unknown key `{k}`");
                 std::process::exit(2);

@@ -81,6 +81,12 @@ fn rmpp_rx_lints_and_compiles() {
             reserved: 65535,
             max_data_pkts: 65535,
             gch_timeout: 1 << 20,
+            reply_timeout: 1 << 20,
+        },
+        RmppConfig {
+            gch_timeout: 1,
+            reply_timeout: 1,
+            ..RmppConfig::DEFAULT
         },
     ];
     for cfg in configs {
@@ -135,6 +141,10 @@ fn bad_parameters_are_errors() {
         },
         RmppConfig {
             gch_timeout: 0,
+            ..RmppConfig::DEFAULT
+        },
+        RmppConfig {
+            reply_timeout: 0,
             ..RmppConfig::DEFAULT
         },
     ] {

@@ -210,6 +210,9 @@ pub struct RmppConfig {
     pub reserved: u16,
     pub max_data_pkts: u16,
     pub gch_timeout: u32,
+    /// Cycles a RECEIVING slot waits for its message's data, and an ENDED or DROPPED slot for
+    /// its GCH, before it sends its reply again (§11.5).
+    pub reply_timeout: u32,
 }
 
 impl Default for RmppConfig {
@@ -230,6 +233,7 @@ impl RmppConfig {
         reserved: 16,
         max_data_pkts: 16,
         gch_timeout: 10_000,
+        reply_timeout: 128,
     };
 
     /// Checks the ranges of §11.2.
@@ -262,6 +266,12 @@ impl RmppConfig {
             return Err(format!(
                 "gch_timeout = {}: must be in 1..=1048576",
                 self.gch_timeout
+            ));
+        }
+        if !(1..=1 << 20).contains(&self.reply_timeout) {
+            return Err(format!(
+                "reply_timeout = {}: must be in 1..=1048576",
+                self.reply_timeout
             ));
         }
         Ok(())

@@ -35,7 +35,7 @@ use crate::replay_io::{
 };
 
 /// The configuration keys of the receive path.
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "node",
     "nodes",
     "mtu",
@@ -45,6 +45,7 @@ pub const KEYS: [&str; 10] = [
     "reserved",
     "max_data_pkts",
     "gch_timeout",
+    "reply_timeout",
     "accept",
 ];
 
@@ -170,6 +171,11 @@ impl RmppTrace {
                         c.get("max_data_pkts", config.max_data_pkts as u64, 0xFFFF)? as u16;
                     config.gch_timeout =
                         c.get("gch_timeout", config.gch_timeout as u64, u32::MAX as u64)? as u32;
+                    config.reply_timeout = c.get(
+                        "reply_timeout",
+                        config.reply_timeout as u64,
+                        u32::MAX as u64,
+                    )? as u32;
                     if let Some(a) = c.object.get("accept") {
                         accept = parse_accept(a, what)?;
                     }
@@ -301,10 +307,10 @@ pub fn replay_rmpp<D: ClockedDut>(
     let mut net = NetFeed::new(trace.packets.iter().map(|(c, p)| (*c, p)));
     let last_event = trace.packets.iter().map(|(c, _)| *c).max().unwrap_or(0);
     let mut clock = Clock::new(idle, trace.end, last_event, QUIET, MAX_TAIL);
-    // A MSGEND or MSGDROP starts a slot's clean-up timer, which frees the slot without showing
-    // anything: while one may run, the block settles only once it has surely run out.
-    let timer_settle = QUIET.max(config.gch_timeout as u64 + 2);
-    let mut timer_running = false;
+    // Every reply the block sends starts its slot's repeat timer, which repeats the reply or,
+    // past `gch_timeout`, frees the slot without showing anything: the block has settled only
+    // once a repeat would have shown (docs/protocol.md §11.5).
+    let settle = QUIET.max(config.reply_timeout as u64 + 2);
     let mut inputs = vec![0u64; inp::WORDS];
     let mut outputs = vec![0u64; out::WORDS];
     let mut output = Output::new(writer);
@@ -317,15 +323,9 @@ pub fn replay_rmpp<D: ClockedDut>(
     loop {
         let showing = outputs[out::UP_VALID] & 1 == 1 || outputs[out::DLV_VALID] & 1 == 1;
         let idle = net.between_packets() && matches!(reader, Reader::Idle) && !showing;
-        let settle = if timer_running { timer_settle } else { QUIET };
-        let expected = clock.now;
         let Some(now) = clock.next(&output, idle, net.next_cycle(), settle)? else {
             break;
         };
-        if now != expected {
-            // Skipped: the block had settled, so every clean-up timer had run out.
-            timer_running = false;
-        }
         let (flit, _) = net.next(now);
         inputs[inp::NET_IN] = flit;
         // The upper layer: start reading what the ports showed after the last edge.
@@ -402,12 +402,9 @@ pub fn replay_rmpp<D: ClockedDut>(
             reader = Reader::Idle;
             output.push(now, now, 1, kind, line);
         }
-        let sent = output.net_out(now, outputs[out::NET_OUT], |w| {
+        output.net_out(now, outputs[out::NET_OUT], |w| {
             Packet::from_flits(w).map(|p| packet_json(&p))
         });
-        if sent.is_some_and(|p| p["type"] == "MSGEND" || p["type"] == "MSGDROP") {
-            timer_running = true;
-        }
         if outputs[out::SND_VALID] & 1 == 1 {
             let ty = Type::from_code(outputs[out::SND_TYPE] as u32).map(Type::name);
             let line = json!({ "cycle": now, "to_sender": {

@@ -199,6 +199,7 @@ pub struct Row {
     pub scoreboard_errors: u64,
     pub retransmissions: u64,
     pub whole_message_restarts: Option<u64>,
+    pub resumes: Option<u64>,
     pub receiver_drops: u64,
     /// Payload delivered before the drain, per node per cycle: bytes, and 32-bit flits.
     pub goodput_bytes: f64,
@@ -394,6 +395,7 @@ fn row(p: &Point, cycles: u64, f: &ProtocolFigures) -> Row {
         scoreboard_errors: f.scoreboard_errors,
         retransmissions: f.retransmissions,
         whole_message_restarts: f.whole_message_restarts,
+        resumes: f.resumes,
         receiver_drops: f.receiver_drops,
         goodput_bytes: f.payload_bytes_per_node_cycle,
         goodput_flits: f.payload_bytes_per_node_cycle / 4.0,

@@ -90,6 +90,7 @@ fn every_configuration_key_is_documented_with_the_default_the_parser_gives() {
             "reserved" => c.reserved.to_string(),
             "max_data_pkts" => c.max_data_pkts.to_string(),
             "gch_timeout" => c.gch_timeout.to_string(),
+            "reply_timeout" => c.reply_timeout.to_string(),
             "accept" => {
                 assert_eq!(
                     rmpp.accept,
@@ -178,7 +179,7 @@ fn the_bounds_and_periods_are_documented_as_the_code_has_them() {
     );
     let idle = section(&doc, "### Idle cycles");
     assert!(idle.contains(&format!(
-        "RMPP: {QUIET} cycles; but after a MSGEND or MSGDROP, `gch_timeout + 2`"
+        "RMPP: {QUIET} cycles, or `reply_timeout + 2` if that is longer"
     )));
 }
 

@@ -48,6 +48,13 @@ fn pkt(ty: &str, src: u64, id: u64, num: u64, len: u64, seq: u64) -> Value {
             "seq": seq, "data": bytes(id, from, to) })
 }
 
+/// The packets of one message from `src` (`id`, `num`, `len` bytes), as (cycle, type, seq).
+fn message(src: u64, id: u64, num: u64, len: u64, at: &[(u64, &str, u64)]) -> Vec<(u64, Value)> {
+    at.iter()
+        .map(|&(c, ty, seq)| (c, pkt(ty, src, id, num, len, seq)))
+        .collect()
+}
+
 fn ctl(ty: &str, src: u64, id: u64, num: u64) -> Value {
     json!({ "type": ty, "src": src, "dst": 0, "msg_id": id, "msg_num": num })
 }
@@ -101,7 +108,15 @@ fn example_upcall_delivery_msgend_and_gch() {
         vec![(7, "0001020304050607".to_string())],
         "{l:#?}"
     );
-    assert_eq!(sent(&l), vec![("MSGEND".to_string(), 7, 0)]);
+    // The MSGEND is repeated once (`reply_timeout` 128 after its pick) before the GCH comes.
+    let ends = sent(&l);
+    assert_eq!(ends, vec![("MSGEND".to_string(), 7, 0); 2]);
+    let at: Vec<u64> = kind(&l, "packet").iter().map(|p| cycle(p)).collect();
+    assert_eq!(
+        at[1] - at[0],
+        130,
+        "picked 128 + 1 edges later, at the next edge"
+    );
     assert!(drops(&l).is_empty());
     assert_eq!(l, run(&text), "deterministic");
 }
@@ -120,12 +135,13 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
 
 #[test]
 fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
-    // The clean-up timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 28
-    // runs out so that RTS_LAST 2's verdict (which sees the slot table as at its header word 5,
-    // docs/protocol.md §11.5) finds the one slot taken when presented at 3023 and free at 3024:
-    // gaps that end around then, in a message's middle, and a trace without `end`.
-    let cfg = json!({ "rx_slots": 1, "gch_timeout": 3000, "max_rcv_buf": 20, "reserved": 16,
-                      "max_data_pkts": 8 });
+    // The repeat timer (3000 cycles, longer than the quiet period) of the MSGEND at cycle 28
+    // runs out past `gch_timeout` (3000) and frees the slot unseen, so that RTS_LAST 2's verdict
+    // (which sees the slot table as at its header word 5, docs/protocol.md §11.5) finds the one
+    // slot taken when presented at 3023 and free at 3024: gaps that end around then, in a
+    // message's middle, and a trace without `end`.
+    let cfg = json!({ "rx_slots": 1, "gch_timeout": 3000, "reply_timeout": 3000,
+                      "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8 });
     let mut texts = vec![];
     for second in [2000, 3021, 3022, 3023, 3024, 5000] {
         let ev = [
@@ -209,8 +225,10 @@ fn a_block_with_no_events_and_a_far_end_is_skipped_to_it() {
 
 #[test]
 fn a_long_message_is_granted_written_and_delivered_in_blocks() {
-    // 200 bytes: RTS (0..32) and packets 1..6; allowance 4 per CTS.
-    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8 });
+    // 200 bytes: RTS (0..32) and packets 1..6; allowance 4 per CTS. No reply is repeated
+    // within the trace (`reply_timeout` 1000).
+    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8,
+                      "reply_timeout": 1000 });
     let mut ev = vec![(0, pkt("RTS", 2, 5, 1, 200, 0))];
     for (c, ty, seq) in [
         (100, "DATA", 1),
@@ -238,7 +256,8 @@ fn a_long_message_is_granted_written_and_delivered_in_blocks() {
 #[test]
 fn figure8_allowance_shrinks_under_growing_load_and_recovers() {
     // Pool 40 - 8 = 32, at most 16 per CTS: 16, 16, then the minimum 1 while all is granted.
-    let cfg = json!({ "max_rcv_buf": 40, "reserved": 8, "max_data_pkts": 16 });
+    let cfg = json!({ "max_rcv_buf": 40, "reserved": 8, "max_data_pkts": 16,
+                      "reply_timeout": 1000 });
     let mut ev: Vec<(u64, Value)> = (0..4)
         .map(|k| (k * 20, pkt("RTS", k + 1, 10 + k, 1, 1024, 0)))
         .collect();
@@ -283,7 +302,7 @@ fn duplicate_rts_last_after_msgend_gets_msgend_again_and_no_second_delivery() {
         (100, pkt("RTS_LAST", 3, 9, 1, 20, 0)),
         (200, pkt("RTS_LAST", 3, 9, 1, 20, 0)),
     ];
-    let l = run(&trace(json!({}), &ev, 400));
+    let l = run(&trace(json!({ "reply_timeout": 1000 }), &ev, 400));
     assert_eq!(delivered(&l).len(), 1);
     assert_eq!(drops(&l), s(&["duplicate", "duplicate"]));
     let ends = sent(&l);
@@ -293,16 +312,25 @@ fn duplicate_rts_last_after_msgend_gets_msgend_again_and_no_second_delivery() {
 
 #[test]
 fn a_restart_resynchronises_with_a_new_cts() {
-    // 128 bytes = packets 0..3. Packet 2 is lost; 3 is out of sequence; the sender restarts at 1.
-    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8 });
-    let ev = [
-        (0, pkt("RTS", 6, 4, 1, 128, 0)),
-        (100, pkt("DATA", 6, 4, 1, 128, 1)),
-        (140, pkt("LAST_DATA", 6, 4, 1, 128, 3)),
-        (300, pkt("STOP_DATA", 6, 4, 1, 128, 1)),
-        (400, pkt("DATA", 6, 4, 1, 128, 2)),
-        (440, pkt("LAST_DATA", 6, 4, 1, 128, 3)),
-    ];
+    // 160 bytes = packets 0..4. Packets 2 and 3 are lost, so 4 is out of sequence and not the
+    // one after the missing one (no resume); the sender restarts at 1.
+    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8,
+                      "reply_timeout": 1000 });
+    let ev = message(
+        6,
+        4,
+        1,
+        160,
+        &[
+            (0, "RTS", 0),
+            (100, "DATA", 1),
+            (140, "LAST_DATA", 4),
+            (300, "STOP_DATA", 1),
+            (400, "DATA", 2),
+            (420, "DATA", 3),
+            (440, "LAST_DATA", 4),
+        ],
+    );
     let l = run(&trace(cfg, &ev, 700));
     assert_eq!(drops(&l), s(&["sequence"]));
     assert_eq!(l.last().unwrap()["summary"]["restart"], 1);
@@ -312,7 +340,7 @@ fn a_restart_resynchronises_with_a_new_cts() {
         .map(|p| p["packet"]["seq"].as_u64().unwrap())
         .collect();
     assert_eq!(cts, vec![1, 2], "the restart's CTS asks for packet 2");
-    assert_eq!(delivered(&l), vec![(4, bytes(4, 0, 128))]);
+    assert_eq!(delivered(&l), vec![(4, bytes(4, 0, 160))]);
 }
 
 #[test]
@@ -322,7 +350,11 @@ fn msgdrop_when_the_upper_layer_accepts_nothing() {
         (100, pkt("RTS_LAST", 1, 4, 2, 10, 0)),
         (200, pkt("DATA", 1, 3, 1, 100, 1)),
     ];
-    let l = run(&trace(json!({ "accept": "none" }), &ev, 400));
+    let l = run(&trace(
+        json!({ "accept": "none", "reply_timeout": 1000 }),
+        &ev,
+        400,
+    ));
     assert_eq!(kind(&l, "upcall").len(), 2);
     assert!(delivered(&l).is_empty());
     let types: Vec<String> = sent(&l).into_iter().map(|x| x.0).collect();
@@ -393,7 +425,7 @@ fn null_keeps_numbering_in_step_and_is_answered_with_msgdrop() {
         (200, pkt("RTS_LAST", 5, 2, 2, 12, 0)),
         (300, ctl("GCH", 5, 1, 1)),
     ];
-    let l = run(&trace(json!({}), &ev, 500));
+    let l = run(&trace(json!({ "reply_timeout": 1000 }), &ev, 500));
     let types: Vec<(String, u64)> = sent(&l).into_iter().map(|x| (x.0, x.1)).collect();
     assert_eq!(
         types,
@@ -416,7 +448,7 @@ fn null_aborts_a_message_being_received() {
         (200, ctl("NULL", 5, 1, 1)),
         (300, pkt("DATA", 5, 1, 1, 300, 2)),
     ];
-    let l = run(&trace(json!({}), &ev, 500));
+    let l = run(&trace(json!({ "reply_timeout": 1000 }), &ev, 500));
     let types: Vec<String> = sent(&l).into_iter().map(|x| x.0).collect();
     assert_eq!(types, s(&["CTS", "MSGDROP", "MSGDROP"]));
     assert!(delivered(&l).is_empty());
@@ -573,7 +605,9 @@ fn a_reply_again_to_a_slot_freed_since_its_verdict_is_unknown() {
     // window the slot is free at word 5 (`order`: `expected` has moved on); after it, the slot
     // is still ENDED at the action (`duplicate`, with a MSGEND again). The presentation cycle
     // is swept on the model to find the window, whose every trace then runs on both engines.
-    let cfg = json!({ "rx_slots": 1, "gch_timeout": 200 });
+    // With `reply_timeout` = `gch_timeout`, the first repeat finds the slot expired and frees it
+    // instead, `gch_timeout + 1` edges after the MSGEND's pick.
+    let cfg = json!({ "rx_slots": 1, "gch_timeout": 200, "reply_timeout": 200 });
     let text = |second: u64| {
         let ev = [
             (10, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
@@ -615,4 +649,119 @@ fn a_reply_again_to_a_slot_freed_since_its_verdict_is_unknown() {
             "no reply again"
         );
     }
+}
+
+/// The lines of a trace's `packet` outputs as (cycle, type, seq).
+fn replies(lines: &[Value]) -> Vec<(u64, String, u64)> {
+    kind(lines, "packet")
+        .into_iter()
+        .map(|l| {
+            let p = &l["packet"];
+            (
+                cycle(l),
+                p["type"].as_str().unwrap().to_string(),
+                p["seq"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_packet_after_a_missing_one_asks_for_it_at_once() {
+    // §11.5's *resume*: 160 bytes = packets 0..4. Packet 2 is lost; 3, the one after it, is
+    // dropped (`sequence`) and answered at once with a CTS naming 2 and a fresh grant; 4 is
+    // dropped without a reply. Then 2, 3, 4 arrive in sequence. No restart is counted.
+    let cfg = json!({ "max_rcv_buf": 20, "reserved": 16, "max_data_pkts": 8,
+                      "reply_timeout": 1000 });
+    let ev = message(
+        6,
+        4,
+        1,
+        160,
+        &[
+            (0, "RTS", 0),
+            (100, "DATA", 1),
+            (120, "DATA", 3),
+            (140, "LAST_DATA", 4),
+            (300, "DATA", 2),
+            (320, "DATA", 3),
+            (340, "LAST_DATA", 4),
+        ],
+    );
+    let l = run(&trace(cfg, &ev, 700));
+    assert_eq!(drops(&l), s(&["sequence", "sequence"]));
+    assert_eq!(l.last().unwrap()["summary"]["restart"], 0);
+    let r = replies(&l);
+    let kinds: Vec<(&str, u64)> = r.iter().map(|(_, t, q)| (t.as_str(), *q)).collect();
+    assert_eq!(kinds, vec![("CTS", 1), ("CTS", 2), ("MSGEND", 0)]);
+    let packet_3_ends = 120 + 17;
+    assert!(r[1].0 <= packet_3_ends + 3, "at once: {r:?}");
+    assert_eq!(sent(&l)[1].2, 4, "a fresh grant: all of the pool");
+    assert_eq!(delivered(&l), vec![(4, bytes(4, 0, 160))]);
+}
+
+#[test]
+fn a_cts_is_repeated_while_the_granted_data_does_not_come() {
+    // §11.5's repeat timer on a RECEIVING slot: the CTS goes out again `reply_timeout + 2`
+    // cycles after its last pick while no data of the message comes; any data packet of it,
+    // even one dropped out of sequence, starts the timer again.
+    let cfg = json!({ "reply_timeout": 100 });
+    let ev = message(
+        6,
+        4,
+        1,
+        160,
+        &[
+            (0, "RTS", 0),
+            (400, "DATA", 3),
+            (460, "DATA", 3),
+            (700, "DATA", 1),
+            (720, "DATA", 2),
+            (740, "DATA", 3),
+            (760, "LAST_DATA", 4),
+        ],
+    );
+    let l = run(&trace(cfg, &ev, 1000));
+    let r = replies(&l);
+    let ctss: Vec<&(u64, String, u64)> = r.iter().filter(|x| x.1 == "CTS").collect();
+    assert!(ctss.iter().all(|x| x.2 == 1), "{r:?}");
+    // Before the data: repeats 102 cycles apart.
+    let before: Vec<u64> = ctss.iter().map(|x| x.0).filter(|&c| c < 400).collect();
+    assert!(before.len() >= 3, "{r:?}");
+    assert!(before.windows(2).all(|w| w[1] - w[0] == 102), "{r:?}");
+    // The dropped packets at 400 and 460 restart the timer: no CTS within 100 cycles of them.
+    assert!(
+        ctss.iter().all(|x| !(417..=560).contains(&x.0)),
+        "no repeat while data comes: {r:?}"
+    );
+    assert_eq!(drops(&l), s(&["sequence", "sequence"]));
+    assert_eq!(delivered(&l), vec![(4, bytes(4, 0, 160))]);
+}
+
+#[test]
+fn a_msgend_is_repeated_until_gch_timeout_then_forgotten() {
+    // §11.5's repeat timer on an ENDED slot: the MSGEND goes out every `reply_timeout + 2`
+    // cycles until a GCH comes or, past `gch_timeout` since the message ended, the next
+    // repeat frees the slot instead; a GCH after that finds nothing.
+    let cfg = json!({ "gch_timeout": 500, "reply_timeout": 100 });
+    let ev = [
+        (0, pkt("RTS_LAST", 1, 1, 1, 4, 0)),
+        (2000, ctl("GCH", 1, 1, 1)),
+        (2100, pkt("RTS_LAST", 2, 2, 1, 4, 0)),
+        (2300, ctl("GCH", 2, 2, 1)),
+    ];
+    let l = run(&trace(cfg, &ev, 2600));
+    let r = replies(&l);
+    let first: Vec<u64> = r.iter().filter(|x| x.0 < 2000).map(|x| x.0).collect();
+    assert!(first.windows(2).all(|w| w[1] - w[0] == 102), "{r:?}");
+    // Ended a cycle or two before the first MSGEND; freed at the first repeat past 500.
+    assert_eq!(first.len(), 5, "{r:?}");
+    assert_eq!(
+        drops(&l),
+        s(&["unknown_message"]),
+        "the late GCH finds nothing"
+    );
+    // The second message's GCH stops its repeats at once.
+    let second: Vec<u64> = r.iter().filter(|x| x.0 >= 2000).map(|x| x.0).collect();
+    assert_eq!(second.len(), 2, "{r:?}");
 }

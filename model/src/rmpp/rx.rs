@@ -40,7 +40,10 @@ struct Slot {
     grant: u32,
     cts_n: u16,
     reply_due: bool,
+    /// ENDED or DROPPED: cycles left of `gch_timeout` (0: expired).
     timer: u32,
+    /// RECEIVING, ENDED or DROPPED: cycles left until the reply is repeated.
+    repeat: u32,
 }
 
 impl Slot {
@@ -60,6 +63,9 @@ enum Verdict {
         slot: usize,
         restart: bool,
     },
+    /// The packet just past the one the slot expects: dropped (counted `sequence`), and a new
+    /// CTS names the missing packet (§11.7, *resume*).
+    Resume(usize),
     Free(usize),
     AbortNew(usize),
     Abort(usize),
@@ -346,6 +352,7 @@ impl RmppRx {
                         slot: m,
                         restart: true,
                     },
+                    Receiving if seq == s.next_seq + 1 => Verdict::Resume(m),
                     Receiving | Upcall => Verdict::Drop(cnt::SEQUENCE),
                     Complete => Verdict::Drop(dup),
                     Ended | Dropped => Verdict::DropReply(dup, m),
@@ -561,6 +568,12 @@ impl RmppRx {
                 self.slots[m].reply_due = false;
                 Some(m)
             }
+            Verdict::Resume(m) => {
+                self.count(cnt::SEQUENCE);
+                self.return_grant(m);
+                self.new_cts(m);
+                Some(m)
+            }
             Verdict::InSeq { slot: m, restart } => {
                 if restart {
                     // What is held stays: the CTS tells the sender where to go on.
@@ -677,6 +690,17 @@ impl ModelBlock for RmppRx {
         self.due_set = None;
         self.receive(i[inp::NET_IN]);
         self.awaiting_crc = self.rx.state == Rx::Crc;
+        // A data packet of a RECEIVING slot, whatever its verdict, shows that its sender is
+        // sending: the slot's CTS timer starts again.
+        let alive = packet.and_then(|(_, h)| {
+            let ty = Type::from_code((h[0] >> 16) & 0x3FFF)?;
+            if !ty.is_data() {
+                return None;
+            }
+            self.slots.iter().position(|s| {
+                s.busy && s.state == State::Receiving && s.src == h[1] as u16 && s.msg_id == h[2]
+            })
+        });
         let target = match packet {
             Some((v, h)) => self.act(v, &h),
             None if packet_edge || awaited_crc => None,
@@ -717,22 +741,34 @@ impl ModelBlock for RmppRx {
             None => 0,
         };
 
-        // Reply flags and the clean-up timers.
+        // Reply flags and the two timers of §11.5: the repeat of a reply, and `gch_timeout`.
+        // Both count at every edge from their load; a repeat that has run out fires at the
+        // first edge at which its slot has no reply due and nothing acts.
+        let acted = packet.is_some() || target.is_some() || self.snd.is_some();
         for (k, b) in before.iter().enumerate() {
             let s = &mut self.slots[k];
+            let was_done = b.busy && b.done();
+            let timed = was_done || (b.busy && b.state == State::Receiving);
+            if s.busy && s.done() && !was_done {
+                s.timer = cfg.gch_timeout;
+            } else if was_done && b.timer > 0 {
+                s.timer = b.timer - 1;
+            }
             if picked == Some(k) {
                 if self.due_set != Some(k) {
                     s.reply_due = false;
                 }
-                if b.done() {
-                    s.timer = cfg.gch_timeout;
-                }
-            } else if b.busy && b.done() && !b.reply_due && target != Some(k) {
-                if b.timer == 0 {
+                s.repeat = cfg.reply_timeout;
+            } else if alive == Some(k) {
+                s.repeat = cfg.reply_timeout;
+            } else if b.repeat > 0 {
+                s.repeat = b.repeat - 1;
+            } else if timed && !b.reply_due && !acted {
+                if was_done && b.timer == 0 {
                     s.busy = false;
                     s.limit = 0;
                 } else {
-                    s.timer = b.timer - 1;
+                    s.reply_due = true;
                 }
             }
         }

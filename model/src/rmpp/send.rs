@@ -40,14 +40,21 @@
 //!   that grants a new block; no timer runs while granted packets wait to be sent. At the
 //!   deadline the whole message **restarts** (at the deadline cycle): try count + 1, a block
 //!   of one packet `seq = 1` (STOP_DATA, or LAST_DATA when packet 1 is the last one accepted,
-//!   `info1 = 1`), and the next CTS is taken from its `seq` on.
+//!   `info1 = 1`), and the next CTS is taken from its `seq` on. The restart keeps the
+//!   message's place in the order of grants (priority 2 below): sent behind every later grant,
+//!   a restart packet waited thousands of cycles on a busy node while its receiver's slot ran
+//!   out of `gch_timeout`, and the message never completed (measured on the golden model).
 //! - **CTS** (`seq`, `info1 = n`, `len = accepted`): with `last = ceil(accepted / mtu) - 1`
 //!   (at most the message's last packet), it grants `seq ..= min(seq + n - 1, last)` if
-//!   `n >= 1`, `1 <= seq <= last` and `seq` is above every packet already granted since the
-//!   last (re)start (the RTS counts as packet 0, a restart as a grant of packet 1). Otherwise
-//!   it grants nothing new (a repeat: counted in `repeat_cts`, no effect, timers untouched).
-//!   Each block packet has `info1 = n`, `info2` = try count; the block's last is STOP_DATA,
-//!   or LAST_DATA if it is packet `last`. A CTS for a NULL is ignored.
+//!   `n >= 1`, `1 <= seq <= last` and either `seq` is above every packet already granted since
+//!   the last (re)start (the RTS counts as packet 0, a restart as a grant of packet 1), or the
+//!   message is sending and `seq` is a packet already sent: a **resume** (docs/protocol.md
+//!   §12): the receiver misses packet `seq`, so the sender goes back to it, with the CTS's
+//!   grant in place of the one it had, keeping its place in the order of grants; counted in
+//!   `resumes`. Otherwise it grants nothing new (a repeat, as a CTS naming a packet granted and
+//!   not yet sent: counted in `repeat_cts`, no effect, timers untouched). Each block packet has
+//!   `info1 = n`, `info2` = try count; the block's last is STOP_DATA, or LAST_DATA if it is
+//!   packet `last`. A CTS for a NULL is ignored.
 //! - **MSGEND / MSGDROP** for a held message: it completes at `now` ([`Outcome::End`] with the
 //!   reply's `len`, [`Outcome::Drop`], or [`Outcome::Aborted`] for a MSGDROP answering a NULL;
 //!   a MSGEND answering a NULL is an `End`: the message got there first), one GCH is queued,
@@ -84,7 +91,9 @@ pub struct SendConfig {
     pub mtu: usize,
     /// Cycles after an RTS / RTS_LAST / NULL before it is repeated.
     pub rts_timeout: u64,
-    /// Cycles after the last packet of a block without a reply before the message restarts.
+    /// Cycles after the last packet of a block without a reply before the message restarts. The
+    /// receiver repeats its reply every `reply_timeout` (docs/protocol.md §11.5), so this is the
+    /// backstop, several of those long.
     pub data_timeout: u64,
     /// Period of the check for stalled messages (§3.5).
     pub resend_period: u64,
@@ -104,7 +113,7 @@ impl SendConfig {
         nodes: 16,
         mtu: 32,
         rts_timeout: 600,
-        data_timeout: 600,
+        data_timeout: 1200,
         resend_period: 300,
         max_active: 16,
     };
@@ -191,6 +200,8 @@ pub struct SendStats {
     pub periodic_resends: u64,
     /// Whole-message restarts after a data timeout.
     pub restarts: u64,
+    /// Resumes: a CTS naming a packet already sent, which is sent again from there.
+    pub resumes: u64,
     /// CTSs that granted nothing new.
     pub repeat_cts: u64,
     /// Replies matching no held message (and CTSs for a NULL).
@@ -468,9 +479,15 @@ impl Sender {
                 } else {
                     0
                 };
-                if info1 == 0 || seq == 0 || seq > last || seq <= hi {
+                // A CTS at or below what was granted names the packet the receiver misses
+                // when the sender has sent it already: a resume (§12); else it is a repeat.
+                let resume = m.state == State::Sending && seq <= hi && seq < m.next;
+                if info1 == 0 || seq == 0 || seq > last || (seq <= hi && !resume) {
                     self.stats.repeat_cts += 1;
                     return;
+                }
+                if resume {
+                    self.stats.resumes += 1;
                 }
                 let end = (seq as u64 + info1 as u64 - 1).min(last as u64) as u32;
                 m.state = State::Sending;
@@ -479,8 +496,10 @@ impl Sender {
                 m.n = info1;
                 m.last = last;
                 m.granted_hi = end;
-                m.stamp = (now, self.grants);
-                self.grants += 1;
+                if !resume {
+                    m.stamp = (now, self.grants);
+                    self.grants += 1;
+                }
                 m.deadline = None;
                 m.due = None;
                 m.due_periodic = false;
@@ -675,8 +694,6 @@ impl Sender {
                     m.end = 1;
                     m.n = 1;
                     m.granted_hi = 1;
-                    m.stamp = (d, self.grants);
-                    self.grants += 1;
                     self.stats.restarts += 1;
                 }
                 State::Queued => unreachable!("a queued message has no timer"),

@@ -19,7 +19,7 @@ use crate::c;
 /// | `clock` | in | 1 | |
 /// | `arrived`, `crc_flit` | in | 1, 1 | a tail at the CRC position is consumed now; its CRC is good and it is addressed to this node |
 /// | `awaiting_crc` | in | 1 | a register: the receiver is at a worm's CRC position (before this edge's flit) |
-/// | `verdict`, `reason`, `restart`, `finish`, `new_cts` | in | 4, 3, 1, 1, 1 | the latched verdict |
+/// | `verdict`, `reason`, `restart`, `finish`, `new_cts`, `resume`, `alive` | in | 4, 3, 1, 1, 1, 1, 1 | the latched verdict |
 /// | `target_busy` | in | 1 | the verdict's slot is still busy (for the counters only: *replies again* to a freed slot counts `unknown`) |
 /// | `answer_valid`, `answer_cts` | in | 1, 1 | the answer register, ready to act, and whether it accepts more than the first packet (RECEIVING, with a CTS) |
 /// | `delivered_valid` | in | 1 | the delivered register holds a delivery |
@@ -28,7 +28,9 @@ use crate::c;
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
-/// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason; a restart |
+/// | `acts` | out | 1 | the packet whose CRC flit was consumed at the edge before (acting or dropped), the answer register or the delivered register acts at this edge |
+/// | `alive_acts` | out | 1 | a data packet of a RECEIVING slot (`alive`) passed its CRC and routing at the edge before: the verdict's target restarts its CTS timer now, whatever the verdict |
+/// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason (a *resume* is a `sequence` drop that acts); a restart |
 ///
 /// Timing: a packet acts at the edge after its CRC flit (§11.5): `crc_flit` and `arrived` are
 /// registered (`packet`, `packet_good`), so the action, the counter strobes and the credit
@@ -61,6 +63,8 @@ pub struct RmppAction {
     pub restart: Signal<In, Bit>,
     pub finish: Signal<In, Bit>,
     pub new_cts: Signal<In, Bit>,
+    pub resume: Signal<In, Bit>,
+    pub alive: Signal<In, Bit>,
     pub target_busy: Signal<In, Bit>,
     pub answer_valid: Signal<In, Bit>,
     pub answer_cts: Signal<In, Bit>,
@@ -71,6 +75,8 @@ pub struct RmppAction {
     pub delivered_acts: Signal<Out, Bit>,
     pub to_sender: Signal<Out, Bit>,
     pub clears_due: Signal<Out, Bit>,
+    pub acts: Signal<Out, Bit>,
+    pub alive_acts: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
     pub count_not_source: Signal<Out, Bit>,
     pub count_order: Signal<Out, Bit>,
@@ -103,6 +109,8 @@ impl RmppAction {
             restart: Default::default(),
             finish: Default::default(),
             new_cts: Default::default(),
+            resume: Default::default(),
+            alive: Default::default(),
             target_busy: Default::default(),
             answer_valid: Default::default(),
             answer_cts: Default::default(),
@@ -113,6 +121,8 @@ impl RmppAction {
             delivered_acts: Default::default(),
             to_sender: Default::default(),
             clears_due: Default::default(),
+            acts: Default::default(),
+            alive_acts: Default::default(),
             allowance: Default::default(),
             count_not_source: Default::default(),
             count_order: Default::default(),
@@ -148,6 +158,7 @@ impl Logic for RmppAction {
         self.packet.d.next = self.crc_flit.val();
         self.packet_good.d.next = self.arrived.val();
         self.to_sender.next = self.arrived.val() & (self.verdict.val() == Action::ToSender);
+        self.alive_acts.next = self.packet_good.q.val() & self.alive.val();
         // Neither *free* nor *in sequence* is `Again`, so a packet with either verdict acts
         // whenever it arrived good: no `target_busy` in this term.
         self.clears_due.next = self.packet_good.q.val()
@@ -173,7 +184,7 @@ impl Logic for RmppAction {
                     _ => self.count_busy.next = true,
                 }
             }
-            // *Replies again* to a slot the clean-up timer freed since the verdict is dropped
+            // *Replies again* to a slot its repeat timer freed since the verdict is dropped
             // as `unknown`: the slot itself ignores it (it sets a reply due only while busy), so
             // that no action waits for `target_busy`, a look-up over the slots; only the
             // counters, behind their own register, read it.
@@ -181,8 +192,13 @@ impl Logic for RmppAction {
                 self.count_duplicate.next = self.target_busy.val();
                 self.count_unknown.next = !self.target_busy.val();
             }
-            self.count_restart.next =
-                (self.verdict.val() == Action::InSequence) & self.restart.val();
+            if (self.verdict.val() == Action::InSequence) & self.restart.val() {
+                if self.resume.val() {
+                    self.count_sequence.next = true;
+                } else {
+                    self.count_restart.next = true;
+                }
+            }
         }
         // The packet acts at the edge after its CRC flit unless it is dropped or for the send
         // side (pulsed at its CRC flit); else the answer register, else the delivered register,
@@ -199,6 +215,10 @@ impl Logic for RmppAction {
             & !self.awaiting_crc.val()
             & !self.answer_valid.val()
             & self.delivered_valid.val();
+        self.acts.next = self.packet_good.q.val()
+            | (!self.packet.q.val()
+                & !self.awaiting_crc.val()
+                & (self.answer_valid.val() | self.delivered_valid.val()));
 
         // Figure 8: a new CTS's allowance, after the slot's grant is returned.
         self.packet_returned.d.next =

@@ -170,7 +170,8 @@ pub enum DropReason {
 /// and writes the payload; `slots`
 /// holds the per-slot state (§11.4: [`SlotState`], `src` in 8 bits as `srcNID < nodes <= 256`,
 /// `limit` in 13 bits as `limit <= max_msg <= 4096`, `next_seq` in 11 bits as a RECEIVING slot
-/// has `next_seq * mtu < limit`, the clean-up deadline in 21 against one free-running counter;
+/// has `next_seq * mtu < limit`, the `gch_timeout` deadline and the repeat timer's in 21 bits
+/// against one free-running counter;
 /// each masked to the bits the configuration needs, see [`slots::RmppSlots`]) with its scans
 /// and per-slot updates;
 /// `act` chooses the edge's one [`Action`] and keeps Figure 8's `outstanding` (20 bits: at most
@@ -194,8 +195,9 @@ pub enum DropReason {
 ///   slot's `limit = 0`, so its MSGDROP has `len = 0`.
 /// * Becoming COMPLETE (in sequence) and being freed (GCH) clear `reply_due`, so only
 ///   RECEIVING, ENDED and DROPPED slots are ever picked by the transmitter.
-/// * A GCH whose slot was freed by the clean-up timer between its verdict and its action frees
-///   it again and counts nothing (only *replies again* turns into `unknown`).
+/// * A GCH whose slot was freed by its repeat timer (past `gch_timeout`) between its verdict
+///   and its action frees it again and counts nothing (only *replies again* turns into
+///   `unknown`).
 /// * `up_*` and `dlv_*` are zero while their `valid` is low; `snd_*` are zero outside the pulse.
 #[derive(LogicBlock)]
 pub struct RmppRxCore {
@@ -448,6 +450,8 @@ impl Logic for RmppRxCore {
         self.act.restart.next = self.verdict.restart.val();
         self.act.finish.next = self.verdict.finish.val();
         self.act.new_cts.next = self.verdict.new_cts.val();
+        self.act.resume.next = self.verdict.resume.val();
+        self.act.alive.next = self.verdict.alive.val();
         self.act.target_busy.next = self.slots.target_busy.val();
         self.act.answer_valid.next = self.answer.ready.val();
         self.act.answer_cts.next = self.answer.cts.val();
@@ -494,6 +498,8 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_zero.next = self.answer.zero.val();
         self.slots.write.answer_cts.next = self.answer.cts.val();
         self.slots.clears_due.next = self.act.clears_due.val();
+        self.slots.alive_acts.next = self.act.alive_acts.val();
+        self.slots.acts.next = self.act.acts.val();
         self.slots.write.verdict_acts.next = self.act.verdict_acts.val();
         self.slots.write.answer_acts.next = self.act.answer_acts.val();
         self.slots.delivered_acts.next = self.act.delivered_acts.val();

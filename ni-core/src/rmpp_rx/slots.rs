@@ -9,8 +9,8 @@ use super::{Action, SlotState};
 use crate::{c, vec_of};
 
 /// The per-slot state of §11.4, the scans over it (lowest slot first, over the state before the
-/// edge) and the per-slot part of the edge's action, the transmitter's pick and the clean-up
-/// timer.
+/// edge) and the per-slot part of the edge's action, the transmitter's pick and the two
+/// timers.
 ///
 /// Ports (Verilog names, as a child `slots$<port>`):
 ///
@@ -20,6 +20,8 @@ use crate::{c, vec_of};
 /// | `write$*`, `delivered_acts`, `delivered_slot` | in | | the edge's action, as its three sources and their slots (the delivered register's beside the bundle: it writes no field), and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
+/// | `alive_acts` | in | 1 | a data packet of the RECEIVING slot `target` acts at this edge, whatever its verdict: that slot's repeat timer starts again |
+/// | `acts` | in | 1 | a packet, the answer register or the delivered register acts at this edge (on any slot): no repeat fires at it |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
@@ -31,21 +33,28 @@ use crate::{c, vec_of};
 /// | `reads$*` | out | | ([`SlotReads`]) the lowest slot with a reply due: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
-/// `next_seq` 11, `grant` and `cts_n` 16, the deadline 21 bits); every value loaded into them
+/// `next_seq` 11, `grant` and `cts_n` 16, the deadlines 21 bits); every value loaded into them
 /// is masked to the bits the configuration's largest value needs (`nodes - 1`, `max_msg`,
-/// `max_msg / mtu`, `max_data_pkts`, `gch_timeout + 1`), so the bits above are constant zero
-/// and synthesis removes them and the logic that reads them (with system16's configuration: 4,
-/// 11, 6, 5 and 14 bits).
+/// `max_msg / mtu`, `max_data_pkts`, `gch_timeout + 1`, `reply_timeout`), so the bits above
+/// are constant zero and synthesis removes them and the logic that reads them (with system16's
+/// configuration: 4, 11, 6, 5, 14 and 8 bits).
 ///
-/// The clean-up timer of §11.5 is one free-running counter (`now`, modulo `2^W` with
-/// `2^W > gch_timeout + 1`) and a deadline per slot: the pick of an ENDED or DROPPED slot at
-/// edge `p` sets `deadline = now + gch_timeout + 1`, and the slot frees itself at the edge at
-/// which `now == deadline`, unless it has `reply_due` or is the edge's action's target. That is
-/// §11.5's countdown (loaded with `gch_timeout` at `p`, 0 before edge `p + gch_timeout + 1`)
-/// because the countdown never pauses without being loaded again: a slot becomes ENDED or
-/// DROPPED only with `reply_due` (so it is picked, and loaded, before it counts), and an action
-/// on an ENDED or DROPPED slot either frees it or sets `reply_due` (replies again). A compare
-/// per slot instead of a decrementer, a zero test and a load multiplexer.
+/// The two timers of §11.5 are one free-running counter (`now`, modulo `2^W` with
+/// `2^W > max(gch_timeout, reply_timeout) + 1`) and two deadlines per slot, each a compare
+/// instead of a decrementer, a zero test and a load multiplexer:
+///
+/// - *The repeat*: the pick of a slot's reply, and a data packet of a RECEIVING slot, at edge `p`
+///   set `repeat_at = now + reply_timeout` in the low `r` bits (`2^r > reply_timeout`) and clear
+///   `ripe`; `ripe` is set at the edge at which the low bits of `now` equal `repeat_at`, edge
+///   `p + reply_timeout`, and stays set. From edge `p + reply_timeout + 1` on, so, a RECEIVING,
+///   ENDED or DROPPED slot with `ripe`, without `reply_due`, at an edge at which nothing acts
+///   (`acts`), sets `reply_due`, or frees itself if it is ENDED or DROPPED and `expired`. That
+///   is §11.5's countdown, which runs at every edge from its load and fires at the first such
+///   edge after it reaches 0.
+/// - *`gch_timeout`*: the action that makes a slot ENDED or DROPPED at edge `e` sets
+///   `deadline = now + gch_timeout` and clears `expired`; `expired` is set at the edge at which
+///   `now == deadline`, edge `e + gch_timeout`, so from edge `e + gch_timeout + 1` on the slot
+///   is expired, as the model's countdown from `gch_timeout` at `e` says.
 ///
 /// Storage: the fields written at one slot an edge and read by slot number (`src`, `msg_id`,
 /// `msg_num`, `len`, `limit`, `next_seq`, `cts_n`) are in LUT RAM, in the child
@@ -67,6 +76,8 @@ pub struct RmppSlots {
     pub write: SlotWrite,
     pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
+    pub alive_acts: Signal<In, Bit>,
+    pub acts: Signal<In, Bit>,
     pub delivered_acts: Signal<In, Bit>,
     pub delivered_slot: Signal<In, Bits<4>>,
     pub up_valid: Signal<In, Bit>,
@@ -97,6 +108,9 @@ pub struct RmppSlots {
     s_due: Vec<DFF<Bit>>,
     any_due: DFF<Bit>,
     s_deadline: Vec<DFF<Bits<21>>>,
+    s_expired: Vec<DFF<Bit>>,
+    s_repeat_at: Vec<DFF<Bits<21>>>,
+    s_ripe: Vec<DFF<Bit>>,
     now: DFF<Bits<21>>,
     s_key_hit: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<16>>,
@@ -109,6 +123,12 @@ pub struct RmppSlots {
     hit_verdict: Signal<Local, Bit>,
     hit_answer: Signal<Local, Bit>,
     hit_delivered: Signal<Local, Bit>,
+    /// The slot's repeat fires at this edge, it is ENDED or DROPPED, it is `alive_acts`'s
+    /// target; and the OR of the repeats that set a reply due.
+    repeat_now: Signal<Local, Bit>,
+    over: Signal<Local, Bit>,
+    alive_here: Signal<Local, Bit>,
+    repeats_due: Signal<Local, Bit>,
     due_next: Signal<Local, Bit>,
     /// The edge's action sets the slot's `reply_due`, and to what.
     due_forced: Signal<Local, Bit>,
@@ -127,6 +147,8 @@ pub struct RmppSlots {
     grant_step: Constant<Bits<16>>,
     time_step: Constant<Bits<21>>,
     timeout_end: Constant<Bits<21>>,
+    repeat_end: Constant<Bits<21>>,
+    repeat_mask: Constant<Bits<21>>,
     node_mask: Constant<Bits<8>>,
     grant_mask: Constant<Bits<16>>,
     time_mask: Constant<Bits<21>>,
@@ -134,7 +156,7 @@ pub struct RmppSlots {
 }
 
 impl RmppSlots {
-    /// `cfg.rx_slots` slots with `cfg`'s `mtu` and `gch_timeout`.
+    /// `cfg.rx_slots` slots with `cfg`'s `mtu`, `gch_timeout` and `reply_timeout`.
     pub fn new(cfg: &RmppConfig) -> Self {
         let n = cfg.rx_slots;
         Self {
@@ -142,6 +164,8 @@ impl RmppSlots {
             write: Default::default(),
             clears_due: Default::default(),
             picked: Default::default(),
+            alive_acts: Default::default(),
+            acts: Default::default(),
             delivered_acts: Default::default(),
             delivered_slot: Default::default(),
             up_valid: Default::default(),
@@ -171,6 +195,9 @@ impl RmppSlots {
             s_due: vec_of(n),
             any_due: Default::default(),
             s_deadline: vec_of(n),
+            s_expired: vec_of(n),
+            s_repeat_at: vec_of(n),
+            s_ripe: vec_of(n),
             now: Default::default(),
             s_key_hit: vec_of(n),
             probe: Default::default(),
@@ -181,6 +208,10 @@ impl RmppSlots {
             hit_verdict: Default::default(),
             hit_answer: Default::default(),
             hit_delivered: Default::default(),
+            repeat_now: Default::default(),
+            over: Default::default(),
+            alive_here: Default::default(),
+            repeats_due: Default::default(),
             due_next: Default::default(),
             due_forced: Default::default(),
             due_value: Default::default(),
@@ -197,10 +228,12 @@ impl RmppSlots {
             empty_grant: c(0),
             grant_step: c(1),
             time_step: c(1),
-            timeout_end: c(cfg.gch_timeout as u64 + 1),
+            timeout_end: c(cfg.gch_timeout as u64),
+            repeat_end: c(cfg.reply_timeout as u64),
+            repeat_mask: holding(cfg.reply_timeout as u64),
             node_mask: holding(cfg.nodes as u64 - 1),
             grant_mask: holding(cfg.max_data_pkts as u64),
-            time_mask: holding(cfg.gch_timeout as u64 + 1),
+            time_mask: holding(cfg.gch_timeout.max(cfg.reply_timeout) as u64 + 1),
             _n: n,
         }
     }
@@ -219,6 +252,9 @@ impl Logic for RmppSlots {
             self.s_grant[k].clock.next = self.clock.val();
             self.s_due[k].clock.next = self.clock.val();
             self.s_deadline[k].clock.next = self.clock.val();
+            self.s_expired[k].clock.next = self.clock.val();
+            self.s_repeat_at[k].clock.next = self.clock.val();
+            self.s_ripe[k].clock.next = self.clock.val();
             self.s_key_hit[k].clock.next = self.clock.val();
             self.s_key_hit[k].d.next = (self.s_src[k].q.val()
                 == (self.write.key_node.val() & self.node_mask.val()))
@@ -228,6 +264,11 @@ impl Logic for RmppSlots {
             self.s_msg_id[k].d.next = self.s_msg_id[k].q.val();
             self.s_grant[k].d.next = self.s_grant[k].q.val();
             self.s_deadline[k].d.next = self.s_deadline[k].q.val();
+            self.s_repeat_at[k].d.next = self.s_repeat_at[k].q.val();
+            self.s_ripe[k].d.next = self.s_ripe[k].q.val()
+                | ((self.now.q.val() & self.repeat_mask.val()) == self.s_repeat_at[k].q.val());
+            self.s_expired[k].d.next =
+                self.s_expired[k].q.val() | (self.s_deadline[k].q.val() == self.now.q.val());
         }
 
         // ---- Scans over the state before the edge: the busy slot holding the key, the lowest
@@ -283,7 +324,8 @@ impl Logic for RmppSlots {
         // grant (and through it the NI's pick) starts from a flip-flop, not from a 16-input OR.
         self.due.next = self.any_due.q.val();
 
-        // ---- Per slot: the clean-up timer, the pick, the action (§11.5).
+        // ---- Per slot: the two timers, the pick, the action (§11.5).
+        self.repeats_due.next = false;
         for k in 0..self._n {
             self.hit_verdict.next = self.write.verdict_acts.val()
                 & (self.write.target.val() == self.slot_number[k].val());
@@ -295,20 +337,32 @@ impl Logic for RmppSlots {
                 self.hit_verdict.val() | self.hit_answer.val() | self.hit_delivered.val();
             self.due_forced.next = false;
             self.due_value.next = false;
-            if ((self.s_state[k].q.val() == SlotState::Ended)
-                | (self.s_state[k].q.val() == SlotState::Dropped))
+            self.alive_here.next =
+                self.alive_acts.val() & (self.write.target.val() == self.slot_number[k].val());
+            self.over.next = (self.s_state[k].q.val() == SlotState::Ended)
+                | (self.s_state[k].q.val() == SlotState::Dropped);
+            // From registers and `acts` alone: the repeats' reply due enters `any_due` through
+            // an OR of the slots, and with the action's target compare (`hit`) and the
+            // deadlines' compares in it, that was the ECP5 receive path's critical path (99.1
+            // MHz, seed 1). Nothing acts at this edge, so the repeat's writes stand alone.
+            self.repeat_now.next = (self.over.val()
+                | (self.s_state[k].q.val() == SlotState::Receiving))
                 & !self.s_due[k].q.val()
-                & !self.hit.val()
-                & (self.s_deadline[k].q.val() == self.now.q.val())
-            {
-                self.s_state[k].d.next = SlotState::Free;
+                & !self.acts.val()
+                & self.s_ripe[k].q.val();
+            if self.repeat_now.val() {
+                if self.over.val() & self.s_expired[k].q.val() {
+                    self.s_state[k].d.next = SlotState::Free;
+                } else {
+                    self.due_forced.next = true;
+                    self.due_value.next = true;
+                    self.repeats_due.next = true;
+                }
             }
-            if self.picked.val()
-                & self.due_slots.val().get_bit(k)
-                & (self.s_state[k].q.val() != SlotState::Receiving)
-            {
-                self.s_deadline[k].d.next =
-                    (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
+            if (self.picked.val() & self.due_slots.val().get_bit(k)) | self.alive_here.val() {
+                self.s_repeat_at[k].d.next =
+                    (self.now.q.val() + self.repeat_end.val()) & self.repeat_mask.val();
+                self.s_ripe[k].d.next = false;
             }
             if self.hit_verdict.val() {
                 if (self.write.verdict.val() == Action::New)
@@ -322,6 +376,9 @@ impl Logic for RmppSlots {
                         self.s_state[k].d.next = SlotState::Dropped;
                         self.due_forced.next = true;
                         self.due_value.next = true;
+                        self.s_deadline[k].d.next =
+                            (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
+                        self.s_expired[k].d.next = false;
                     }
                 } else if self.write.verdict.val() == Action::InSequence {
                     if self.write.finish.val() {
@@ -338,7 +395,7 @@ impl Logic for RmppSlots {
                             & self.grant_mask.val();
                     }
                 } else if self.write.verdict.val() == Action::Again {
-                    // Not on a slot the clean-up timer freed since the verdict (§11.5: dropped
+                    // Not on a slot its repeat timer freed since the verdict (§11.5: dropped
                     // as `unknown`, which the action counts).
                     if self.s_state[k].q.val() != SlotState::Free {
                         self.due_forced.next = true;
@@ -354,12 +411,18 @@ impl Logic for RmppSlots {
                     self.s_grant[k].d.next = self.empty_grant.val();
                     self.due_forced.next = true;
                     self.due_value.next = true;
+                    self.s_deadline[k].d.next =
+                        (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
+                    self.s_expired[k].d.next = false;
                 }
             } else if self.hit_answer.val() {
                 if self.write.answer_zero.val() {
                     self.s_state[k].d.next = SlotState::Dropped;
                     self.due_forced.next = true;
                     self.due_value.next = true;
+                    self.s_deadline[k].d.next =
+                        (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
+                    self.s_expired[k].d.next = false;
                 } else if self.write.answer_cts.val() {
                     self.s_state[k].d.next = SlotState::Receiving;
                     self.s_grant[k].d.next = self.write.allowance.val() & self.grant_mask.val();
@@ -372,6 +435,9 @@ impl Logic for RmppSlots {
                 self.s_state[k].d.next = SlotState::Ended;
                 self.due_forced.next = true;
                 self.due_value.next = true;
+                self.s_deadline[k].d.next =
+                    (self.now.q.val() + self.timeout_end.val()) & self.time_mask.val();
+                self.s_expired[k].d.next = false;
             }
             // The action's choice, else the reply kept unless picked now; `picked` comes late
             // (the merge's grant), so it enters here and nowhere before.
@@ -425,7 +491,7 @@ impl Logic for RmppSlots {
             | (self.write.answer_acts.val()
                 & (self.write.answer_zero.val() | self.write.answer_cts.val()))
             | self.delivered_acts.val();
-        self.any_due.d.next = self.due_after.val() | self.due_set.val();
+        self.any_due.d.next = self.due_after.val() | self.due_set.val() | self.repeats_due.val();
 
         // ---- The slot that the transmitter picks (whatever it is when no reply is due).
         self.pick_slot.next = self.no_slot.val();
@@ -511,6 +577,7 @@ mod tests {
         let cfg = RmppConfig {
             rx_slots: 4,
             gch_timeout: 40,
+            reply_timeout: 6,
             ..RmppConfig::default()
         };
         let n = cfg.rx_slots as u64;
@@ -571,6 +638,17 @@ mod tests {
                 && (verdict == Action::Free || (verdict == Action::InSequence && finish));
             set("clears_due", u64::from(clears_due));
             let picked = set("picked", u64::from(due_now && random.below(3) == 0)) == 1;
+            let alive_acts = set("alive_acts", random.below(4) / 3) == 1;
+            let acts = set(
+                "acts",
+                u64::from(
+                    verdict_acts
+                        || answer_acts
+                        || delivered_acts
+                        || alive_acts
+                        || random.below(8) == 0,
+                ),
+            ) == 1;
             let up_valid = set("up_valid", random.below(2)) == 1;
             let up_slot = set("up_slot", random.below(n));
             let dlv_valid = set("dlv_valid", random.below(2)) == 1;
@@ -600,6 +678,8 @@ mod tests {
             uut.write.answer_cts.next = answer_cts;
             uut.clears_due.next = clears_due;
             uut.picked.next = picked;
+            uut.alive_acts.next = alive_acts;
+            uut.acts.next = acts;
             uut.up_valid.next = up_valid;
             uut.up_slot.next = up_slot.to_bits();
             uut.dlv_valid.next = dlv_valid;
@@ -629,7 +709,8 @@ mod tests {
     }
 
     /// `due` is the OR of the slots' replies due after every edge, the emitted Verilog agrees,
-    /// and a mutant whose `any_due` ignores the reply a packet clears (`clears_due`) is caught.
+    /// and mutants whose `any_due` ignores the reply a packet clears (`clears_due`) or the
+    /// replies the repeat timers set are caught.
     #[test]
     fn due_is_the_or_of_the_slots_replies_due() {
         let (differs, cleared) = due_against(|v| v, 3000);
@@ -646,5 +727,15 @@ mod tests {
             3000,
         );
         assert!(differs.is_some(), "the mutant passed");
+        // And one whose `any_due` misses the replies the repeat timers set (§11.5).
+        let (differs, _) = due_against(
+            |v| {
+                let needle = "due_set | repeats_due;";
+                assert!(v.contains(needle), "the mutation's needle");
+                v.replace(needle, "due_set;")
+            },
+            3000,
+        );
+        assert!(differs.is_some(), "the mutant without the repeats passed");
     }
 }

@@ -30,6 +30,8 @@ use crate::c;
 /// | `free`, `free_slot` | in | 1, 4 | a slot is free, and the lowest |
 /// | `action`, `reason`, `target` | out | 4, 3, 4 | the latched verdict (registers): what the packet does, why it is dropped (`action` `None`), on which slot |
 /// | `restart`, `finish`, `new_cts` | out | 1 each | (registers) an in-sequence packet restarts, completes the message, or asks for a new CTS |
+/// | `resume` | out | 1 | (register) the in-sequence verdict is a *resume*: the packet after the one expected, not written, counted `sequence`, a new CTS naming the one expected |
+/// | `alive` | out | 1 | (register) a data packet of a RECEIVING slot, whatever its verdict: its CTS timer starts again (§11.5) |
 /// | `write_enable`, `write_address`, `write_data` | out | 1, 14, 32 | the buffer write of this cycle (combinational) |
 ///
 /// Timing: the slot table's inputs (`matched` to `free_slot`) are registered at the edge of
@@ -86,6 +88,8 @@ pub struct RmppVerdict {
     pub restart: Signal<Out, Bit>,
     pub finish: Signal<Out, Bit>,
     pub new_cts: Signal<Out, Bit>,
+    pub resume: Signal<Out, Bit>,
+    pub alive: Signal<Out, Bit>,
     pub write_enable: Signal<Out, Bit>,
     pub write_address: Signal<Out, Bits<14>>,
     pub write_data: Signal<Out, Bits<32>>,
@@ -95,6 +99,8 @@ pub struct RmppVerdict {
     rx_restart: DFF<Bit>,
     rx_fin: DFF<Bit>,
     rx_cts: DFF<Bit>,
+    rx_resume: DFF<Bit>,
+    rx_alive: DFF<Bit>,
     rx_waddr: DFF<Bits<14>>,
     rx_rem: DFF<Bits<6>>,
     expected_next: DFF<Bits<32>>,
@@ -109,6 +115,8 @@ pub struct RmppVerdict {
     /// `seq` fits the 11 bits of a slot's `next_seq`; `seq` is 1 (a restart's).
     seq_small: DFF<Bit>,
     seq_one: DFF<Bit>,
+    /// `seq - 1` in 11 bits: a resume's `seq` is `next_seq + 1`.
+    seq_before: DFF<Bits<11>>,
     seen_next_seq: DFF<Bits<11>>,
     seen_limit: DFF<Bits<13>>,
     seen_free: DFF<Bit>,
@@ -129,6 +137,7 @@ pub struct RmppVerdict {
     address_mask: Constant<Bits<14>>,
     address_step: Constant<Bits<14>>,
     word_bytes: Constant<Bits<6>>,
+    seq_step: Constant<Bits<11>>,
     no_bytes: Constant<Bits<6>>,
     packet_bytes_max: Constant<Bits<6>>,
     packet_bytes_wide: Constant<Bits<14>>,
@@ -175,6 +184,8 @@ impl RmppVerdict {
             restart: Default::default(),
             finish: Default::default(),
             new_cts: Default::default(),
+            resume: Default::default(),
+            alive: Default::default(),
             write_enable: Default::default(),
             write_address: Default::default(),
             write_data: Default::default(),
@@ -184,6 +195,8 @@ impl RmppVerdict {
             rx_restart: Default::default(),
             rx_fin: Default::default(),
             rx_cts: Default::default(),
+            rx_resume: Default::default(),
+            rx_alive: Default::default(),
             rx_waddr: Default::default(),
             rx_rem: Default::default(),
             expected_next: Default::default(),
@@ -196,6 +209,7 @@ impl RmppVerdict {
             seen_over: Default::default(),
             seq_small: Default::default(),
             seq_one: Default::default(),
+            seq_before: Default::default(),
             seen_next_seq: Default::default(),
             seen_limit: Default::default(),
             seen_free: Default::default(),
@@ -216,6 +230,7 @@ impl RmppVerdict {
             address_mask: c((1 << (slot_bits + slot_words_log2)) - 1),
             address_step: c(1),
             word_bytes: c(4),
+            seq_step: c(1),
             no_bytes: c(0),
             packet_bytes_max: c(32),
             packet_bytes_wide: c(32),
@@ -236,6 +251,8 @@ impl Logic for RmppVerdict {
             rx_restart,
             rx_fin,
             rx_cts,
+            rx_resume,
+            rx_alive,
             rx_waddr,
             rx_rem,
             expected_next,
@@ -248,6 +265,7 @@ impl Logic for RmppVerdict {
             seen_over,
             seq_small,
             seq_one,
+            seq_before,
             seen_next_seq,
             seen_limit,
             seen_free,
@@ -271,6 +289,8 @@ impl Logic for RmppVerdict {
         self.restart.next = self.rx_restart.q.val();
         self.finish.next = self.rx_fin.q.val();
         self.new_cts.next = self.rx_cts.q.val();
+        self.resume.next = self.rx_resume.q.val();
+        self.alive.next = self.rx_alive.q.val();
 
         // `seq` is latched at word 4, so these hold its flags from the edge after, before word
         // 6: the sequence check at `decide` is an 11-bit compare and two registers, not two
@@ -278,6 +298,7 @@ impl Logic for RmppVerdict {
         // into `reason`, 96.1 MHz at 08ff07d).
         self.seq_small.d.next = !self.seq.val().get_bits::<21>(11).any();
         self.seq_one.d.next = self.seq.val() == 1;
+        self.seq_before.d.next = self.seq.val().get_bits::<11>(0) - self.seq_step.val();
 
         // ---- What the verdict reads of the matching slot, and where the payload goes.
         self.expected_held.d.next = self.expected.val();
@@ -312,6 +333,9 @@ impl Logic for RmppVerdict {
             self.rx_restart.d.next = false;
             self.rx_fin.d.next = self.fin.val();
             self.rx_cts.d.next = self.is_stop.val();
+            self.rx_resume.d.next = false;
+            self.rx_alive.d.next =
+                self.is_data.val() & self.seen_matched.q.val() & self.seen_receiving.q.val();
             self.rx_waddr.d.next = self.match_base.val();
             self.rx_rem.d.next = self.no_bytes.val();
             if self.is_to_sender.val() {
@@ -363,6 +387,17 @@ impl Logic for RmppVerdict {
                         self.rx_v.d.next = Action::InSequence;
                         self.rx_restart.d.next = true;
                         self.rx_cts.d.next = true;
+                    } else if self.seq_small.q.val()
+                        & (self.seq_before.q.val() == self.seen_next_seq.q.val())
+                    {
+                        // A resume (§11.7): the packet before this one is missing. Acts as a
+                        // restart does (nothing written, `next_seq` kept, a new CTS), but is
+                        // counted as the `sequence` drop it is, and never completes.
+                        self.rx_v.d.next = Action::InSequence;
+                        self.rx_restart.d.next = true;
+                        self.rx_resume.d.next = true;
+                        self.rx_cts.d.next = true;
+                        self.rx_fin.d.next = false;
                     } else {
                         self.rx_why.d.next = DropReason::Sequence;
                     }

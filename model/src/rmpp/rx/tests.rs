@@ -1,5 +1,5 @@
 //! Unit tests of the receive path's rules that a replay trace cannot express: damaged worms, a
-//! `srcNID` that is not the route's source, the read port's masking, and the clean-up timer.
+//! `srcNID` that is not the route's source, the read port's masking, and the timers.
 
 use super::*;
 
@@ -124,25 +124,173 @@ fn the_read_port_masks_bytes_past_the_limit() {
     assert_eq!(o[out::RD_DATA], 0, "a free slot reads zero");
 }
 
+/// Ticks idle for `n` cycles; returns the cycles (from 0) at which a reply's head went out.
+fn heads(b: &mut Bench, n: usize) -> Vec<usize> {
+    let mut at = Vec::new();
+    for t in 0..n {
+        b.idle(1);
+        if b.o[out::NET_OUT] & HEAD != 0 {
+            at.push(t);
+        }
+    }
+    at
+}
+
 #[test]
-fn the_clean_up_timer_frees_a_done_slot_after_gch_timeout_cycles() {
+fn a_done_slot_repeats_its_reply_until_gch_timeout_then_frees_itself() {
     let cfg = RmppConfig {
-        gch_timeout: 50,
+        gch_timeout: 100,
+        reply_timeout: 20,
         ..RmppConfig::default()
     };
     let mut b = Bench::new(cfg);
     b.feed(&rts_last(1, 1, 1, &[1]).flits());
-    let mut t = 0;
-    while b.o[out::NET_OUT] & HEAD == 0 {
+    let mut freed = None;
+    let mut at = Vec::new();
+    for t in 0..400 {
         b.idle(1);
-        t += 1;
-        assert!(t < 100, "MSGEND comes");
+        if b.o[out::NET_OUT] & HEAD != 0 {
+            at.push(t);
+        }
+        if freed.is_none() && b.rx.busy_slots() == 0 {
+            freed = Some(t);
+        }
     }
-    // Loaded at the pick, counted down over 50 edges, freed at the next.
-    b.idle(50);
-    assert_eq!(b.rx.busy_slots(), 1);
-    b.idle(1);
+    // Each pick loads the repeat, which runs out `reply_timeout + 1` edges later and is picked
+    // at the edge after: heads `reply_timeout + 2` apart.
+    assert!(at.len() >= 4, "{at:?}");
+    assert!(at.windows(2).all(|w| w[1] - w[0] == 22), "{at:?}");
+    // ENDED at the delivery's edge, a cycle or two before the first head; expired 101 edges
+    // later; freed at the first repeat after that, silently.
+    let freed = freed.expect("freed");
+    let last = *at.last().unwrap();
+    assert_eq!(freed, last + 21, "{at:?}, freed at {freed}");
+    assert!(
+        freed >= at[0] + 100 && freed < at[0] + 100 + 22,
+        "{at:?}, freed at {freed}"
+    );
+}
+
+#[test]
+fn a_gch_stops_the_repeats() {
+    let cfg = RmppConfig {
+        reply_timeout: 20,
+        ..RmppConfig::default()
+    };
+    let mut b = Bench::new(cfg);
+    b.feed(&rts_last(1, 1, 1, &[1]).flits());
+    assert_eq!(heads(&mut b, 60).len(), 3);
+    let mut g = Packet::new(Type::Gch, 1, 0, 1);
+    g.msg_id = 1;
+    g.msg_num = 1;
+    b.feed(&g.flits());
+    b.idle(12);
     assert_eq!(b.rx.busy_slots(), 0);
+    assert!(heads(&mut b, 200).is_empty(), "no reply once freed");
+}
+
+/// A message of `len` bytes from node 1, its RTS fed and answered: the slot is RECEIVING.
+fn receiving(b: &mut Bench, len: u32) -> Packet {
+    let mut p = Packet::new(Type::Rts, 1, 0, 1);
+    p.msg_id = 7;
+    p.msg_num = 1;
+    p.len = len;
+    p.data = vec![3; 32];
+    b.feed(&p.flits());
+    p
+}
+
+fn data(p: &Packet, ty: Type, seq: u32) -> Packet {
+    let mut d = Packet::new(ty, 1, 0, 1);
+    d.msg_id = p.msg_id;
+    d.msg_num = p.msg_num;
+    d.len = p.len;
+    d.seq = seq;
+    d.data = vec![seq as u8; (p.len - 32 * seq).min(32) as usize];
+    d
+}
+
+/// The CTSs the block sends in the next `n` cycles, as (cycle, seq).
+fn ctss(b: &mut Bench, n: usize) -> Vec<(usize, u32)> {
+    let mut flits = Vec::new();
+    let mut out = Vec::new();
+    for t in 0..n {
+        b.idle(1);
+        let f = b.o[out::NET_OUT];
+        if f & HEAD != 0 {
+            flits = vec![(t, f)];
+        } else if f & VALID != 0 {
+            flits.push((t, f));
+            if f & TAIL != 0 {
+                let p = Packet::from_flits(&flits.iter().map(|x| x.1).collect::<Vec<_>>());
+                let p = p.expect("a reply");
+                assert_eq!(p.kind(), Some(Type::Cts));
+                out.push((flits[0].0, p.seq));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_receiving_slot_repeats_its_cts_while_no_data_comes() {
+    let cfg = RmppConfig {
+        reply_timeout: 30,
+        ..RmppConfig::default()
+    };
+    let mut b = Bench::new(cfg);
+    let p = receiving(&mut b, 300);
+    let c = ctss(&mut b, 100);
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert!(
+        c.windows(2).all(|w| w[1].0 - w[0].0 == 32 && w[1].1 == 1),
+        "{c:?}"
+    );
+    // Data of the message starts the timer again, even a packet dropped out of sequence.
+    b.feed(&data(&p, Type::Data, 1).flits());
+    b.feed(&data(&p, Type::Data, 5).flits());
+    assert_eq!(b.count(cnt::SEQUENCE), 0);
+    let c = ctss(&mut b, 60);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].1, 2, "the next packet expected");
+    assert!(c[0].0 >= 30, "{c:?}: not before the timer runs out");
+    assert_eq!(b.count(cnt::SEQUENCE), 1);
+}
+
+#[test]
+fn the_packet_after_a_missing_one_asks_for_it_at_once() {
+    let mut b = Bench::new(RmppConfig::default());
+    let p = receiving(&mut b, 300);
+    let c = ctss(&mut b, 30);
+    assert_eq!(c.len(), 1);
+    let grant = b.rx.outstanding();
+    b.feed(&data(&p, Type::Data, 1).flits());
+    // Packet 2 is lost; 3 is the one after it: dropped, and a CTS names 2 at once.
+    b.feed(&data(&p, Type::Data, 3).flits());
+    let c = ctss(&mut b, 30);
+    assert_eq!(c.iter().map(|x| x.1).collect::<Vec<_>>(), vec![2], "{c:?}");
+    assert!(c[0].0 < 5, "{c:?}: sent at once");
+    // Only the packet just after the missing one asks: 4 is dropped without a reply.
+    b.feed(&data(&p, Type::Data, 4).flits());
+    assert!(ctss(&mut b, 25).is_empty());
+    assert_eq!(b.count(cnt::SEQUENCE), 2, "3 and 4");
+    assert_eq!(b.count(cnt::RESTART), 0, "a resume is not a restart");
+    // The grant was returned and given again from packet 2.
+    assert_eq!(b.rx.outstanding(), grant);
+    // Packet 2 then goes on in sequence; the last packet completes the message.
+    for s in 2..9 {
+        b.feed(&data(&p, Type::Data, s).flits());
+    }
+    b.feed(&data(&p, Type::LastData, 9).flits());
+    b.idle(20);
+    assert_eq!(b.count(cnt::SEQUENCE), 2);
+    let states: Vec<_> =
+        b.rx.slots
+            .iter()
+            .filter(|s| s.busy)
+            .map(|s| (s.state, s.next_seq))
+            .collect();
+    assert_eq!(states, vec![(State::Ended, 10)]);
 }
 
 #[test]

@@ -919,7 +919,7 @@ fn priority_order() {
 }
 
 #[test]
-fn repeated_cts_does_not_resend_a_block() {
+fn a_cts_naming_a_packet_already_sent_resumes_there() {
     let mut s = Sender::new(cfg()).unwrap();
     let id = s.send(0, 1, bytes(300, 1)); // packets 0..=9
     let pk = |s: &mut Sender, t: u64| {
@@ -929,21 +929,33 @@ fn repeated_cts_does_not_resend_a_block() {
     assert_eq!(pk(&mut s, 0), Some((Type::Rts, 0, 0)));
     s.on_reply(5, 1, Type::Cts, id, 300, 1, 4, 1);
     assert_eq!(pk(&mut s, 6), Some((Type::Data, 1, 4)));
-    s.on_reply(7, 1, Type::Cts, id, 300, 1, 4, 1); // the same CTS again
-    assert_eq!(pk(&mut s, 8), Some((Type::Data, 2, 4)));
-    s.on_reply(9, 1, Type::Cts, id, 300, 2, 4, 1); // a CTS again from the middle of the block
+    // The same CTS again: packet 1 went out, so the receiver misses it: a resume from 1.
+    s.on_reply(7, 1, Type::Cts, id, 300, 1, 4, 1);
+    assert_eq!(pk(&mut s, 8), Some((Type::Data, 1, 4)));
+    assert_eq!(pk(&mut s, 9), Some((Type::Data, 2, 4)));
     assert_eq!(pk(&mut s, 10), Some((Type::Data, 3, 4)));
-    assert_eq!(pk(&mut s, 11), Some((Type::StopData, 4, 4)));
-    assert_eq!(pk(&mut s, 12), None);
-    s.on_reply(13, 1, Type::Cts, id, 300, 4, 4, 1); // stale
-    assert_eq!(pk(&mut s, 14), None);
-    s.on_reply(15, 1, Type::Cts, id, 300, 5, 16, 1);
-    let rest: Vec<_> = (16..22).map(|t| pk(&mut s, t)).collect();
+    // A CTS naming a packet granted and not yet sent is a repeat.
+    s.on_reply(11, 1, Type::Cts, id, 300, 4, 4, 1);
+    assert_eq!(pk(&mut s, 12), Some((Type::StopData, 4, 4)));
+    assert_eq!(pk(&mut s, 13), None);
+    // A resume from the middle of the block, granting past it.
+    s.on_reply(14, 1, Type::Cts, id, 300, 3, 4, 1);
+    let resumed: Vec<_> = (15..20).map(|t| pk(&mut s, t)).collect();
+    assert_eq!(
+        resumed,
+        vec![
+            Some((Type::Data, 3, 4)),
+            Some((Type::Data, 4, 4)),
+            Some((Type::Data, 5, 4)),
+            Some((Type::StopData, 6, 4)),
+            None
+        ]
+    );
+    s.on_reply(21, 1, Type::Cts, id, 300, 7, 16, 1);
+    let rest: Vec<_> = (22..26).map(|t| pk(&mut s, t)).collect();
     assert_eq!(
         rest,
         vec![
-            Some((Type::Data, 5, 16)),
-            Some((Type::Data, 6, 16)),
             Some((Type::Data, 7, 16)),
             Some((Type::Data, 8, 16)),
             Some((Type::LastData, 9, 16)),
@@ -951,11 +963,11 @@ fn repeated_cts_does_not_resend_a_block() {
         ]
     );
     let st = s.stats();
-    assert_eq!((st.repeat_cts, st.ignored), (3, 0));
+    assert_eq!((st.resumes, st.repeat_cts, st.ignored), (2, 1, 0));
     // The data timer runs from the LAST_DATA: a restart 2000 cycles later, not before.
-    assert_eq!(pk(&mut s, 20 + 1999), None);
-    assert_eq!(pk(&mut s, 20 + 2000), Some((Type::StopData, 1, 1)));
-    assert_eq!(s.stats().restarts, 1);
+    assert_eq!(pk(&mut s, 24 + 1999), None);
+    assert_eq!(pk(&mut s, 24 + 2000), Some((Type::StopData, 1, 1)));
+    assert_eq!((s.stats().restarts, s.stats().resumes), (1, 2));
 }
 
 #[test]
