@@ -152,6 +152,9 @@ pub struct RmppRx {
     /// neither the answer nor the delivered register acts (§11.5, Actions). A cut before the
     /// next step does not clear it: the receive path decides from the state before the edge.
     awaiting_crc: bool,
+    /// `awaiting_crc` as it was before the edge before: a packet may act at this edge, and no
+    /// repeat fires (§11.5).
+    after_crc: bool,
     /// The verdict and header of the packet whose CRC flit was consumed at this edge, CRC good
     /// and addressed here: it acts at the next edge.
     pending: Option<(Verdict, [u32; HEADER_WORDS])>,
@@ -210,6 +213,7 @@ impl RmppRx {
             due_set: None,
             crc_flit: false,
             awaiting_crc: false,
+            after_crc: false,
             pending: None,
         })
     }
@@ -511,24 +515,20 @@ impl RmppRx {
         self.slots[m].grant = 0;
     }
 
-    /// A packet's action at the edge after its CRC flit, with its header `h`; returns the slot
-    /// it targets.
-    fn act(&mut self, v: Verdict, h: &[u32; HEADER_WORDS]) -> Option<usize> {
+    /// A packet's action at the edge after its CRC flit, with its header `h`.
+    fn act(&mut self, v: Verdict, h: &[u32; HEADER_WORDS]) {
         let (src, msg_id, len, seq, num) = (h[1] as u16, h[2], h[3], h[4], h[6]);
         let ty = Type::from_code((h[0] >> 16) & 0x3FFF);
         match v {
             Verdict::Drop(r) => {
                 self.count(r);
-                None
             }
             Verdict::DropReply(r, m) => {
                 if self.slots[m].busy {
                     self.count(r);
                     self.owe(m);
-                    Some(m)
                 } else {
                     self.count(cnt::UNKNOWN);
-                    None
                 }
             }
             Verdict::New(f) | Verdict::AbortNew(f) => {
@@ -554,25 +554,21 @@ impl RmppRx {
                 if !abort {
                     self.up_fifo.push_back(f);
                 }
-                Some(f)
             }
             Verdict::Abort(m) => {
                 self.return_grant(m);
                 self.slots[m].state = State::Dropped;
                 self.owe(m);
-                Some(m)
             }
             Verdict::Free(m) => {
                 self.slots[m].busy = false;
                 self.slots[m].limit = 0;
                 self.slots[m].reply_due = false;
-                Some(m)
             }
             Verdict::Resume(m) => {
                 self.count(cnt::SEQUENCE);
                 self.return_grant(m);
                 self.new_cts(m);
-                Some(m)
             }
             Verdict::InSeq { slot: m, restart } => {
                 if restart {
@@ -580,7 +576,7 @@ impl RmppRx {
                     self.return_grant(m);
                     self.count(cnt::RESTART);
                     self.new_cts(m);
-                    return Some(m);
+                    return;
                 }
                 let s = &mut self.slots[m];
                 s.next_seq = seq.wrapping_add(1);
@@ -598,10 +594,9 @@ impl RmppRx {
                 } else if matches!(ty, Some(Type::StopData | Type::LastData)) {
                     self.new_cts(m);
                 }
-                Some(m)
             }
             // Pulsed through `snd_next`, never left pending.
-            Verdict::ToSender => None,
+            Verdict::ToSender => {}
         }
     }
 
@@ -685,6 +680,7 @@ impl ModelBlock for RmppRx {
         // by the limits before the edge.
         let packet_edge = std::mem::take(&mut self.crc_flit);
         let awaited_crc = self.awaiting_crc;
+        let after_crc = std::mem::replace(&mut self.after_crc, awaited_crc);
         let packet = self.pending.take();
         self.snd = self.snd_next.take();
         self.due_set = None;
@@ -701,25 +697,21 @@ impl ModelBlock for RmppRx {
                 s.busy && s.state == State::Receiving && s.src == h[1] as u16 && s.msg_id == h[2]
             })
         });
-        let target = match packet {
+        match packet {
             Some((v, h)) => self.act(v, &h),
-            None if packet_edge || awaited_crc => None,
+            None if packet_edge || awaited_crc => {}
             None => {
                 if let Some((a, x)) = answer_before {
                     self.answer = None;
                     self.answer_ready = false;
                     self.answer(a, x);
-                    Some(a)
                 } else if let Some(d) = delivered_before {
                     self.delivered = None;
                     self.slots[d].state = State::Ended;
                     self.owe(d);
-                    Some(d)
-                } else {
-                    None
                 }
             }
-        };
+        }
 
         // The transmitter.
         let mut picked = None;
@@ -743,8 +735,8 @@ impl ModelBlock for RmppRx {
 
         // Reply flags and the two timers of §11.5: the repeat of a reply, and `gch_timeout`.
         // Both count at every edge from their load; a repeat that has run out fires at the
-        // first edge at which its slot has no reply due and nothing acts.
-        let acted = packet.is_some() || target.is_some() || self.snd.is_some();
+        // first edge at which its slot has no reply due and no packet may act (the edge after
+        // one at which the receiver awaited a CRC flit).
         for (k, b) in before.iter().enumerate() {
             let s = &mut self.slots[k];
             let was_done = b.busy && b.done();
@@ -763,7 +755,7 @@ impl ModelBlock for RmppRx {
                 s.repeat = cfg.reply_timeout;
             } else if b.repeat > 0 {
                 s.repeat = b.repeat - 1;
-            } else if timed && !b.reply_due && !acted {
+            } else if timed && !b.reply_due && !after_crc {
                 if was_done && b.timer == 0 {
                     s.busy = false;
                     s.limit = 0;

@@ -28,7 +28,6 @@ use crate::c;
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
-/// | `acts` | out | 1 | the packet whose CRC flit was consumed at the edge before (acting or dropped), the answer register or the delivered register acts at this edge |
 /// | `alive_acts` | out | 1 | a data packet of a RECEIVING slot (`alive`) passed its CRC and routing at the edge before: the verdict's target restarts its CTS timer now, whatever the verdict |
 /// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason (a *resume* is a `sequence` drop that acts); a restart |
 ///
@@ -75,7 +74,6 @@ pub struct RmppAction {
     pub delivered_acts: Signal<Out, Bit>,
     pub to_sender: Signal<Out, Bit>,
     pub clears_due: Signal<Out, Bit>,
-    pub acts: Signal<Out, Bit>,
     pub alive_acts: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
     pub count_not_source: Signal<Out, Bit>,
@@ -121,7 +119,6 @@ impl RmppAction {
             delivered_acts: Default::default(),
             to_sender: Default::default(),
             clears_due: Default::default(),
-            acts: Default::default(),
             alive_acts: Default::default(),
             allowance: Default::default(),
             count_not_source: Default::default(),
@@ -215,10 +212,6 @@ impl Logic for RmppAction {
             & !self.awaiting_crc.val()
             & !self.answer_valid.val()
             & self.delivered_valid.val();
-        self.acts.next = self.packet_good.q.val()
-            | (!self.packet.q.val()
-                & !self.awaiting_crc.val()
-                & (self.answer_valid.val() | self.delivered_valid.val()));
 
         // Figure 8: a new CTS's allowance, after the slot's grant is returned.
         self.packet_returned.d.next =

@@ -499,7 +499,7 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_cts.next = self.answer.cts.val();
         self.slots.clears_due.next = self.act.clears_due.val();
         self.slots.alive_acts.next = self.act.alive_acts.val();
-        self.slots.acts.next = self.act.acts.val();
+        self.slots.awaiting_crc.next = self.receive.awaiting_crc.val();
         self.slots.write.verdict_acts.next = self.act.verdict_acts.val();
         self.slots.write.answer_acts.next = self.act.answer_acts.val();
         self.slots.delivered_acts.next = self.act.delivered_acts.val();
