@@ -735,8 +735,9 @@ impl ModelBlock for RmppRx {
 
         // Reply flags and the two timers of §11.5: the repeat of a reply, and `gch_timeout`.
         // Both count at every edge from their load; a repeat that has run out fires at the
-        // first edge at which its slot has no reply due and no packet may act (the edge after
-        // one at which the receiver awaited a CRC flit).
+        // first edge at which its slot has no reply due and no packet may act (an edge after
+        // one at which the receiver awaited a CRC flit, and at which it no longer does).
+        let packet_may_act = after_crc && !awaited_crc;
         for (k, b) in before.iter().enumerate() {
             let s = &mut self.slots[k];
             let was_done = b.busy && b.done();
@@ -755,7 +756,7 @@ impl ModelBlock for RmppRx {
                 s.repeat = cfg.reply_timeout;
             } else if b.repeat > 0 {
                 s.repeat = b.repeat - 1;
-            } else if timed && !b.reply_due && !after_crc {
+            } else if timed && !b.reply_due && !packet_may_act {
                 if was_done && b.timer == 0 {
                     s.busy = false;
                     s.limit = 0;

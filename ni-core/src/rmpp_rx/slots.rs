@@ -21,7 +21,7 @@ use crate::{c, vec_of};
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
 /// | `alive_acts` | in | 1 | a data packet of the RECEIVING slot `target` acts at this edge, whatever its verdict: that slot's repeat timer starts again |
-/// | `awaiting_crc` | in | 1 | the receiver is at a worm's CRC position (a register): registered here (`after_crc`), it marks every edge at which a packet may act, and no repeat fires at those |
+/// | `awaiting_crc` | in | 1 | the receiver is at a worm's CRC position (a register): with its value of the edge before (`after_crc`, registered here), it marks the edges at which a packet may act (`after_crc` and not `awaiting_crc`: the CRC position was left), and no repeat fires at those |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
 /// | `matched`, `match_slot` | out | 1, 4 | a busy slot holds the key, and which |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | out | 1 x 4 | its state (ENDED or DROPPED: `over`) |
@@ -47,8 +47,8 @@ use crate::{c, vec_of};
 ///   set `repeat_at = now + reply_timeout` in the low `r` bits (`2^r > reply_timeout`) and clear
 ///   `ripe`; `ripe` is set at the edge at which the low bits of `now` equal `repeat_at`, edge
 ///   `p + reply_timeout`, and stays set. From edge `p + reply_timeout + 1` on, so, a RECEIVING,
-///   ENDED or DROPPED slot with `ripe`, without `reply_due`, at an edge that does not follow
-///   one at which the receiver awaited a CRC flit (`after_crc`), sets `reply_due`, or frees
+///   ENDED or DROPPED slot with `ripe`, without `reply_due`, at an edge at which no packet may
+///   act (`after_crc` and not `awaiting_crc`: the CRC position was left), sets `reply_due`, or frees
 ///   itself if it is ENDED or DROPPED and `expired`. That is §11.5's countdown, which runs at
 ///   every edge from its load and fires at the first such edge after it reaches 0.
 /// - *`gch_timeout`*: the action that makes a slot ENDED or DROPPED at edge `e` sets
@@ -352,11 +352,15 @@ impl Logic for RmppSlots {
             // fanout then grew), the iCE40's fell from 82.1 to 73.5 MHz. Only a packet's
             // action can meet a timed slot (the answer's and the delivered register's slots are
             // UPCALL and COMPLETE), and a packet acts only at an edge after one at which the
-            // receiver awaited a CRC flit: no repeat fires there, so none meets an action.
+            // receiver awaited a CRC flit and at which it no longer does: no repeat fires there,
+            // so none meets an action. Not at every edge after a CRC wait: a worm whose CRC
+            // flit never comes leaves the receiver waiting until the next worm's head, and the
+            // repeats must go on meanwhile (holding them, a slot past `gch_timeout` freed itself
+            // at the head of its sender's restart and the message never completed).
             self.repeat_now.next = (self.over.val()
                 | (self.s_state[k].q.val() == SlotState::Receiving))
                 & !self.s_due[k].q.val()
-                & !self.after_crc.q.val()
+                & !(self.after_crc.q.val() & !self.awaiting_crc.val())
                 & self.s_ripe[k].q.val();
             if self.repeat_now.val() {
                 if self.over.val() & self.s_expired[k].q.val() {
@@ -614,8 +618,9 @@ mod tests {
         let mut outputs = vec![0; idemnet_cosim::output_words(library.ports())];
         let mut random = Stimulus(0x9E37_79B9_7F4A_7C15);
         let (mut differs, mut cleared) = (None, 0);
-        // A packet acts only at the edge after one at which the receiver awaited a CRC flit
-        // (§11.5), as the block's own receiver guarantees; the stimulus keeps that.
+        // A packet acts only at an edge after one at which the receiver awaited a CRC flit and
+        // at which it no longer does (§11.5), as the block's own receiver guarantees; the
+        // stimulus keeps that.
         let mut awaited = false;
         for cycle in 0..cycles {
             let due_now = uut.due.val();
@@ -628,7 +633,11 @@ mod tests {
             };
             let target = set("write$target", random.below(n));
             set("write$verdict", verdict_code);
-            let verdict_acts = set("write$verdict_acts", u64::from(source == 0 && awaited)) == 1;
+            let awaiting_crc = set("awaiting_crc", random.below(2)) == 1;
+            let packet_edge = awaited && !awaiting_crc;
+            awaited = awaiting_crc;
+            let verdict_acts =
+                set("write$verdict_acts", u64::from(source == 0 && packet_edge)) == 1;
             let answer_acts = set("write$answer_acts", u64::from(source == 1)) == 1;
             let delivered_acts = set("delivered_acts", u64::from(source == 2)) == 1;
             let answer_slot = set("write$answer_slot", random.below(n));
@@ -649,9 +658,7 @@ mod tests {
                 && (verdict == Action::Free || (verdict == Action::InSequence && finish));
             set("clears_due", u64::from(clears_due));
             let picked = set("picked", u64::from(due_now && random.below(3) == 0)) == 1;
-            let alive_acts = set("alive_acts", u64::from(awaited && random.below(4) == 0)) == 1;
-            let awaiting_crc = set("awaiting_crc", random.below(2)) == 1;
-            awaited = awaiting_crc;
+            let alive_acts = set("alive_acts", u64::from(packet_edge && random.below(4) == 0)) == 1;
             let up_valid = set("up_valid", random.below(2)) == 1;
             let up_slot = set("up_slot", random.below(n));
             let dlv_valid = set("dlv_valid", random.below(2)) == 1;
@@ -716,7 +723,7 @@ mod tests {
     /// replies the repeat timers set are caught.
     #[test]
     fn due_is_the_or_of_the_slots_replies_due() {
-        let (differs, cleared) = due_against(|v| v, 3000);
+        let (differs, cleared) = due_against(|v| v, 6000);
         assert_eq!(differs, None);
         assert!(
             cleared > 20,

@@ -189,6 +189,24 @@ fn a_gch_stops_the_repeats() {
     assert!(heads(&mut b, 200).is_empty(), "no reply once freed");
 }
 
+#[test]
+fn replies_repeat_while_a_worm_waits_for_its_crc_flit() {
+    // A worm whose CRC flit never comes leaves the receiver at the CRC position until the next
+    // head; the repeats must go on meanwhile (holding them, a slot past `gch_timeout` freed
+    // itself at the head of its sender's restart, and the message never completed).
+    let cfg = RmppConfig {
+        reply_timeout: 20,
+        ..RmppConfig::default()
+    };
+    let mut b = Bench::new(cfg);
+    b.feed(&rts_last(1, 1, 1, &[1]).flits());
+    assert_eq!(heads(&mut b, 10).len(), 1);
+    let f = rts_last(2, 2, 1, &[2]).flits();
+    b.feed(&f[..f.len() - 1]);
+    let at = heads(&mut b, 200);
+    assert!(at.len() >= 8, "the MSGEND goes on: {at:?}");
+}
+
 /// A message of `len` bytes from node 1, its RTS fed and answered: the slot is RECEIVING.
 fn receiving(b: &mut Bench, len: u32) -> Packet {
     let mut p = Packet::new(Type::Rts, 1, 0, 1);
