@@ -119,7 +119,6 @@ pub struct RmppSlots {
     /// Bit `k`: a slot below `k` has a reply due; and the scan's running OR of them.
     due_below: Signal<Local, Bits<16>>,
     any_below: Signal<Local, Bit>,
-    hit: Signal<Local, Bit>,
     /// The verdict, the answer register, the delivered register acts on this slot.
     hit_verdict: Signal<Local, Bit>,
     hit_answer: Signal<Local, Bit>,
@@ -206,7 +205,6 @@ impl RmppSlots {
             due_slots: Default::default(),
             due_below: Default::default(),
             any_below: Default::default(),
-            hit: Default::default(),
             hit_verdict: Default::default(),
             hit_answer: Default::default(),
             hit_delivered: Default::default(),
@@ -337,8 +335,6 @@ impl Logic for RmppSlots {
                 & (self.write.answer_slot.val() == self.slot_number[k].val());
             self.hit_delivered.next = self.delivered_acts.val()
                 & (self.delivered_slot.val() == self.slot_number[k].val());
-            self.hit.next =
-                self.hit_verdict.val() | self.hit_answer.val() | self.hit_delivered.val();
             self.due_forced.next = false;
             self.due_value.next = false;
             self.alive_here.next =
