@@ -1156,6 +1156,9 @@ mod tests {
             },
             &RmppConfig {
                 node: p,
+                // No reply is repeated within these tests' 600 cycles (§11.5): they are about
+                // the merge and the split, and count each reply once.
+                reply_timeout: 1_000,
                 ..RmppConfig::DEFAULT
             },
         );
