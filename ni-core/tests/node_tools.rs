@@ -98,8 +98,13 @@ fn system_lints_and_compiles() {
 #[test]
 fn system_carries_both_protocols_in_rust_hdl() {
     let topo = idemnet_router::Topology::new(4, 2).unwrap();
-    let mut s =
-        idemnet_ni_core::system::System::new(topo, &NiConfig::DEFAULT, &RmppConfig::DEFAULT);
+    // No reply is repeated within the test's 400 cycles (docs/protocol.md §11.5): it counts
+    // each MSGEND once, and sends no GCH.
+    let rmpp = RmppConfig {
+        reply_timeout: 1_000,
+        ..RmppConfig::DEFAULT
+    };
+    let mut s = idemnet_ni_core::system::System::new(topo, &NiConfig::DEFAULT, &rmpp);
     s.connect_all();
     check_all(&s).unwrap();
     // Payload bytes 0x40, 0x41, ...: word i is 0x40+4i .. 0x43+4i. The NI's request is 8
