@@ -160,11 +160,11 @@ mod tests {
         assert_eq!(translate("fffffffff"), "fffffffff");
     }
 
-    /// A request as GTKWave writes it, for a FORGET whose uid word repeats in the flit after
-    /// it (no value change, so only the period separates them), then a gap.
+    /// A request as GTKWave writes it, for a SEND whose first payload word repeats in the flit
+    /// after it (no value change, so only the period separates them), then a gap.
     #[test]
     fn a_transaction_request_names_worms_and_fields() {
-        let words = [3u32 << 16 | 5, 2 << 30, 0x0003_0012, 0x0003_0012];
+        let words = [3u32 << 16 | 5, 8 << 24 | 0x0012, 0x1122_3344, 0x1122_3344];
         let mut flits: Vec<u64> = words.iter().map(|&w| VALID | w as u64).collect();
         flits[0] |= HEAD;
         flits.push(VALID | TAIL | crc32(&words) as u64);
@@ -182,7 +182,7 @@ mod tests {
             .map(|(_, f)| f)
         {
             let _ = write!(request, "#{t}\nb{f:b} 1\n");
-            t += if *f as u32 == 0x0003_0012 { 20 } else { 10 };
+            t += if *f as u32 == 0x1122_3344 { 20 } else { 10 };
         }
         let _ = write!(request, "#{t}\nb0 1\n$comment data_end 0x1 $end\n");
         let answer = transactions(&request);
@@ -191,7 +191,7 @@ mod tests {
             "{answer}"
         );
         assert!(
-            answer.contains("#10 ?purple3?FORGET 3->5 uid=0x00030012 CRC ok\n#60\n"),
+            answer.contains("#10 ?purple3?SEND 3->5 uid=0x00030012 len=8 CRC ok\n#60\n"),
             "the repeated word is two flits: {answer}"
         );
         let fields: Vec<&str> = answer
@@ -202,9 +202,9 @@ mod tests {
             fields[2..],
             [
                 "#10 ?gray24?HEAD 3->5",
-                "#20 ?purple3?FORGET",
-                "#30 ?purple3?uid=0x00030012",
-                "#40 ?purple3?data 0x00030012",
+                "#20 ?purple3?SEND len=8 counter=0x0012",
+                "#30 ?purple3?data 0x11223344",
+                "#40 ?purple3?data 0x11223344",
                 "#50 ?purple3?CRC ok",
                 "#60",
                 "$finish"

@@ -155,15 +155,30 @@ fn ni_receive_slot_match_inverted_is_caught() {
     );
 }
 
-/// The source check of an arriving SEND inverted in the NI (the SEND's is the first).
+/// The NI's header check reading the uid's counter as reserved bits, as before the counter
+/// moved into the header word (docs/protocol.md §8.1: only bits 23:16 are reserved): every
+/// packet with a nonzero counter is dropped as malformed.
 #[test]
-fn ni_send_source_check_inverted_is_caught() {
+fn ni_header_check_of_the_counter_bits_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "if (~arriving_owner_is_source$q) begin",
-        "if (arriving_owner_is_source$q) begin",
-        "mutant-ni-source",
+        "|receiver$word[(32'h10)+:(8)]",
+        "|receiver$word[(32'h0)+:(24)]",
+        "mutant-ni-reserved",
+    );
+}
+
+/// The NI's header word sent without the uid's counter (docs/protocol.md §8.1): every packet
+/// names the node's datagram 0.
+#[test]
+fn ni_header_word_without_the_counter_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "(((outgoing_length$q) & 32'hffffffff) << 32'h18) | ((outgoing_counter$q) & 32'hffffffff);",
+        "(((outgoing_length$q) & 32'hffffffff) << 32'h18);",
+        "mutant-ni-counter",
     );
 }
 

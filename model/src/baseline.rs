@@ -426,7 +426,7 @@ pub struct Baseline {
 
 impl Baseline {
     /// Hosts offering `load` flits per sending node per cycle of `length`-byte messages (`None`:
-    /// uniform in 0..=32, as the idempotent hosts; §10's `q = load / E[w + 4]`), to destinations
+    /// uniform in 0..=32, as the idempotent hosts; §10's `q = load / E[w + 3]`), to destinations
     /// following `pattern`, from `seed`.
     pub fn new(
         tree: FatTree,

@@ -19,7 +19,8 @@ use crate::switch::{HEAD, TAIL, VALID};
 
 pub use idemnet_spec::crc::{crc32, crc32_step};
 pub use idemnet_spec::ni::{
-    cnt, inp, out, Kind, NiConfig, COUNTERS, MAX_PAYLOAD, PAYLOAD_WORDS, PORTS,
+    cnt, header_word, inp, out, packet_flits, Kind, NiConfig, COUNTERS, HEADER_RESERVED,
+    HEADER_WORDS, MAX_PAYLOAD, PAYLOAD_WORDS, PORTS,
 };
 
 /// A packet of §8.1.
@@ -54,12 +55,20 @@ pub fn words_to_bytes(words: &[u32], len: usize) -> Vec<u8> {
 }
 
 impl Packet {
-    /// The data words of the worm before the CRC: route, header, uid, payload.
+    /// Whether the uid's owner is the one its route implies (§8.1: SEND and FORGET carry their
+    /// source's uids, an ACK its destination's): only such a packet can be put on the wire,
+    /// which carries the uid's counter alone.
+    pub fn owner_fits(&self) -> bool {
+        (self.uid >> 16) as u16 == self.kind.owner(self.src, self.dst)
+    }
+
+    /// The data words of the worm before the CRC: route, header (with the uid's counter),
+    /// payload.
     pub fn words(&self) -> Vec<u32> {
+        debug_assert!(self.owner_fits(), "{self:?}: a uid the wire cannot carry");
         let mut v = vec![
             (self.src as u32) << 16 | self.dst as u32,
-            self.kind.code() << 30 | ((self.data.len() as u32) & 0x3F) << 24,
-            self.uid,
+            header_word(self.kind, self.data.len(), self.uid as u16),
         ];
         v.extend(bytes_to_words(&self.data));
         v
@@ -77,7 +86,7 @@ impl Packet {
 
     /// Decodes a complete worm (as [`Packet::flits`] makes it); `None` if it is not one.
     pub fn from_flits(flits: &[u64]) -> Option<Packet> {
-        if flits.len() < 4 || flits.iter().any(|f| f & VALID == 0) {
+        if flits.len() < packet_flits(0) || flits.iter().any(|f| f & VALID == 0) {
             return None;
         }
         let w: Vec<u32> = flits.iter().map(|&f| f as u32).collect();
@@ -87,15 +96,16 @@ impl Packet {
         }
         let kind = Kind::from_code(w[1] >> 30)?;
         let len = ((w[1] >> 24) & 0x3F) as usize;
-        if len.div_ceil(4) != n - 4 {
+        if packet_flits(len.div_ceil(4)) != n {
             return None;
         }
+        let (src, dst) = ((w[0] >> 16) as u16, w[0] as u16);
         Some(Packet {
             kind,
-            src: (w[0] >> 16) as u16,
-            dst: w[0] as u16,
-            uid: w[2],
-            data: words_to_bytes(&w[3..n - 1], len),
+            src,
+            dst,
+            uid: (kind.owner(src, dst) as u32) << 16 | (w[1] & 0xFFFF),
+            data: words_to_bytes(&w[1 + HEADER_WORDS..n - 1], len),
         })
     }
 }
@@ -142,7 +152,6 @@ struct RecvSlot {
 enum Rx {
     Idle,
     Header,
-    Uid,
     Payload,
     Crc,
     Discard,
@@ -309,7 +318,7 @@ impl Ni {
     /// in progress ends `truncated` at this edge, as a head of its own would cut it. Called
     /// before this cycle's step.
     pub fn cut_worm(&mut self) {
-        if matches!(self.rx.state, Rx::Header | Rx::Uid | Rx::Payload | Rx::Crc) {
+        if matches!(self.rx.state, Rx::Header | Rx::Payload | Rx::Crc) {
             self.rx.state = Rx::Idle;
             self.count(cnt::TRUNCATED);
         }
@@ -390,7 +399,7 @@ impl Ni {
         let crc_next = |c: u32| crc32_step(c, d);
         let r = &mut self.rx;
         if head {
-            let cut = matches!(r.state, Rx::Header | Rx::Uid | Rx::Payload | Rx::Crc);
+            let cut = matches!(r.state, Rx::Header | Rx::Payload | Rx::Crc);
             r.src = (d >> 16) as u16;
             r.dst = d as u16;
             r.crc = crc32_step(u32::MAX, d);
@@ -415,7 +424,7 @@ impl Ni {
                     r.state = Rx::Idle;
                 }
             }
-            Rx::Header | Rx::Uid | Rx::Payload if tail => {
+            Rx::Header | Rx::Payload if tail => {
                 r.state = Rx::Idle;
                 self.count(cnt::TRUNCATED);
             }
@@ -426,21 +435,17 @@ impl Ni {
                     None => false,
                     Some(Kind::Send) => len as usize <= MAX_PAYLOAD,
                     Some(_) => len == 0,
-                } && d & 0x00FF_FFFF == 0;
+                } && d & HEADER_RESERVED == 0;
                 if ok {
                     r.kind = kind.unwrap_or(Kind::Send);
                     r.len = len as u8;
                     r.crc = crc_next(r.crc);
-                    r.state = Rx::Uid;
+                    r.uid = (r.kind.owner(r.src, r.dst) as u32) << 16 | (d & 0xFFFF);
+                    r.state = if r.len == 0 { Rx::Crc } else { Rx::Payload };
                 } else {
                     r.state = Rx::Discard;
                     self.count(cnt::MALFORMED);
                 }
-            }
-            Rx::Uid => {
-                r.uid = d;
-                r.crc = crc_next(r.crc);
-                r.state = if r.len == 0 { Rx::Crc } else { Rx::Payload };
             }
             Rx::Payload => {
                 r.data[r.words] = d;
@@ -534,9 +539,7 @@ impl ModelBlock for Ni {
         // What the packet whose CRC flit came at the last edge does (§8.4), then the receive
         // path, whose packet acts at the next edge.
         if let Some(p) = self.arrived.take() {
-            let owner = (p.uid >> 16) as u16;
             match p.kind {
-                Kind::Send if owner != p.src => self.count(cnt::NOT_SOURCE),
                 Kind::Send => {
                     let dup = recv_before.iter().any(|r| r.active && r.uid == p.uid);
                     let free = recv_before.iter().position(|r| !r.active);
@@ -564,7 +567,6 @@ impl ModelBlock for Ni {
                         _ => self.count(cnt::TABLE_FULL),
                     }
                 }
-                Kind::Ack if owner != cfg.node => self.count(cnt::NOT_SOURCE),
                 Kind::Ack => {
                     let held = send_before
                         .iter()
@@ -581,7 +583,6 @@ impl ModelBlock for Ni {
                         None => self.count(cnt::BUSY),
                     }
                 }
-                Kind::Forget if owner != p.src => self.count(cnt::NOT_SOURCE),
                 Kind::Forget => match recv_before.iter().position(|r| r.active && r.uid == p.uid) {
                     Some(r) => self.recv[r].active = false,
                     None => self.count(cnt::UNKNOWN),

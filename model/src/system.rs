@@ -146,7 +146,7 @@ impl ModelBlock for System {
 }
 
 /// The datagrams the hosts offer (§10), from one seeded generator: whether an idle host asks in
-/// a cycle (probability `q = load / E[w + 4]`, `w` the payload words of a SEND worm of `w + 4`
+/// a cycle (probability `q = load / E[w + 3]`, `w` the payload words of a SEND worm of `w + 3`
 /// flits), its destination by pattern, and its payload (0..=32 random bytes, or exactly
 /// [`Offer::with_length`]'s). The idempotent hosts and the baselines (§15) both draw from it.
 #[derive(Clone, Debug)]
@@ -176,7 +176,7 @@ impl Offer {
         })
     }
 
-    /// The chance per cycle that an idle host asks: `load / E[w + 4]`.
+    /// The chance per cycle that an idle host asks: `load / E[w + 3]`, the SEND's flits.
     fn rate(load: f64, length: Option<usize>) -> f64 {
         let words = |l: usize| l.div_ceil(4) as f64;
         let mean_words = match length {
@@ -184,7 +184,7 @@ impl Offer {
             // E[w] for 0..=32 bytes uniformly: the mean of ceil(len / 4).
             None => (0..=ni::MAX_PAYLOAD).map(words).sum::<f64>() / (ni::MAX_PAYLOAD + 1) as f64,
         };
-        (load / (mean_words + 4.0)).min(1.0)
+        (load / (mean_words + ni::packet_flits(0) as f64)).min(1.0)
     }
 
     /// Every datagram `length` payload bytes (0..=32), the offered load in flits kept; `None`:
@@ -224,8 +224,8 @@ impl Offer {
 /// bytes (or exactly `B`: [`Hosts::with_length`]), and streams it to its NI (§8.5): each beat is presented until taken, so with
 /// `req_ready` high they go in consecutive cycles. Every host always takes deliveries
 /// (`dlv_ready` high) and reads a datagram's beats up to its last. `load` is the offered SEND
-/// traffic in flits per node per cycle (a SEND worm of `w` payload words is `w + 4` flits), so
-/// `q = load / E[w + 4]`. The scoreboard learns each datagram's uid when the NI takes its last
+/// traffic in flits per node per cycle (a SEND worm of `w` payload words is `w + 3` flits), so
+/// `q = load / E[w + 3]`. The scoreboard learns each datagram's uid when the NI takes its last
 /// beat (the NI numbers them in that order) and checks every delivery: a datagram it knows, to
 /// the right node, from the right node, with the right payload, and never twice. After a drain,
 /// a datagram taken but not delivered is lost.

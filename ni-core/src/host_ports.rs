@@ -37,7 +37,6 @@ macro_rules! with_host_ports {
                     cnt_truncated = cnt_truncated: Bits<16>,
                     cnt_malformed = cnt_malformed: Bits<16>,
                     cnt_misrouted = cnt_misrouted: Bits<16>,
-                    cnt_not_source = cnt_not_source: Bits<16>,
                     cnt_table_full = cnt_table_full: Bits<16>,
                     cnt_unknown = cnt_unknown: Bits<16>,
                     cnt_busy = cnt_busy: Bits<16>,

@@ -26,8 +26,9 @@ use transmit::Transmit;
 /// The NI's port table and its host port names (§8.2), from the contract's one copy.
 pub use idemnet_spec::ni::{HOST_INPUTS, HOST_OUTPUTS, PORTS};
 
-/// Header words of an NI packet after its route (§8.1): the header (`type`, `len`) and the uid.
-pub const HEADER_WORDS: usize = 2;
+/// Header words of an NI packet after its route (§8.1): one, with `type`, `len` and the uid's
+/// counter.
+pub use idemnet_spec::ni::HEADER_WORDS;
 
 /// Address bits of the send payload memory: a slot number (up to 16 slots) and a word. The
 /// memory is declared for 16 slots whatever `send_slots` is, so that every address the index
@@ -69,7 +70,7 @@ pub enum SendState {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then header word 0 (type, length), header word 1 (the uid), the payload words (read from block RAM ahead of the word asked for, [`transmit::Transmit`]), zero when none is asked for; `payload_words` from the pick's length |
+/// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then the header word (type, length, the uid's counter), the payload words (read from block RAM ahead of the word asked for, [`transmit::Transmit`]), zero when none is asked for; `payload_words` from the pick's length |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
 /// | `dlv_ready` | in | 1 | the host takes the delivery beat shown |
@@ -92,8 +93,8 @@ pub enum SendState {
 /// `finish`, so the words it is asked for are its own.
 ///
 /// Internals: the framing is the worm cells': `receiver` ([`WormReceiver`], §8.3) presents the
-/// header word, the uid and the payload words by index and ends each worm with its verdict, and
-/// the transmitter (§8.5) asks for the route, the header, the uid and the
+/// header word and the payload words by index and ends each worm with its verdict, and
+/// the transmitter (§8.5) asks for the route, the header word and the
 /// payload words by index. This block reads the header words of the packet in reception and
 /// decides what an arrived packet does (§8.4); the sub-blocks keep the state: `send`
 /// ([`SendSlots`]) the send slots, the request stream and the send payloads (block RAM, 8 words
@@ -107,10 +108,9 @@ pub enum SendState {
 /// the edge that delivers (the action edge after the CRC flit's, when at most a head arrives). The "lowest slot first" picks are
 /// [`idemnet_rtl::first_set::FirstSet`]s over the slot masks, the counters a [`CounterBank`];
 /// decisions read only register outputs (the state before the edge), as §8.4 requires. A uid's
-/// owner is compared with the route's `src` and with `node` when the uid word arrives, keeping
-/// one bit for each instead of the field; every uid stored is then rebuilt from the route or
-/// the node number. The receive slots' uids are compared with the arriving one then too, a
-/// cycle or more before the worm's verdict needs the result: the slots change only when a worm
+/// owner is not on the wire (§8.1): only its counter is kept, and every uid is rebuilt from
+/// the route or the node number. The receive slots' uids are compared with the arriving one
+/// when the header word arrives, a cycle or more before the worm's verdict needs the result: the slots change only when a worm
 /// ends, so the match kept (the receive slots' `arriving_match`) is the one of the state before the action
 /// edge, and the 32-bit compares are off the path from the CRC flit to the slots.
 #[derive(LogicBlock)]
@@ -137,7 +137,6 @@ pub struct NiCore {
     pub cnt_truncated: Signal<Out, Bits<16>>,
     pub cnt_malformed: Signal<Out, Bits<16>>,
     pub cnt_misrouted: Signal<Out, Bits<16>>,
-    pub cnt_not_source: Signal<Out, Bits<16>>,
     pub cnt_table_full: Signal<Out, Bits<16>>,
     pub cnt_unknown: Signal<Out, Bits<16>>,
     pub cnt_busy: Signal<Out, Bits<16>>,
@@ -155,13 +154,12 @@ pub struct NiCore {
     arriving_kind: DFF<Bits<2>>,
     arriving_length: DFF<Bits<6>>,
     arriving_counter: DFF<Bits<16>>,
-    arriving_owner_is_source: DFF<Bit>,
-    arriving_owner_is_node: DFF<Bit>,
     /// The worm whose CRC flit was consumed at the last edge ended whole and addressed here: its
     /// packet acts at this edge (§8.4).
     acting: DFF<Bit>,
     // Combinational temporaries.
-    /// The uid of the uid word the receiver presents, its owner the route's `src`.
+    /// The uid of the header word the receiver presents, its owner the route's `src` (that of
+    /// a SEND or FORGET; only those use it whole).
     presented_uid: Signal<Local, Bits<32>>,
     presented_counter: Signal<Local, Bits<16>>,
     header_malformed: Signal<Local, Bit>,
@@ -172,13 +170,11 @@ pub struct NiCore {
     arriving_word: Signal<Local, Bits<3>>,
     // One strobe per counter (`cut` is `truncated`'s second source).
     count_cut: Signal<Local, Bit>,
-    count_not_source: Signal<Local, Bit>,
     count_table_full: Signal<Local, Bit>,
     count_unknown: Signal<Local, Bit>,
     count_busy: Signal<Local, Bit>,
     count_duplicate: Signal<Local, Bit>,
     // Parameters.
-    node: Constant<Bits<16>>,
     /// The counter each source of the counter bank counts.
     source_counter: Vec<Constant<Bits<COUNTER_BITS>>>,
     // Named values (rust-hdl writes integer literals 32 bits wide, so narrower ones are here).
@@ -222,7 +218,6 @@ impl NiCore {
             cnt_truncated: Default::default(),
             cnt_malformed: Default::default(),
             cnt_misrouted: Default::default(),
-            cnt_not_source: Default::default(),
             cnt_table_full: Default::default(),
             cnt_unknown: Default::default(),
             cnt_busy: Default::default(),
@@ -240,8 +235,6 @@ impl NiCore {
             arriving_kind: Default::default(),
             arriving_length: Default::default(),
             arriving_counter: Default::default(),
-            arriving_owner_is_source: Default::default(),
-            arriving_owner_is_node: Default::default(),
             acting: Default::default(),
             presented_uid: Default::default(),
             presented_counter: Default::default(),
@@ -250,12 +243,10 @@ impl NiCore {
             arriving_words: Default::default(),
             arriving_word: Default::default(),
             count_cut: Default::default(),
-            count_not_source: Default::default(),
             count_table_full: Default::default(),
             count_unknown: Default::default(),
             count_busy: Default::default(),
             count_duplicate: Default::default(),
-            node: c(cfg.node as u64),
             source_counter,
             len_max: c(32),
             word_round_up: c(3),
@@ -284,9 +275,7 @@ impl Logic for NiCore {
             clock,
             arriving_kind,
             arriving_length,
-            arriving_counter,
-            arriving_owner_is_source,
-            arriving_owner_is_node
+            arriving_counter
         );
         self.acting.clock.next = self.clock.val();
         self.send.clock.next = self.clock.val();
@@ -295,18 +284,19 @@ impl Logic for NiCore {
         self.transmit.clock.next = self.clock.val();
         self.counters.clock.next = self.clock.val();
 
-        // The uid of a SEND or FORGET whose owner is its source (only those use it whole).
+        // The uid of a SEND or FORGET, whose owner is its source (§8.1).
         self.presented_counter.next = self.receiver.word.val().get_bits::<16>(0);
         self.presented_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
             | bit_cast::<32, 16>(self.presented_counter.val());
         self.arriving_uid.next = (bit_cast::<32, 16>(self.receiver.source.val()) << 16)
             | bit_cast::<32, 16>(self.arriving_counter.q.val());
-        // Payload words of the packet in reception: ceil(len / 4).
-        self.arriving_words.next = (self.arriving_length.q.val() + self.word_round_up.val()) >> 2;
+        // Payload words of the packet in reception, ceil(len / 4), from the header word the
+        // receiver presents: it reads them with the last header word, which is the only one.
+        self.arriving_words.next =
+            (self.receiver.word.val().get_bits::<6>(24) + self.word_round_up.val()) >> 2;
 
         // ---- Counter strobes: none unless an event below raises one.
         self.count_cut.next = false;
-        self.count_not_source.next = false;
         self.count_table_full.next = false;
         self.count_unknown.next = false;
         self.count_busy.next = false;
@@ -325,34 +315,26 @@ impl Logic for NiCore {
         self.send.sent_slot.next = self.transmit.sent_slot.val();
         self.send.read_address.next = self.transmit.read_address.val();
 
-        // ---- Receive path (§8.3): the receiver frames, the NI reads header word 0 (type,
-        // length) and header word 1 (the uid), and the payload words go into the bank not
-        // being delivered.
+        // ---- Receive path (§8.3): the receiver frames, the NI reads the header word (type,
+        // length, the uid's counter), and the payload words go into the bank not being
+        // delivered.
         self.header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
             == self.kind_malformed.val())
-            | (self.receiver.word.val() & 0x00FF_FFFF).any()
+            | self.receiver.word.val().get_bits::<8>(16).any()
             | (self.receiver.word.val().get_bits::<6>(24) > self.len_max.val())
             | (self.receiver.word.val().get_bits::<2>(30).any()
                 & self.receiver.word.val().get_bits::<6>(24).any());
-        self.receiver.reject.next = !self.receiver.index.val().any() & self.header_malformed.val();
+        self.receiver.reject.next = self.header_malformed.val();
         self.receiver.payload_words.next = self.arriving_words.val().get_bits::<4>(0);
         self.receive.presented_uid.next = self.presented_uid.val();
-        // The receive slots keep the slots holding the uid when its word arrives.
-        self.receive.compare.next =
-            self.receiver.header_valid.val() & self.receiver.index.val().any();
+        // The receive slots keep the slots holding the uid when the header word arrives.
+        self.receive.compare.next = self.receiver.header_valid.val();
         if self.receiver.header_valid.val() {
-            if !self.receiver.index.val().any() {
-                self.arriving_kind.d.next = self.receiver.word.val().get_bits::<2>(30);
-                self.arriving_length.d.next = self.receiver.word.val().get_bits::<6>(24);
-            } else {
-                // The owner is checked against the route now, so only the counter half is
-                // kept: an accepted uid's owner is the source (SEND, FORGET) or `node` (ACK).
-                self.arriving_counter.d.next = self.receiver.word.val().get_bits::<16>(0);
-                self.arriving_owner_is_source.d.next =
-                    self.receiver.word.val().get_bits::<16>(16) == self.receiver.source.val();
-                self.arriving_owner_is_node.d.next =
-                    self.receiver.word.val().get_bits::<16>(16) == self.node.val();
-            }
+            self.arriving_kind.d.next = self.receiver.word.val().get_bits::<2>(30);
+            self.arriving_length.d.next = self.receiver.word.val().get_bits::<6>(24);
+            // Only the uid's counter is kept: its owner is the route's source (SEND, FORGET)
+            // or `node` (an ACK, which reaches this node only if addressed to it).
+            self.arriving_counter.d.next = self.presented_counter.val();
         }
         self.delivery.write_enable.next = self.receiver.payload_valid.val();
         self.arriving_word.next = self.receiver.index.val().get_bits::<3>(0);
@@ -374,9 +356,7 @@ impl Logic for NiCore {
         self.transmit.late_destination.next = self.receiver.source.val();
         if self.acting.q.val() {
             if self.arriving_kind.q.val() == self.kind_send.val() {
-                if !self.arriving_owner_is_source.q.val() {
-                    self.count_not_source.next = true;
-                } else if self.receive.arriving_held.val() {
+                if self.receive.arriving_held.val() {
                     self.count_duplicate.next = true;
                 } else if self.receive.free.val() & !self.delivery.dlv_valid.val() {
                     self.receive.take.next = true;
@@ -384,9 +364,7 @@ impl Logic for NiCore {
                     self.count_table_full.next = true;
                 }
             } else if self.arriving_kind.q.val() == self.kind_ack.val() {
-                if !self.arriving_owner_is_node.q.val() {
-                    self.count_not_source.next = true;
-                } else if self.send.acknowledged.val() {
+                if self.send.acknowledged.val() {
                     self.send.acknowledge.next = true;
                 } else if !self.transmit.late_forget_valid.val() {
                     self.transmit.late_forget.next = true;
@@ -395,9 +373,7 @@ impl Logic for NiCore {
                 }
             } else {
                 // FORGET
-                if !self.arriving_owner_is_source.q.val() {
-                    self.count_not_source.next = true;
-                } else if self.receive.arriving_held.val() {
+                if self.receive.arriving_held.val() {
                     self.receive.forget.next = true;
                 } else {
                     self.count_unknown.next = true;
@@ -430,20 +406,19 @@ impl Logic for NiCore {
         self.receive.ack_sent.next = self.transmit.ack_sent.val();
         self.receive.sent_slot.next = self.transmit.sent_slot.val();
 
-        // ---- The counters, in the order of idemnet_spec::ni::COUNTERS; source 11 is the
+        // ---- The counters, in the order of idemnet_spec::ni::COUNTERS; source 10 is the
         // second `truncated`.
         self.counters.strobe[0].next = self.ends.crc.val();
         self.counters.strobe[1].next = self.ends.truncated.val();
         self.counters.strobe[2].next = self.ends.malformed.val();
         self.counters.strobe[3].next = self.ends.misrouted.val();
-        self.counters.strobe[4].next = self.count_not_source.val();
-        self.counters.strobe[5].next = self.count_table_full.val();
-        self.counters.strobe[6].next = self.count_unknown.val();
-        self.counters.strobe[7].next = self.count_busy.val();
-        self.counters.strobe[8].next = self.count_duplicate.val();
-        self.counters.strobe[9].next = self.transmit.retransmit.val();
-        self.counters.strobe[10].next = self.send.host_error.val();
-        self.counters.strobe[11].next = self.count_cut.val();
+        self.counters.strobe[4].next = self.count_table_full.val();
+        self.counters.strobe[5].next = self.count_unknown.val();
+        self.counters.strobe[6].next = self.count_busy.val();
+        self.counters.strobe[7].next = self.count_duplicate.val();
+        self.counters.strobe[8].next = self.transmit.retransmit.val();
+        self.counters.strobe[9].next = self.send.host_error.val();
+        self.counters.strobe[10].next = self.count_cut.val();
         for source in 0..COUNTER_SOURCES {
             self.counters.reason[source].next = self.source_counter[source].val();
         }
@@ -462,13 +437,12 @@ impl Logic for NiCore {
         self.cnt_truncated.next = self.counters.count[1].val();
         self.cnt_malformed.next = self.counters.count[2].val();
         self.cnt_misrouted.next = self.counters.count[3].val();
-        self.cnt_not_source.next = self.counters.count[4].val();
-        self.cnt_table_full.next = self.counters.count[5].val();
-        self.cnt_unknown.next = self.counters.count[6].val();
-        self.cnt_busy.next = self.counters.count[7].val();
-        self.cnt_duplicate.next = self.counters.count[8].val();
-        self.cnt_retransmit.next = self.counters.count[9].val();
-        self.cnt_host_error.next = self.counters.count[10].val();
+        self.cnt_table_full.next = self.counters.count[4].val();
+        self.cnt_unknown.next = self.counters.count[5].val();
+        self.cnt_busy.next = self.counters.count[6].val();
+        self.cnt_duplicate.next = self.counters.count[7].val();
+        self.cnt_retransmit.next = self.counters.count[8].val();
+        self.cnt_host_error.next = self.counters.count[9].val();
     }
 }
 
@@ -546,7 +520,6 @@ mod tests {
             cnt::TRUNCATED,
             cnt::MALFORMED,
             cnt::MISROUTED,
-            cnt::NOT_SOURCE,
             cnt::TABLE_FULL,
             cnt::UNKNOWN,
             cnt::BUSY,
@@ -555,6 +528,6 @@ mod tests {
             cnt::HOST_ERROR,
         ];
         assert_eq!(order.to_vec(), (0..COUNTERS.len()).collect::<Vec<_>>());
-        assert_eq!(COUNTER_SOURCES, 12);
+        assert_eq!(COUNTER_SOURCES, 11);
     }
 }

@@ -965,7 +965,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let header_words = [2usize, 7, 7];
+        let header_words = [idemnet_spec::ni::HEADER_WORDS, 7, 7];
         let most_payload = [8u64, 0, 8];
         let mut queues: [Vec<Worm>; 3] = Default::default();
         let mut latched: [Option<Worm>; 3] = Default::default();
@@ -1276,7 +1276,7 @@ mod tests {
             }
         }
         assert_eq!(beats, [(word(0), false), (word(1), true)]);
-        // O_4 .. O_9: the NI's SEND (8 bytes: 6 flits), picked at edge 3 (§8.5); the framer's
+        // O_4 .. O_8: the NI's SEND (8 bytes: 5 flits), picked at edge 3 (§8.5); the framer's
         // packet, held from edge 10, is due in cycle 11: O_11 .. O_24, its worm.
         let kinds: Vec<(bool, bool, bool)> = out
             .iter()
@@ -1284,12 +1284,13 @@ mod tests {
             .collect();
         assert_eq!(kinds[1], (false, false, false));
         assert_eq!(kinds[2], (true, true, false));
-        assert_eq!(kinds[7], (true, false, true));
+        assert_eq!(kinds[6], (true, false, true));
+        assert_eq!(kinds[7], (false, false, false));
         assert_eq!(kinds[8], (false, false, false));
         assert_eq!(kinds[9], (true, true, false));
         assert_eq!(flit::data(out[10]), 0xC002_0001);
         assert_eq!(kinds[22], (true, false, true));
-        assert!(kinds[3..7]
+        assert!(kinds[3..6]
             .iter()
             .chain(kinds[10..22].iter())
             .all(|&k| k == (true, false, false)));
@@ -1300,7 +1301,6 @@ mod tests {
                 &n.cnt_truncated,
                 &n.cnt_malformed,
                 &n.cnt_misrouted,
-                &n.cnt_not_source,
                 &n.cnt_table_full,
                 &n.cnt_unknown,
                 &n.cnt_busy,

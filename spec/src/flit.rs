@@ -2,7 +2,7 @@
 //! (`idemnet-flits`), mismatch reports and `wavediff` print in place of 35-bit hex values.
 //!
 //! One flit alone says whether it is valid, a head or a tail, and a head's route
-//! ([`describe`]). Which field a body flit carries (a SEND's uid, an RMPP header word, payload)
+//! ([`describe`]). Which field a body flit carries (a SEND's header, an RMPP header word, payload)
 //! and whether a tail's CRC holds depend on the flits before it on the same link, so
 //! [`WormReader`] reads a link's flits in order and names each one within its worm
 //! ([`WormReader::push`]), and every worm as a whole when its tail arrives. Nothing is guessed:
@@ -208,10 +208,7 @@ fn field(words: &[u32], data: u32) -> String {
             _ => format!("data {data:#010x}"),
         };
     }
-    match index {
-        2 => format!("uid={data:#010x}"),
-        _ => format!("data {data:#010x}"),
-    }
+    format!("data {data:#010x}")
 }
 
 /// The header word (§8.1 or §11.1's word 0).
@@ -222,9 +219,11 @@ fn header(data: u32) -> String {
             None => format!("RMPP type {} (malformed)", data >> 16 & 0x3FFF),
         };
     }
+    // The uid's counter; its owner is the route's (§8.1).
+    let counter = data & 0xFFFF;
     match Kind::from_code(data >> 30) {
-        Some(Kind::Send) => format!("SEND len={}", data >> 24 & 0x3F),
-        Some(k) => k.name().to_string(),
+        Some(Kind::Send) => format!("SEND len={} counter={counter:#06x}", data >> 24 & 0x3F),
+        Some(k) => format!("{} counter={counter:#06x}", k.name()),
         None => format!("{data:#010x} (malformed)"),
     }
 }
@@ -235,7 +234,6 @@ fn summary(words: &[u32]) -> String {
     let Some(&head) = words.get(1) else {
         return format!("? {route} (no header)");
     };
-    let word = |i: usize| words.get(i).copied();
     if head >> 30 == MARKER {
         let name = Type::from_code(head >> 16 & 0x3FFF).map_or("?", Type::name);
         if words.len() < 1 + HEADER_WORDS {
@@ -252,10 +250,17 @@ fn summary(words: &[u32]) -> String {
             _ => format!("{name} {route} msg={msg_id} len={len}"),
         };
     }
-    let uid = word(2).map_or("?".into(), |u| format!("{u:#010x}"));
+    let uid = |k: Kind| {
+        let owner = k.owner((words[0] >> 16) as u16, words[0] as u16) as u32;
+        format!("{:#010x}", owner << 16 | (head & 0xFFFF))
+    };
     match Kind::from_code(head >> 30) {
-        Some(Kind::Send) => format!("SEND {route} uid={uid} len={}", head >> 24 & 0x3F),
-        Some(k) => format!("{} {route} uid={uid}", k.name()),
+        Some(Kind::Send) => format!(
+            "SEND {route} uid={} len={}",
+            uid(Kind::Send),
+            head >> 24 & 0x3F
+        ),
+        Some(k) => format!("{} {route} uid={}", k.name(), uid(k)),
         None => format!("? {route} (malformed header)"),
     }
 }
@@ -288,35 +293,34 @@ mod tests {
 
     #[test]
     fn a_send_reads_field_by_field_and_as_a_whole() {
-        let words = [3 << 16 | 5, 8 << 24, 0x0003_0012, 0x1122_3344, 0x5566_7788];
+        let words = [3 << 16 | 5, 8 << 24 | 0x0012, 0x1122_3344, 0x5566_7788];
         let labels = read(&worm(&words));
         let fields: Vec<&str> = labels.iter().map(|l| l.field.as_str()).collect();
         assert_eq!(
             fields,
             [
                 "HEAD 3->5",
-                "SEND len=8",
-                "uid=0x00030012",
+                "SEND len=8 counter=0x0012",
                 "data 0x11223344",
                 "data 0x55667788",
                 "CRC ok"
             ]
         );
         assert_eq!(
-            labels[5].worm.as_deref(),
+            labels[4].worm.as_deref(),
             Some("SEND 3->5 uid=0x00030012 len=8 CRC ok")
         );
-        assert!(labels[..5].iter().all(|l| l.worm.is_none()));
+        assert!(labels[..4].iter().all(|l| l.worm.is_none()));
     }
 
     #[test]
     fn a_bad_crc_idle_cycles_and_a_window_opening_mid_worm() {
-        let mut flits = worm(&[5 << 16 | 3, 1 << 30, 0x0003_0012]);
+        let mut flits = worm(&[5 << 16 | 3, 1 << 30 | 0x0012, 0x1234_5678]);
         *flits.last_mut().unwrap() ^= 1;
         flits.insert(2, 0);
         let labels = read(&flits);
         assert_eq!(labels.len(), 4);
-        assert_eq!(labels[1].field, "ACK");
+        assert_eq!(labels[1].field, "ACK counter=0x0012");
         assert!(labels[3].field.starts_with("CRC bad 0x"));
         assert!(labels[3]
             .worm
@@ -324,11 +328,11 @@ mod tests {
             .unwrap()
             .starts_with("ACK 5->3 uid=0x00030012 CRC bad"));
         // Without its head, a worm's body reads as bare words.
-        assert_eq!(read(&flits[2..])[0].field, "0x00030012");
+        assert_eq!(read(&flits[2..])[0].field, "0x12345678");
         // Worms that are not packets are named by route and length; one flit is a worm too.
         let mut worms = WormReader::worms_only();
         let labels: Vec<FlitLabel> = flits.iter().filter_map(|&f| worms.push(f)).collect();
-        assert_eq!(labels[1].field, "0x40000000");
+        assert_eq!(labels[1].field, "0x40000012");
         assert_eq!(labels[3].worm.as_deref(), Some("5->3, 4 flits"));
         let one = worms.push(VALID | HEAD | TAIL | 2 << 16 | 7).unwrap();
         assert_eq!(one.worm.as_deref(), Some("2->7, 1 flit"));
@@ -339,7 +343,10 @@ mod tests {
             .chain(&flits[..1])
             .filter_map(|&f| reader.push(f));
         let labels: Vec<FlitLabel> = cut.collect();
-        assert_eq!(labels[2].cut.as_deref(), Some("ACK 5->3 uid=? (cut)"));
+        assert_eq!(
+            labels[2].cut.as_deref(),
+            Some("ACK 5->3 uid=0x00030012 (cut)")
+        );
         assert!(labels[..2].iter().all(|l| l.cut.is_none()));
     }
 

@@ -8,6 +8,21 @@ pub const MAX_PAYLOAD: usize = 32;
 /// Payload words (32 bits) at most (§8.1), which is also the most beats of a request or a
 /// delivery (§8.4, §8.5).
 pub const PAYLOAD_WORDS: usize = MAX_PAYLOAD / 4;
+/// Words of a packet between its route and its payload (§8.1): one header word, with `type`,
+/// `len` and the uid's counter (the uid's owner is a route field of the same worm).
+pub const HEADER_WORDS: usize = 1;
+/// The header word's bits 23:16, which must be zero (§8.1).
+pub const HEADER_RESERVED: u32 = 0x00FF_0000;
+/// Flits of a packet of `payload_words` payload words: the route head, the header word, the
+/// payload and the CRC tail (§8.1).
+pub const fn packet_flits(payload_words: usize) -> usize {
+    1 + HEADER_WORDS + payload_words + 1
+}
+
+/// The header word of §8.1: `type` in bits 31:30, `len` in 29:24, the uid's counter in 15:0.
+pub fn header_word(kind: Kind, len: usize, counter: u16) -> u32 {
+    kind.code() << 30 | (len as u32 & 0x3F) << 24 | counter as u32
+}
 
 /// The NI's ports (§8.2), in port order: in each direction the link ports, then the host
 /// streams, then (outputs) the counters. The one place their names, directions and widths are
@@ -36,7 +51,6 @@ pub const PORTS: Table = Table::new(&[
     Port::host_output("cnt_truncated", 16),
     Port::host_output("cnt_malformed", 16),
     Port::host_output("cnt_misrouted", 16),
-    Port::host_output("cnt_not_source", 16),
     Port::host_output("cnt_table_full", 16),
     Port::host_output("cnt_unknown", 16),
     Port::host_output("cnt_busy", 16),
@@ -48,10 +62,10 @@ pub const PORTS: Table = Table::new(&[
 /// The NI's host inputs, in port order: what a node and a system show of it (§10).
 pub const HOST_INPUTS: [&str; 6] = PORTS.names(PortDir::In, Side::Host);
 /// The NI's host outputs, counters included, in port order.
-pub const HOST_OUTPUTS: [&str; 20] = PORTS.names(PortDir::Out, Side::Host);
+pub const HOST_OUTPUTS: [&str; 19] = PORTS.names(PortDir::Out, Side::Host);
 
 /// The event counters, in port order (the ports `cnt_<name>`, §8.2).
-pub const COUNTERS: [&str; 11] = PORTS.names_after("cnt_");
+pub const COUNTERS: [&str; 10] = PORTS.names_after("cnt_");
 
 /// Index of each counter in [`COUNTERS`].
 pub mod cnt {
@@ -61,7 +75,6 @@ pub mod cnt {
         TRUNCATED = "truncated",
         MALFORMED = "malformed",
         MISROUTED = "misrouted",
-        NOT_SOURCE = "not_source",
         TABLE_FULL = "table_full",
         UNKNOWN = "unknown",
         BUSY = "busy",
@@ -180,6 +193,14 @@ impl Kind {
             _ => None,
         }
     }
+    /// The node that owns the uid a packet of this kind carries, from its route (§8.1): the
+    /// datagram's sender, the route's `src` in a SEND or FORGET and its `dst` in an ACK.
+    pub fn owner(self, src: u16, dst: u16) -> u16 {
+        match self {
+            Kind::Send | Kind::Forget => src,
+            Kind::Ack => dst,
+        }
+    }
     pub fn name(self) -> &'static str {
         match self {
             Kind::Send => "SEND",
@@ -241,7 +262,6 @@ mod tests {
             (cnt::TRUNCATED, "truncated"),
             (cnt::MALFORMED, "malformed"),
             (cnt::MISROUTED, "misrouted"),
-            (cnt::NOT_SOURCE, "not_source"),
             (cnt::TABLE_FULL, "table_full"),
             (cnt::UNKNOWN, "unknown"),
             (cnt::BUSY, "busy"),

@@ -17,7 +17,7 @@
 //! - Without an `end` event the run stops once every event has been presented and no line has
 //!   been produced for the quiet period, `2 * max(retry_interval, ack_interval) + 64` cycles, or
 //!   at the latest 1,000,000 cycles after the last event's cycle.
-//! - Drop reasons: `crc`, `truncated`, `malformed`, `misrouted`, `not_source`, `table_full`,
+//! - Drop reasons: `crc`, `truncated`, `malformed`, `misrouted`, `table_full`,
 //!   `unknown_message` (a FORGET for a uid not held), `busy` (a late ACK while a late FORGET is
 //!   already pending), `duplicate` (a repeated SEND, not delivered again).
 
@@ -108,13 +108,28 @@ pub(crate) fn parse_packet(value: &Value, what: &str) -> Result<Packet> {
             data.len()
         );
     }
-    Ok(Packet {
+    let packet = Packet {
         kind,
         src: field_u64(object, "src", 0xFFFF, what)? as u16,
         dst: field_u64(object, "dst", 0xFFFF, what)? as u16,
         uid: field_u64(object, "uid", 0xFFFF_FFFF, what)? as u32,
         data,
-    })
+    };
+    if !packet.owner_fits() {
+        let (owner, route) = match kind {
+            Kind::Ack => ("dst", packet.dst),
+            Kind::Send | Kind::Forget => ("src", packet.src),
+        };
+        bail!(
+            "{what}: uid {} belongs to node {}, but a{} {}'s uid belongs to its `{owner}` ({route}): \
+             the wire carries only the uid's counter (docs/protocol.md §8.1)",
+            packet.uid,
+            packet.uid >> 16,
+            if kind == Kind::Ack { "n" } else { "" },
+            kind.name()
+        );
+    }
+    Ok(packet)
 }
 
 impl NiTrace {
@@ -204,7 +219,6 @@ fn drop_reason(counter: usize) -> Option<(&'static str, u64)> {
         cnt::TRUNCATED => ("truncated", 1),
         cnt::MALFORMED => ("malformed", 1),
         cnt::MISROUTED => ("misrouted", 1),
-        cnt::NOT_SOURCE => ("not_source", 2),
         cnt::TABLE_FULL => ("table_full", 2),
         cnt::UNKNOWN => ("unknown_message", 2),
         cnt::BUSY => ("busy", 2),

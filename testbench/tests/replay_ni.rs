@@ -42,7 +42,7 @@ fn example_delivers_once_and_acks_until_forget() {
     let d = kind(&l, "deliver");
     assert_eq!(d.len(), 1);
     assert_eq!(d[0]["deliver"]["data"], "deadbeef");
-    assert_eq!(drops(&l), vec![(44, "duplicate".to_string())]);
+    assert_eq!(drops(&l), vec![(43, "duplicate".to_string())]);
     let acks = packets_of(&l, "ACK");
     assert!(acks.len() >= 4);
     assert!(acks.windows(2).all(|w| w[1].0 - w[0].0 == 64), "{acks:?}");
@@ -86,11 +86,11 @@ fn a_delivery_streams_eight_beats_and_refuses_a_send_until_its_last() {
 {{"cycle": 40, "packet": {{"type": "SEND", "src": 4, "dst": 5, "uid": 262145, "data": "ab"}}}}
 {{"cycle": 300, "end": true}}"#
     ));
-    // The 32-byte SEND is 12 flits, its CRC flit in cycle 11: it acts at the next edge
-    // (docs/protocol.md §8.4), so its delivery shows its first beat in cycle 12 and its last in
-    // 19. The empty SEND behind it, its CRC flit in cycle 15, acts in cycle 16 while the
-    // delivery still streams: refused, as table_full (the drop names its CRC flit's cycle); its
-    // sender would repeat it.
+    // The 32-byte SEND is 11 flits, its CRC flit in cycle 10: it acts at the next edge
+    // (docs/protocol.md §8.4), so its delivery shows its first beat in cycle 11 and its last in
+    // 18. The empty SEND behind it (3 flits), its CRC flit in cycle 13, acts in cycle 14 while
+    // the delivery still streams: refused, as table_full (the drop names its CRC flit's cycle);
+    // its sender would repeat it.
     let delivered: Vec<(u64, u64, String)> = kind(&l, "deliver")
         .into_iter()
         .map(|d| {
@@ -102,11 +102,11 @@ fn a_delivery_streams_eight_beats_and_refuses_a_send_until_its_last() {
         })
         .collect();
     let want = vec![
-        (12, 131073, long.to_string()),
-        (45, 262145, "ab".to_string()),
+        (11, 131073, long.to_string()),
+        (44, 262145, "ab".to_string()),
     ];
     assert_eq!(delivered, want);
-    assert_eq!(drops(&l), vec![(15, "table_full".to_string())]);
+    assert_eq!(drops(&l), vec![(13, "table_full".to_string())]);
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn full_receive_table_drops_without_ack_and_the_sender_retry_gets_in_later() {
 {"cycle": 100, "packet": {"type": "FORGET", "src": 4, "dst": 1, "uid": 262144}}
 {"cycle": 200, "packet": {"type": "SEND", "src": 6, "dst": 1, "uid": 393216, "data": "bb"}}
 {"cycle": 300, "end": true}"#);
-    assert_eq!(drops(&l), vec![(9, "table_full".to_string())]);
+    assert_eq!(drops(&l), vec![(7, "table_full".to_string())]);
     let acked: Vec<u64> = packets_of(&l, "ACK").into_iter().map(|x| x.1).collect();
     assert!(acked.contains(&262144) && acked.contains(&393216));
     assert!(packets_of(&l, "ACK")
@@ -130,33 +130,26 @@ fn full_receive_table_drops_without_ack_and_the_sender_retry_gets_in_later() {
 fn forget_from_a_foreign_node_is_ignored_and_acks_go_on() {
     let l = run(r#"{"config": {"node": 5}}
 {"cycle": 0, "packet": {"type": "SEND", "src": 2, "dst": 5, "uid": 131079}}
-{"cycle": 20, "packet": {"type": "FORGET", "src": 3, "dst": 5, "uid": 131079}}
+{"cycle": 20, "packet": {"type": "FORGET", "src": 3, "dst": 5, "uid": 196615}}
 {"cycle": 300, "end": true}"#);
-    assert_eq!(drops(&l), vec![(23, "not_source".to_string())]);
+    // Node 3's FORGET of the same counter names node 3's uid (docs/protocol.md §8.1): held by
+    // no receive slot. Its CRC flit is the third, in cycle 22.
+    assert_eq!(drops(&l), vec![(22, "unknown_message".to_string())]);
     assert!(packets_of(&l, "ACK").iter().any(|&(c, _)| c > 200));
 }
 
 #[test]
-fn malformed_misrouted_and_foreign_uids_are_dropped_by_reason() {
+fn malformed_misrouted_and_unknown_uids_are_dropped_by_reason() {
     let l = run(r#"{"config": {"node": 5}}
 {"cycle": 0, "packet": {"type": "ACK", "src": 2, "dst": 5, "uid": 327680, "data": "01"}}
 {"cycle": 0, "packet": {"type": "SEND", "src": 2, "dst": 5, "uid": 131072, "data": "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"}}
 {"cycle": 0, "packet": {"type": "SEND", "src": 2, "dst": 6, "uid": 131073}}
-{"cycle": 0, "packet": {"type": "SEND", "src": 2, "dst": 5, "uid": 196609}}
-{"cycle": 0, "packet": {"type": "ACK", "src": 2, "dst": 5, "uid": 131074}}
 {"cycle": 0, "packet": {"type": "FORGET", "src": 2, "dst": 5, "uid": 131075}}
 {"cycle": 200, "end": true}"#);
     let reasons: Vec<String> = drops(&l).into_iter().map(|d| d.1).collect();
     assert_eq!(
         reasons,
-        [
-            "malformed",
-            "malformed",
-            "misrouted",
-            "not_source",
-            "not_source",
-            "unknown_message"
-        ]
+        ["malformed", "malformed", "misrouted", "unknown_message"]
     );
     assert!(kind(&l, "deliver").is_empty());
     assert!(kind(&l, "packet").is_empty());
@@ -199,6 +192,15 @@ fn bad_traces_are_clear_errors_naming_the_line() {
         ("{\"cycle\": 1}", "line 1"),
         ("not json", "line 1"),
         ("{\"config\": {\"send_slots\": 0}}", "send_slots"),
+        // A uid whose owner the wire cannot carry (docs/protocol.md §8.1).
+        (
+            "{\"cycle\": 0, \"packet\": {\"type\": \"SEND\", \"src\": 2, \"dst\": 5, \"uid\": 196609}}",
+            "uid 196609 belongs to node 3, but a SEND's uid belongs to its `src` (2)",
+        ),
+        (
+            "{\"cycle\": 0, \"packet\": {\"type\": \"ACK\", \"src\": 2, \"dst\": 5, \"uid\": 131074}}",
+            "an ACK's uid belongs to its `dst` (5)",
+        ),
     ];
     for (text, needle) in bad {
         let e = NiTrace::parse(text).expect_err(text);
@@ -213,7 +215,7 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
     assert_eq!(summary["cycles"], (1u64 << 62) - 1);
     let acks = packets_of(&l, "ACK");
     assert_eq!(acks.len(), 12, "{acks:?}");
-    assert_eq!(acks[5], (1_000_000_000_007, 131074));
+    assert_eq!(acks[5], (1_000_000_000_006, 131074));
     let sends = packets_of(&l, "SEND");
     assert_eq!(
         sends,
@@ -222,7 +224,7 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
             (1_000_000_000_000_130, 327680)
         ]
     );
-    assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_206);
+    assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_205);
 }
 
 #[test]
@@ -326,11 +328,11 @@ fn lines_are_written_while_the_block_runs() {
         at: vec![],
     };
     replay_ni(&mut dut, &trace, Idle::Skip, &mut noting).unwrap();
-    // The delivery of cycle 15 is out two cycles after its own (a drop the NI shows up to two
-    // cycles after the flit that decided it could come before it), the ACK of cycle 17 when
+    // The delivery of cycle 14 is out two cycles after its own (a drop the NI shows up to two
+    // cycles after the flit that decided it could come before it), the ACK of cycle 16 when
     // its worm's tail has gone out, the summary only after the last tick.
     assert_eq!(noting.at.len(), 8);
-    assert_eq!(noting.at[0], 18, "{:?}", noting.at);
+    assert_eq!(noting.at[0], 17, "{:?}", noting.at);
     assert!(noting.at[1] <= 21, "{:?}", noting.at);
     assert_eq!(*noting.at.last().unwrap(), ticks.get());
     assert!(ticks.get() > 300, "{}", ticks.get());
@@ -384,9 +386,9 @@ fn a_packet_at_the_last_cycle_allowed_is_presented() {
              {{\"type\": \"SEND\", \"src\": 2, \"dst\": 5, \"uid\": 131073}}}}"
         ))
     });
-    // Four flits: the CRC flit goes in at last + 3, and the delivery shows after the edge after
+    // Three flits: the CRC flit goes in at last + 2, and the delivery shows after the edge after
     // that one (the action edge, docs/protocol.md §8.4).
-    assert_eq!(cycle(kind(&l, "deliver")[0]), last + 4);
+    assert_eq!(cycle(kind(&l, "deliver")[0]), last + 3);
     let summary = &l.last().unwrap()["summary"];
     assert_eq!(
         summary["cycles"],

@@ -163,13 +163,18 @@ fn pkt(kind: Kind, src: u16, dst: u16, uid: u32, data: &[u8]) -> Packet {
 
 #[test]
 fn crc_bitwise_matches_crate_and_worms_round_trip() {
-    let words = [0x0002_0005u32, 0x0400_0000, 0x0002_0001, 0xdead_beef];
+    let words = [0x0002_0005u32, 0x0400_0001, 0xdead_beef];
     let c = words.iter().fold(u32::MAX, |c, &w| crc32_step(c, w));
     assert_eq!(c, crc32(&words));
     let p = pkt(Kind::Send, 2, 5, 0x2_0001, &[0xde, 0xad, 0xbe, 0xef, 1]);
     let f = p.flits();
-    assert_eq!(f.len(), 3 + 2 + 1);
+    // Head, header (type, length, the uid's counter), two payload words, CRC (§8.1).
+    assert_eq!(f.len(), 1 + 1 + 2 + 1);
+    assert_eq!(f[1] as u32, 0x0500_0001);
     assert_eq!(Packet::from_flits(&f), Some(p));
+    // An ACK's uid is its destination's.
+    let ack = pkt(Kind::Ack, 5, 2, 0x2_0001, &[]);
+    assert_eq!(Packet::from_flits(&ack.flits()), Some(ack));
     let mut bad = f.clone();
     bad[3] ^= 1;
     assert_eq!(Packet::from_flits(&bad), None);
@@ -203,7 +208,7 @@ fn first_send_delivered_once_then_acked_until_forget() {
         .collect();
     // ACK due at once from the action edge (§8.4), picked at the edge after and started the
     // cycle after that (§8.5), then every ack_interval cycles.
-    assert_eq!(acks[0], 7);
+    assert_eq!(acks[0], 6);
     assert!(acks.windows(2).all(|w| w[1] - w[0] == 64), "{acks:?}");
     assert!(acks.len() >= 5);
     b.feed(&pkt(Kind::Forget, 2, 5, 0x2_0001, &[]));
@@ -221,8 +226,9 @@ fn forget_from_a_foreign_node_is_ignored() {
     let mut b = Bench::node(5);
     b.i[inp::DLV_READY] = 1;
     b.feed(&pkt(Kind::Send, 2, 5, 0x2_0007, &[]));
-    b.feed(&pkt(Kind::Forget, 3, 5, 0x2_0007, &[]));
-    assert_eq!(b.cnt(cnt::NOT_SOURCE), 1);
+    // The same counter from node 3 names node 3's uid (§8.1: the owner is the route's source).
+    b.feed(&pkt(Kind::Forget, 3, 5, 0x3_0007, &[]));
+    assert_eq!(b.cnt(cnt::UNKNOWN), 1);
     let before = b.packets().len();
     b.idle(200);
     assert!(b.packets().len() > before, "ACKs go on");
@@ -362,12 +368,19 @@ fn bad_crc_truncated_malformed_and_misrouted_are_counted_never_delivered() {
     }
     assert_eq!(b.cnt(cnt::MALFORMED), 1);
     let mut f = pkt(Kind::Forget, 2, 5, 0x2_0001, &[]).flits();
-    f[3] &= !TAIL;
+    f[2] &= !TAIL;
     f.push(VALID | TAIL);
     for x in &f {
         b.cycle(*x);
     }
     assert_eq!(b.cnt(cnt::MALFORMED), 2);
+    // A reserved header bit (23:16) set; the counter's bits (15:0) are not reserved.
+    let mut f = pkt(Kind::Forget, 2, 5, 0x2_FFFF, &[]).flits();
+    f[1] |= 1 << 16;
+    for x in &f {
+        b.cycle(*x);
+    }
+    assert_eq!(b.cnt(cnt::MALFORMED), 3);
     // Misrouted.
     b.feed(&pkt(Kind::Send, 2, 6, 0x2_0009, &[]));
     assert_eq!(b.cnt(cnt::MISROUTED), 1);
@@ -456,7 +469,7 @@ fn the_bytes_past_the_length_are_sent_as_zero_and_a_zero_length_request_is_one_b
             pkt(Kind::Send, 1, 3, 0x1_0001, &[]),
         ]
     );
-    assert_eq!(sent[0].words()[4], 0x0500_0000);
+    assert_eq!(sent[0].words()[3], 0x0500_0000);
     assert_eq!(b.taken, [1, 2, 3]);
 }
 

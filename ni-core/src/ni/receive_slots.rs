@@ -17,8 +17,8 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// | port | dir | width | |
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
-/// | `presented_uid` | in | 32 | the uid of the uid word the receiver presents (its owner the route's `src`) |
-/// | `compare` | in | 1 | the receiver presents the uid word: the slots holding `presented_uid` are kept at this edge |
+/// | `presented_uid` | in | 32 | the uid of the header word the receiver presents (its owner the route's `src`, §8.1) |
+/// | `compare` | in | 1 | the receiver presents the header word: the slots holding `presented_uid` are kept at this edge |
 /// | `take`, `take_uid` | in | 1, 32 | the lowest free slot takes this uid at this edge, its ACK due at once (see the constraint below) |
 /// | `forget` | in | 1 | the slots kept at the last `compare` are freed at this edge (a FORGET; see the constraint below) |
 /// | `ack_sent`, `sent_slot` | in | 1, 4 | the transmitter starts slot `sent_slot`'s ACK at this edge: its timer reloads if the slot is held before the edge (§8.5: a FORGET may have freed it since the pick) |
@@ -28,14 +28,14 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 ///
 /// Timing: `due`, `due_slot` and `due_uid` are combinational from the registers; the inputs act
 /// at the edge. The slots change only when a worm ends, and a worm cannot end at the edge its
-/// uid word is compared, so the match kept is the one of the state before the worm's verdict.
+/// header word is compared, so the match kept is the one of the state before the worm's verdict.
 ///
 /// `free`, `arriving_held` and the slot a `take` fills are registered one edge late, which
 /// takes the OR over the slots and the lowest-free pick off the path from the worm's verdict
 /// to the slot registers (the iCE40 NI's critical path at eee0159). They are exact where they
 /// are used: the slots change only at `take` and `forget` edges, which come from one arrived
 /// worm's action (§8.4) and so are at least a worm's four flits apart, and a worm's action is
-/// two edges or more after its uid word's `compare`. That is this block's constraint on its
+/// two edges or more after its header word's `compare`. That is this block's constraint on its
 /// user: no `take` or `forget` at the edge after another one, and none at the edge after a
 /// `compare`; the NI's co-simulations check the result against the golden model every cycle.
 #[derive(LogicBlock)]
@@ -59,7 +59,7 @@ pub struct ReceiveSlots {
     ack_timers: TimerBank,
     receive_active: Vec<DFF<Bit>>,
     receive_uid: Vec<DFF<Bits<32>>>,
-    /// The slots holding the arriving uid, compared when the uid word arrives.
+    /// The slots holding the arriving uid, compared when the header word arrives.
     arriving_match: DFF<Bits<SLOTS>>,
     /// `arriving_match` has a bit set, one edge later.
     arriving_held_late: DFF<Bit>,

@@ -84,7 +84,8 @@ pub struct Transmit {
     outgoing_late: DFF<Bit>,
     outgoing_destination: DFF<Bits<16>>,
     outgoing_length: DFF<Bits<6>>,
-    outgoing_uid: DFF<Bits<32>>,
+    /// The uid's counter (its owner is this node for a FORGET, the destination for an ACK).
+    outgoing_counter: DFF<Bits<16>>,
     outgoing_slot: DFF<Bits<SLOT_BITS>>,
     outgoing_transmitted: DFF<Bit>,
     /// A worm of this NI is in progress: from its `start` to its `finish`.
@@ -110,6 +111,7 @@ pub struct Transmit {
     payload_lead: Constant<Bits<3>>,
     header_lead: Constant<Bits<3>>,
     payload_registered: Constant<Bit>,
+    first_word: Constant<Bits<3>>,
 }
 
 impl Transmit {
@@ -152,7 +154,7 @@ impl Transmit {
             outgoing_late: Default::default(),
             outgoing_destination: Default::default(),
             outgoing_length: Default::default(),
-            outgoing_uid: Default::default(),
+            outgoing_counter: Default::default(),
             outgoing_slot: Default::default(),
             outgoing_transmitted: Default::default(),
             in_worm: Default::default(),
@@ -172,6 +174,7 @@ impl Transmit {
             payload_lead: c(DIRECT_READ_LEAD as u64),
             header_lead: c(header_read_lead(DIRECT_READ_LEAD, HEADER_WORDS, 3)),
             payload_registered: Constant::new(false),
+            first_word: c(0),
         }
     }
 
@@ -200,7 +203,7 @@ impl Logic for Transmit {
             outgoing_late,
             outgoing_destination,
             outgoing_length,
-            outgoing_uid,
+            outgoing_counter,
             outgoing_slot,
             outgoing_transmitted,
             in_worm,
@@ -246,19 +249,17 @@ impl Logic for Transmit {
                 self.outgoing_kind.d.next = self.kind_forget.val();
                 self.outgoing_late.d.next = true;
                 self.outgoing_destination.d.next = self.late_forget_destination.q.val();
-                self.outgoing_uid.d.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.late_forget_counter.q.val());
+                self.outgoing_counter.d.next = self.late_forget_counter.q.val();
             } else if self.forget_due.val() {
                 self.outgoing_kind.d.next = self.kind_forget.val();
                 self.outgoing_slot.d.next = self.forget_slot.val();
                 self.outgoing_destination.d.next = self.forget_destination.val();
-                self.outgoing_uid.d.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.forget_counter.val());
+                self.outgoing_counter.d.next = self.forget_counter.val();
             } else if self.ack_due.val() {
                 self.outgoing_kind.d.next = self.kind_ack.val();
                 self.outgoing_slot.d.next = self.ack_slot.val();
                 self.outgoing_destination.d.next = self.ack_uid.val().get_bits::<16>(16);
-                self.outgoing_uid.d.next = self.ack_uid.val();
+                self.outgoing_counter.d.next = self.ack_uid.val().get_bits::<16>(0);
             } else {
                 // A SEND, or nothing (`picked` low).
                 self.outgoing_kind.d.next = self.kind_send.val();
@@ -266,8 +267,7 @@ impl Logic for Transmit {
                 self.outgoing_destination.d.next = self.due_destination.val();
                 self.outgoing_length.d.next = self.due_length.val();
                 self.outgoing_transmitted.d.next = self.due_transmitted.val();
-                self.outgoing_uid.d.next =
-                    self.node_upper.val() | bit_cast::<32, 16>(self.due_counter.val());
+                self.outgoing_counter.d.next = self.due_counter.val();
             }
         }
         self.worm.due.next = self.picked.q.val() & !self.in_worm.q.val();
@@ -286,7 +286,8 @@ impl Logic for Transmit {
                 } else {
                     self.forget_sent.next = true;
                     self.completion_valid.d.next = true;
-                    self.completion_uid.d.next = self.outgoing_uid.q.val();
+                    self.completion_uid.d.next =
+                        self.node_upper.val() | bit_cast::<32, 16>(self.outgoing_counter.q.val());
                 }
             } else if self.outgoing_kind.q.val() == self.kind_ack.val() {
                 self.ack_sent.next = true;
@@ -301,24 +302,26 @@ impl Logic for Transmit {
         if self.worm.header_valid.val() {
             self.fetch_word.next = self.worm.index.val().get_bits::<3>(0) + self.header_lead.val();
         }
+        // Before a worm, word 0 of the picked slot: with one header word, the registered read
+        // needs it at the start's edge (two cycles ahead of the cycle after the header's).
+        if !self.in_worm.q.val() {
+            self.fetch_word.next = self.first_word.val();
+        }
         self.payload_held.d.next = self.payload_word.val();
         self.read_address.next =
             (bit_cast::<SEND_ADDRESS_BITS, SLOT_BITS>(self.outgoing_slot.q.val()) << 3)
                 | bit_cast::<SEND_ADDRESS_BITS, 3>(self.fetch_word.val());
-        // The word the transmitter asks for: the route, header word 0 (type, length), header
-        // word 1 (the uid), payload word `index` (the memory's read register).
+        // The word the transmitter asks for: the route, the header word (type, length, the
+        // uid's counter), payload word `index` (the memory's read register).
         self.outgoing_word.next = 0.into();
         if self.worm.start.val() {
             self.outgoing_word.next =
                 self.node_upper.val() | bit_cast::<32, 16>(self.outgoing_destination.q.val());
         }
         if self.worm.header_valid.val() {
-            if !self.worm.index.val().any() {
-                self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
-                    | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24);
-            } else {
-                self.outgoing_word.next = self.outgoing_uid.q.val();
-            }
+            self.outgoing_word.next = (bit_cast::<32, 2>(self.outgoing_kind.q.val()) << 30)
+                | (bit_cast::<32, 6>(self.outgoing_length.q.val()) << 24)
+                | bit_cast::<32, 16>(self.outgoing_counter.q.val());
         }
         if self.worm.payload_valid.val() {
             self.outgoing_word.next = self.payload_word.val();

@@ -221,7 +221,6 @@ pub struct SelfTest {
     pub cnt_truncated: Vec<Signal<Out, Bits<16>>>,
     pub cnt_malformed: Vec<Signal<Out, Bits<16>>>,
     pub cnt_misrouted: Vec<Signal<Out, Bits<16>>>,
-    pub cnt_not_source: Vec<Signal<Out, Bits<16>>>,
     pub cnt_table_full: Vec<Signal<Out, Bits<16>>>,
     pub cnt_unknown: Vec<Signal<Out, Bits<16>>>,
     pub cnt_busy: Vec<Signal<Out, Bits<16>>>,
@@ -289,7 +288,6 @@ impl SelfTest {
             cnt_truncated: sigs(n),
             cnt_malformed: sigs(n),
             cnt_misrouted: sigs(n),
-            cnt_not_source: sigs(n),
             cnt_table_full: sigs(n),
             cnt_unknown: sigs(n),
             cnt_busy: sigs(n),
@@ -386,7 +384,6 @@ impl Logic for SelfTest {
             self.cnt_truncated[p].next = ni.cnt_truncated.val();
             self.cnt_malformed[p].next = ni.cnt_malformed.val();
             self.cnt_misrouted[p].next = ni.cnt_misrouted.val();
-            self.cnt_not_source[p].next = ni.cnt_not_source.val();
             self.cnt_table_full[p].next = ni.cnt_table_full.val();
             self.cnt_unknown[p].next = ni.cnt_unknown.val();
             self.cnt_busy[p].next = ni.cnt_busy.val();
@@ -452,7 +449,6 @@ impl Logic for SelfTest {
             cnt_truncated,
             cnt_malformed,
             cnt_misrouted,
-            cnt_not_source,
             cnt_table_full,
             cnt_unknown,
             cnt_busy,
