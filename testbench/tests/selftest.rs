@@ -65,7 +65,18 @@ fn run_mutant(
     agree: bool,
     mutate: impl Fn(&str) -> String,
 ) {
-    let cfg = image(board);
+    run_mutant_of(board, image(board), name, raised, agree, mutate)
+}
+
+/// [`run_mutant`] on `board`'s image as `cfg` configures it.
+fn run_mutant_of(
+    board: Board,
+    cfg: SelfTestConfig,
+    name: &str,
+    raised: usize,
+    agree: bool,
+    mutate: impl Fn(&str) -> String,
+) {
     let (v, _) = idemnet_ni_core::selftest_verilog(&cfg).unwrap();
     let mutant = mutate(&v);
     assert_ne!(mutant, v, "the mutation {name} must change the image");
@@ -98,14 +109,20 @@ fn once_per_ni(v: &str, needle: &str, by: &str) -> String {
 
 /// §8.4: a SEND whose uid a receive slot holds is a duplicate. The mutant never sees a holding
 /// slot, so a repeated SEND (its ACK lost) goes to another free slot and is delivered again.
-/// It needs two receive slots, which the ECP5 image has.
+/// It needs two receive slots, which the ECP5 image has. A SEND is repeated over a delivered
+/// datagram only when two ACKs in a row are lost (the ACK repeats every 64 cycles, the SEND
+/// every 128), which the image's 0.1 % flit loss did not do once in 2,000,000 cycles since
+/// the packets lost their uid word (issue 17): this run loses 0.8 % of the flits on every
+/// link.
 #[test]
 fn ecp5_image_catches_an_ni_without_a_duplicate_filter() {
-    run_mutant(Board::Ecp5_85k, "no-filter", DUPLICATED, true, |v| {
+    let mut cfg = image(Board::Ecp5_85k);
+    cfg.loss = 512;
+    run_mutant_of(Board::Ecp5_85k, cfg, "no-filter", DUPLICATED, true, |v| {
         once_per_ni(
             v,
-            "else if (receive$arriving_held) begin\n                    count_duplicate",
-            "else if (1'b0) begin\n                    count_duplicate",
+            "if (receive$arriving_held) begin\n                    count_duplicate",
+            "if (1'b0) begin\n                    count_duplicate",
         )
     });
 }

@@ -28,7 +28,7 @@ use super::{c, HEADER_WORDS, SEND_ADDRESS_BITS, SLOT_BITS};
 /// | `forget_sent`, `ack_sent`, `send_sent` | out | 1, 1, 1 | the worm started now carries that packet, of slot `sent_slot` |
 /// | `sent_slot` | out | 4 | the picked packet's slot (a register): the send slot of a FORGET or a SEND, the receive slot of an ACK |
 /// | `retransmit` | out | 1 | the SEND started now was sent before |
-/// | `read_address` | out | 7 | the send payload word to read at this edge: the pick's slot, and the word a cycle ahead of the one asked for, or two with [`Transmit::registered_payload_read`] |
+/// | `read_address` | out | 7 | the send payload word to read at this edge: the pick's slot, and the word a cycle ahead of the one asked for, or two with [`Transmit::registered_payload_read`]; word 0 while no worm is in progress |
 /// | `done_valid`, `done_uid` | out | 1, 32 | one-cycle pulse: a send completed (its FORGET started) |
 ///
 /// Timing: `worm$due` and `sent_slot` are registers, `worm$word` combinational from the
