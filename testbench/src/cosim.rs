@@ -583,7 +583,9 @@ pub fn cosim(
                 "worms discarded by the switches (both protocols)".to_string(),
                 s.switch_drops(),
             )];
-            for (c, name) in ni::COUNTERS.iter().enumerate().take(8) {
+            // The counters up to `duplicate` count the packets discarded, by reason (§8.2: the
+            // replay's drop reasons); `retransmit` and `host_error` count no arriving packet.
+            for (c, name) in ni::COUNTERS.iter().enumerate().take(ni::cnt::DUPLICATE + 1) {
                 extra.push((
                     format!("idempotent worms discarded by the NIs: {name}"),
                     h.ni_totals[c],
