@@ -191,7 +191,7 @@ mod tests {
             "{answer}"
         );
         assert!(
-            answer.contains("#10 ?purple3?SEND 3->5 uid=0x00030012 len=8 CRC ok\n#60\n"),
+            answer.contains("#10 ?darkgreen?SEND 3->5 uid=0x00030012 len=8 CRC ok\n#60\n"),
             "the repeated word is two flits: {answer}"
         );
         let fields: Vec<&str> = answer
@@ -202,10 +202,10 @@ mod tests {
             fields[2..],
             [
                 "#10 ?gray24?HEAD 3->5",
-                "#20 ?purple3?SEND len=8 counter=0x0012",
-                "#30 ?purple3?data 0x11223344",
-                "#40 ?purple3?data 0x11223344",
-                "#50 ?purple3?CRC ok",
+                "#20 ?darkgreen?SEND len=8 counter=0x0012",
+                "#30 ?darkgreen?data 0x11223344",
+                "#40 ?darkgreen?data 0x11223344",
+                "#50 ?darkgreen?CRC ok",
                 "#60",
                 "$finish"
             ]

@@ -71,7 +71,7 @@ pub struct SignalDiff {
     /// Value in B.
     pub value_b: String,
     /// For a 35-bit flit signal, each side's flit named in its worm (docs/protocol.md §2):
-    /// `SEND len=32`, `CRC ok`, `-`, ...
+    /// `SEND len=32 counter=0x0005`, `CRC ok`, `-`, ...
     pub flits: Option<(String, String)>,
 }
 

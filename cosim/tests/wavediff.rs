@@ -186,7 +186,8 @@ fn a_differing_flit_is_named_in_its_worm() {
     use idemnet_spec::crc::crc32;
     use idemnet_spec::flit::{HEAD, TAIL, VALID};
     let link = |header: u32| {
-        let words = [5u32 << 16 | 3, header, 0x0003_0012];
+        // An ACK of node 3's datagram 0x12: route, header word (with the uid's counter), CRC.
+        let words = [5u32 << 16 | 3, header | 0x0012];
         let mut flits: Vec<u64> = words.iter().map(|&w| VALID | w as u64).collect();
         flits[0] |= HEAD;
         flits.push(VALID | TAIL | crc32(&words) as u64);
@@ -207,11 +208,15 @@ fn a_differing_flit_is_named_in_its_worm() {
     assert_eq!(first.cycle, 5, "{r}");
     assert_eq!(
         first.flits,
-        Some(("ACK".to_string(), "SEND len=0".to_string())),
+        Some((
+            "ACK counter=0x0012".to_string(),
+            "SEND len=0 counter=0x0012".to_string()
+        )),
         "{r}"
     );
     assert!(
-        r.to_string().contains("the flits: A ACK; B SEND len=0"),
+        r.to_string()
+            .contains("the flits: A ACK counter=0x0012; B SEND len=0 counter=0x0012"),
         "{r}"
     );
 }
