@@ -196,6 +196,32 @@ fn ni_final_word_mask_keeping_a_byte_past_the_length_is_caught() {
     );
 }
 
+/// The NI's retry spread left out (docs/protocol.md §8.5): every SEND repeats after
+/// `retry_interval - retry_spread / 2` cycles, the least the spread allows.
+#[test]
+fn ni_retry_without_its_spread_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "retry_timers$spread = retry_lfsr$value;",
+        "retry_timers$spread = 16'h0;",
+        "mutant-ni-spread",
+    );
+}
+
+/// The NI's retry LFSR stepping at every edge instead of at each SEND's start (docs/protocol.md
+/// §8.5: an idle NI keeps its state, so that the replay can skip idle cycles).
+#[test]
+fn ni_retry_lfsr_stepping_every_cycle_is_caught() {
+    caught(
+        "ni",
+        "ni.v",
+        "retry_lfsr$advance = send_sent;",
+        "retry_lfsr$advance = 1'b1;",
+        "mutant-ni-lfsr",
+    );
+}
+
 /// The NI's pick not refreshed at a worm's last flit (docs/protocol.md §8.5): the worm after it
 /// carries the pick of before, the packet just sent, again.
 #[test]

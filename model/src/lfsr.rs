@@ -13,6 +13,12 @@ pub fn seed(s: usize) -> u16 {
     seed_in_family(0xACE1, 0x9E37, s)
 }
 
+/// Power-on value of the retry LFSR of the NI of node `p` (§8.5):
+/// `0x3B9D ^ ((p * 0x51A7) mod 2^16)`, or `0x0001` if that is 0.
+pub fn ni_seed(p: usize) -> u16 {
+    seed_in_family(0x3B9D, 0x51A7, p)
+}
+
 /// Power-on value `i` of a family of LFSRs (§4 switches, §9 injectors):
 /// `base ^ ((i * mul) mod 2^16)`, or `0x0001` if that is 0 (an all-zero LFSR never leaves 0).
 pub fn seed_in_family(base: u16, mul: u16, i: usize) -> u16 {

@@ -222,6 +222,9 @@ struct Arrived {
 #[derive(Clone, Debug)]
 pub struct Ni {
     cfg: NiConfig,
+    /// The retry spread's LFSR (§8.5): it steps once at every SEND's start, never otherwise,
+    /// so that an idle NI keeps its state (the replay skips idle cycles, §15).
+    lfsr: u16,
     send: Vec<SendSlot>,
     recv: Vec<RecvSlot>,
     counter: u16,
@@ -268,6 +271,7 @@ impl Ni {
             sent: false,
         };
         Ok(Ni {
+            lfsr: crate::lfsr::ni_seed(cfg.node as usize),
             cfg,
             send: vec![free; cfg.send_slots],
             recv: vec![RecvSlot::default(); cfg.recv_slots],
@@ -620,7 +624,18 @@ impl ModelBlock for Ni {
                         packet
                     }
                     Pick::Send { slot, sent, packet } => {
-                        self.send[slot].timer = cfg.retry_interval.saturating_sub(2);
+                        // The repeat comes `retry_interval - retry_spread / 2 + r` cycles
+                        // after this start, `r` the LFSR's low bits (§8.5): the pick takes two
+                        // of them.
+                        let spread = cfg.retry_spread;
+                        let r = if spread == 0 {
+                            0
+                        } else {
+                            self.lfsr & (spread - 1)
+                        };
+                        self.lfsr = crate::lfsr::step(self.lfsr);
+                        self.send[slot].timer =
+                            (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
                         reloaded_send = slot;
                         if sent {
                             self.count(cnt::RETRANSMIT);

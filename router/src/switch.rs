@@ -266,6 +266,7 @@ impl Logic for Switch {
     #[hdl_gen]
     fn update(&mut self) {
         self.lfsr.clock.next = self.clock.val();
+        self.lfsr.advance.next = true;
         for i in 0..self._n_in {
             self.flit_stage[i].clock.next = self.clock.val();
             self.route[i].clock.next = self.clock.val();

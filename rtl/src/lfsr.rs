@@ -20,6 +20,11 @@ pub fn lfsr_seed(s: usize) -> u16 {
     seed_in_family(0xACE1, 0x9E37, s)
 }
 
+/// Power-on value of the retry LFSR of the NI of node `p` (§8.5).
+pub fn ni_seed(p: usize) -> u16 {
+    seed_in_family(0x3B9D, 0x51A7, p)
+}
+
 /// Power-on value `i` of a family of LFSRs (switches, fault injectors):
 /// `base ^ ((i * mul) mod 2^16)`, or `0x0001` if that is 0.
 pub fn seed_in_family(base: u16, mul: u16, i: usize) -> u16 {
@@ -29,15 +34,18 @@ pub fn seed_in_family(base: u16, mul: u16, i: usize) -> u16 {
     }
 }
 
-/// 16-bit Galois LFSR that steps once per clock.
+/// 16-bit Galois LFSR that steps at every clock edge at which `advance` is high.
 ///
-/// Ports: `clock` (in), `value` (out, 16 bits).
+/// Ports: `clock` (in), `advance` (in, 1), `value` (out, 16 bits).
 /// Timing: `value` is a register output; it shows the seed before the first rising edge and
-/// `lfsr_next` of its previous value after every edge. A consumer using `value` in cycle `t`
-/// uses the value held before edge `t` (cycle 0 uses the seed), as §4 requires.
+/// `lfsr_next` of its previous value after every edge with `advance` high (held otherwise). The
+/// switches and the injectors tie `advance` high: a consumer using `value` in cycle `t` uses
+/// the value held before edge `t` (cycle 0 uses the seed), as §4 requires. The NI's retry
+/// spread (§8.5) advances it only when it draws, so that an idle NI keeps its state.
 #[derive(LogicBlock)]
 pub struct Lfsr {
     pub clock: Signal<In, Clock>,
+    pub advance: Signal<In, Bit>,
     pub value: Signal<Out, Bits<16>>,
     state: InitReg<Bits<16>>,
     taps: Constant<Bits<16>>,
@@ -48,6 +56,7 @@ impl Lfsr {
     pub fn new(seed: u16) -> Self {
         Self {
             clock: Default::default(),
+            advance: Default::default(),
             value: Default::default(),
             state: InitReg::new(Bits::from(seed as u64)),
             taps: Constant::new(Bits::from(LFSR_TAPS as u64)),
@@ -59,10 +68,13 @@ impl Logic for Lfsr {
     #[hdl_gen]
     fn update(&mut self) {
         self.state.clock.next = self.clock.val();
-        if self.state.q.val().get_bit(0) {
-            self.state.d.next = (self.state.q.val() >> 1) ^ self.taps.val();
-        } else {
-            self.state.d.next = self.state.q.val() >> 1;
+        self.state.d.next = self.state.q.val();
+        if self.advance.val() {
+            if self.state.q.val().get_bit(0) {
+                self.state.d.next = (self.state.q.val() >> 1) ^ self.taps.val();
+            } else {
+                self.state.d.next = self.state.q.val() >> 1;
+            }
         }
         self.value.next = self.state.q.val();
     }
@@ -89,13 +101,18 @@ mod tests {
         let mut v = 0xACE1u16;
         uut.clock.next = false.into();
         assert!(simulate(&mut uut, 10));
-        for _ in 0..100 {
+        for k in 0..100 {
+            // Held at every third edge.
+            let advance = k % 3 != 2;
+            uut.advance.next = advance;
             assert_eq!(uut.value.val().to_u64() as u16, v);
             uut.clock.next = true.into();
             assert!(simulate(&mut uut, 10));
             uut.clock.next = false.into();
             assert!(simulate(&mut uut, 10));
-            v = lfsr_next(v);
+            if advance {
+                v = lfsr_next(v);
+            }
         }
     }
 

@@ -142,12 +142,16 @@ fn round_robin() {
 fn timer_bank() {
     let ack = through_the_tools("TimerBank 4 x 62", TimerBank::new(4, 62));
     let retry = through_the_tools("TimerBank 2 x 126", TimerBank::new(2, 126));
-    // `now` and a deadline a timer of 6 and 7 bits, and each timer's `running`.
+    // The NI's retry timers (§8.5): 118 edges and a spread of 16, at most 133.
+    let spread = through_the_tools("TimerBank 4 x 118 + 16", TimerBank::spread(4, 118, 16));
+    // `now` and a deadline a timer of 6, 7 and 8 bits, and each timer's `running`.
     assert_eq!(ack.flip_flops, 6 + 4 * 6 + 4, "{ack:?}");
     assert_eq!(retry.flip_flops, 7 + 2 * 7 + 2, "{retry:?}");
+    assert_eq!(spread.flip_flops, 8 + 4 * 8 + 4, "{spread:?}");
     for cells in [ack, retry] {
         assert!(cells.luts <= 40 && cells.brams == 0, "{cells:?}");
     }
+    assert!(spread.luts <= 60 && spread.brams == 0, "{spread:?}");
 }
 
 #[test]

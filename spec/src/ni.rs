@@ -128,6 +128,11 @@ pub struct NiConfig {
     pub send_slots: usize,
     pub recv_slots: usize,
     pub retry_interval: u16,
+    /// The spread of the retry interval (§8.5): 0, or a power of two up to `retry_interval`. A
+    /// SEND is repeated after `retry_interval - retry_spread / 2 + r` cycles, `r` uniform in
+    /// `0..retry_spread` from the NI's LFSR, so that no two senders' retries keep one schedule
+    /// (§8.7: with every timer fixed, a hot spot could settle into a cycle that never delivers).
+    pub retry_spread: u16,
     pub ack_interval: u16,
 }
 
@@ -144,8 +149,24 @@ impl NiConfig {
         send_slots: 4,
         recv_slots: 8,
         retry_interval: 128,
+        retry_spread: 16,
         ack_interval: 64,
     };
+
+    /// The default spread of a retry interval (§8.2): an eighth of it, rounded down to a power
+    /// of two, 0 below 8 cycles (16 for the default 128), halved while the longest repeat would
+    /// pass 65,535 cycles. A configuration that names only its retry interval (a replay
+    /// trace's) takes this spread, so that it is always valid.
+    pub fn spread_for(retry_interval: u16) -> u16 {
+        let mut spread = match retry_interval / 8 {
+            0 => 0,
+            eighth => 1 << (15 - eighth.leading_zeros()),
+        };
+        while u32::from(retry_interval) + u32::from(spread / 2) > 0x10000 {
+            spread /= 2;
+        }
+        spread
+    }
 
     /// Checks the ranges of §8.2.
     pub fn validate(&self) -> Result<(), String> {
@@ -164,6 +185,24 @@ impl NiConfig {
             if v == 0 {
                 return Err(format!("{name} = 0: must be in 1..=65535"));
             }
+        }
+        let spread = self.retry_spread;
+        if spread != 0 && !spread.is_power_of_two() {
+            return Err(format!(
+                "retry_spread = {spread}: must be 0 or a power of two"
+            ));
+        }
+        if spread > self.retry_interval {
+            return Err(format!(
+                "retry_spread = {spread}: must be at most retry_interval ({})",
+                self.retry_interval
+            ));
+        }
+        // The longest repeat, `retry_interval + retry_spread / 2 - 1` cycles, fits the timers.
+        if u32::from(self.retry_interval) + u32::from(spread / 2) > 0x10000 {
+            return Err(format!(
+                "retry_spread = {spread}: retry_interval + retry_spread / 2 must be at most 65536"
+            ));
         }
         Ok(())
     }
@@ -322,7 +361,56 @@ mod tests {
                 },
                 "ack_interval",
             ),
+            (
+                NiConfig {
+                    retry_spread: 24,
+                    ..NiConfig::DEFAULT
+                },
+                "retry_spread",
+            ),
+            (
+                NiConfig {
+                    retry_interval: 8,
+                    retry_spread: 16,
+                    ..NiConfig::DEFAULT
+                },
+                "retry_spread",
+            ),
+            (
+                NiConfig {
+                    retry_interval: 0xFFFF,
+                    retry_spread: 0x8000,
+                    ..NiConfig::DEFAULT
+                },
+                "retry_spread",
+            ),
         ];
         crate::checks::rejected(&bad, NiConfig::validate);
+    }
+
+    #[test]
+    fn the_default_spread_is_an_eighth_of_the_interval_and_always_valid() {
+        assert_eq!(NiConfig::spread_for(128), NiConfig::DEFAULT.retry_spread);
+        for (interval, spread) in [
+            (1, 0),
+            (7, 0),
+            (8, 1),
+            (9, 1),
+            (40, 4),
+            (50, 4),
+            (0x8000, 4096),
+            (65535, 2),
+        ] {
+            assert_eq!(NiConfig::spread_for(interval), spread, "{interval}");
+        }
+        for retry_interval in 1..=u16::MAX {
+            NiConfig {
+                retry_interval,
+                retry_spread: NiConfig::spread_for(retry_interval),
+                ..NiConfig::DEFAULT
+            }
+            .validate()
+            .unwrap();
+        }
     }
 }

@@ -269,7 +269,7 @@ fn main() {
     record.config("configuration", cfg.to_string());
     let lay = layout(&tree);
     println!(
-        "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128, ack 64) and \
+        "idemnet bench: {cfg}, default NIs (4 send slots, 8 receive slots, retry 128 spread 16, ack 64) and \
          RMPP receive paths (8 slots, mtu 32, 1 KB per message, Figure 8: 64 / 16 / 16)"
     );
     let lib = verilate(&cfg, None, &default_cache_dir()).unwrap();

@@ -387,8 +387,13 @@ impl fmt::Display for Config {
                 let c = &self.ni;
                 return write!(
                     f,
-                    "NI of node {} ({} send slots, {} receive slots, retry {}, ack {})",
-                    c.node, c.send_slots, c.recv_slots, c.retry_interval, c.ack_interval
+                    "NI of node {} ({} send slots, {} receive slots, retry {} spread {}, ack {})",
+                    c.node,
+                    c.send_slots,
+                    c.recv_slots,
+                    c.retry_interval,
+                    c.retry_spread,
+                    c.ack_interval
                 );
             }
         };

@@ -39,12 +39,13 @@ pub use crate::replay_io::{
 };
 
 /// The NI configuration keys a trace may set.
-pub const NI_KEYS: [&str; 6] = [
+pub const NI_KEYS: [&str; 7] = [
     "node",
     "nodes",
     "send_slots",
     "recv_slots",
     "retry_interval",
+    "retry_spread",
     "ack_interval",
 ];
 
@@ -147,6 +148,10 @@ impl NiTrace {
                     config.recv_slots = c.get("recv_slots", config.recv_slots as u64, 16)? as usize;
                     config.retry_interval =
                         c.get("retry_interval", config.retry_interval as u64, 0xFFFF)? as u16;
+                    // Left out, the spread is the interval's default (§8.2), valid for any
+                    // interval.
+                    let spread = NiConfig::spread_for(config.retry_interval);
+                    config.retry_spread = c.get("retry_spread", spread as u64, 0x8000)? as u16;
                     config.ack_interval =
                         c.get("ack_interval", config.ack_interval as u64, 0xFFFF)? as u16;
                     config.validate().map_err(|e| anyhow!("{what}: {e}"))?;

@@ -69,6 +69,7 @@ fn every_configuration_key_is_documented_with_the_default_the_parser_gives() {
             "send_slots" => ni.config.send_slots.to_string(),
             "recv_slots" => ni.config.recv_slots.to_string(),
             "retry_interval" => ni.config.retry_interval.to_string(),
+            "retry_spread" => ni.config.retry_spread.to_string(),
             "ack_interval" => ni.config.ack_interval.to_string(),
             other => panic!("a key this test does not know yet: {other}"),
         };

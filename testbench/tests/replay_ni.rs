@@ -9,6 +9,7 @@ mod replay_common;
 use std::cell::Cell;
 use std::rc::Rc;
 
+use idemnet_model::lfsr::{ni_seed, step};
 use idemnet_model::ni::Ni;
 use idemnet_testbench::replay::{replay_ni, replay_ni_on, Engine, Idle, NiTrace};
 use idemnet_testbench::{ClockedDut, ModelDut};
@@ -65,7 +66,16 @@ fn send_is_repeated_until_ack_then_forget_and_a_late_ack_gets_forget_again() {
     let sends = packets_of(&l, "SEND");
     // Five bytes are two beats, taken in cycles 1 and 2 (req_ready rises after edge 0): the
     // SEND is due from edge 2, picked at edge 3 and starts in cycle 4 (docs/protocol.md §8.5).
-    assert_eq!(sends, vec![(4, 196608), (54, 196608), (104, 196608)]);
+    // It repeats `50 - 2 + r` cycles after each start: the trace's spread is an eighth of its
+    // interval rounded down to a power of two, 4, and `r` the low two bits of node 3's retry
+    // LFSR, which steps at each SEND's start.
+    let (first, second) = (ni_seed(3), step(ni_seed(3)));
+    let at = [
+        4,
+        4 + 48 + u64::from(first & 3),
+        4 + 96 + u64::from(first & 3) + u64::from(second & 3),
+    ];
+    assert_eq!(sends, at.map(|t| (t, 196608)).to_vec());
     assert_eq!(l.last().unwrap()["summary"]["retransmit"], 2);
     let done = kind(&l, "done");
     assert_eq!(done.len(), 1);
@@ -217,11 +227,14 @@ fn a_gap_of_10_to_the_12_idle_cycles_is_skipped_on_both_engines() {
     assert_eq!(acks.len(), 12, "{acks:?}");
     assert_eq!(acks[5], (1_000_000_000_006, 131074));
     let sends = packets_of(&l, "SEND");
+    // The NI's first SEND draws the retry LFSR's power-on value (docs/protocol.md §8.5): it
+    // has not stepped through the 10^15 cycles before, skipped or not.
+    let repeat = 120 + u64::from(ni_seed(5) & 15);
     assert_eq!(
         sends,
         vec![
             (1_000_000_000_000_002, 327680),
-            (1_000_000_000_000_130, 327680)
+            (1_000_000_000_000_002 + repeat, 327680)
         ]
     );
     assert_eq!(cycle(kind(&l, "done")[0]), 1_000_000_000_000_205);
@@ -250,6 +263,8 @@ fn skipping_settled_cycles_prints_what_ticking_every_cycle_prints() {
         without_end,
         &example("ni-basic.jsonl"),
         &example("ni-send.jsonl"),
+        // The retry LFSR's state across a skipped gap (docs/protocol.md §8.5).
+        &example("ni-retry-spread.jsonl"),
     ] {
         replay_common::skipping_is_exact(text, NiTrace::parse, replay_ni_on);
     }

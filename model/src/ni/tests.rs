@@ -305,6 +305,68 @@ fn send_repeats_until_ack_then_forget_and_done() {
     assert_eq!(b.packets().len(), sends.len() + 2);
 }
 
+/// The gaps between the starts of one datagram's SENDs, in order.
+fn send_gaps(b: &Bench) -> Vec<u64> {
+    let starts: Vec<u64> = b
+        .packets()
+        .iter()
+        .filter(|(_, p)| p.kind == Kind::Send)
+        .map(|&(t, _)| t)
+        .collect();
+    starts.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn repeats_are_spread_by_an_lfsr_that_steps_only_when_a_send_starts() {
+    // §8.5: a SEND repeats `retry_interval - retry_spread / 2 + r` cycles after it started,
+    // `r` the low bits of the NI's LFSR, which steps at each SEND's start and holds otherwise.
+    let mut b = Bench::node(3);
+    b.idle(1);
+    b.request(9, b"hello");
+    b.idle(3000);
+    let gaps = send_gaps(&b);
+    let mut v = crate::lfsr::ni_seed(3);
+    let mut want = vec![];
+    for _ in &gaps {
+        want.push(128 - 8 + u64::from(v & 15));
+        v = crate::lfsr::step(v);
+    }
+    assert_eq!(gaps, want);
+    assert!(gaps.iter().any(|&g| g != gaps[0]), "{gaps:?}");
+    // Acknowledged and forgotten, then a long idle: the next datagram's first repeat takes the
+    // value after the last one drawn (one more for the last SEND's own draw).
+    let sends = gaps.len() as u64 + 1;
+    b.feed(&pkt(Kind::Ack, 9, 3, 0x3_0000, &[]));
+    b.idle(5000);
+    let before = b.packets().len();
+    b.request(9, b"again");
+    b.idle(300);
+    let next: Vec<u64> = b.packets()[before..]
+        .iter()
+        .filter(|(_, p)| p.kind == Kind::Send)
+        .map(|&(t, _)| t)
+        .collect();
+    let mut v = crate::lfsr::ni_seed(3);
+    for _ in 0..sends {
+        v = crate::lfsr::step(v);
+    }
+    assert_eq!(next[1] - next[0], 120 + u64::from(v & 15));
+    // Without a spread, every repeat comes `retry_interval` cycles after the last.
+    let mut fixed = Bench::new(NiConfig {
+        node: 3,
+        retry_spread: 0,
+        ..NiConfig::default()
+    });
+    fixed.idle(1);
+    fixed.request(9, b"hello");
+    fixed.idle(1000);
+    let gaps = send_gaps(&fixed);
+    assert!(
+        gaps.len() >= 6 && gaps.iter().all(|&g| g == 128),
+        "{gaps:?}"
+    );
+}
+
 #[test]
 fn full_send_table_holds_the_host_back() {
     let mut b = Bench::sending(2, 2);

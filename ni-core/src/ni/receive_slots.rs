@@ -73,6 +73,8 @@ pub struct ReceiveSlots {
     receive_match: Signal<Local, Bits<SLOTS>>,
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
+    /// The ACK timers' spread: none (§8.5: only SENDs are spread).
+    no_spread: Constant<Bits<16>>,
     _receive_slots: usize,
 }
 
@@ -111,6 +113,7 @@ impl ReceiveSlots {
             receive_match: Default::default(),
             slot_none: c(0),
             slot_lowest: c(1),
+            no_spread: c(0),
             _receive_slots: receive_slots,
         }
     }
@@ -121,6 +124,7 @@ impl Logic for ReceiveSlots {
     fn update(&mut self) {
         // ---- Registers and timers hold by default.
         self.ack_timers.clock.next = self.clock.val();
+        self.ack_timers.spread.next = self.no_spread.val();
         for r in 0..self._receive_slots {
             self.receive_active[r].clock.next = self.clock.val();
             self.receive_uid[r].clock.next = self.clock.val();

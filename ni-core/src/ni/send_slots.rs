@@ -2,6 +2,7 @@
 
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::lfsr::{ni_seed, Lfsr};
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::{NiConfig, PAYLOAD_WORDS};
@@ -16,7 +17,8 @@ const REQUEST_BEAT_BITS: usize = 3;
 /// [`RequestReader`] into the lowest free slot, chosen at its first beat, its words into the
 /// send payload memory ([`Memory::block`], 8 words a slot) as they come; it is committed at the
 /// last beat of a well-formed request, its SEND due at once and repeated until the ACK, after
-/// which its FORGET is due.
+/// which its FORGET is due. Each repeat comes `retry_interval - retry_spread / 2 + r` cycles
+/// after the SEND's start, `r` the low bits of an LFSR that steps at every SEND's start.
 ///
 /// Ports (Verilog names, as a child `<name>$<port>`):
 ///
@@ -76,6 +78,9 @@ pub struct SendSlots {
     requests: RequestReader<REQUEST_BEAT_BITS>,
     /// Each slot's retry timer: its SEND is due while it waits and the timer is not running.
     retry_timers: TimerBank,
+    /// The retry spread's draws (§8.5): stepped at every SEND's start, its low bits added to
+    /// the timer that start loads.
+    retry_lfsr: Lfsr,
     // Send slots.
     send_state: Vec<DFF<SendState>>,
     send_counter: Vec<DFF<Bits<16>>>,
@@ -144,9 +149,14 @@ impl SendSlots {
             forget_send_slot: FirstSet::new(),
             due_send_slot: FirstSet::new(),
             requests: RequestReader::new(0),
-            // The pick takes a cycle (§8.5): the timer runs `interval - 2` edges so that the
-            // SEND repeats every `interval` cycles.
-            retry_timers: TimerBank::new(send_slots, cfg.retry_interval.saturating_sub(2)),
+            // The pick takes a cycle (§8.5): the timer runs `interval - spread / 2 - 2 + r` edges
+            // so that the SEND repeats `interval - spread / 2 + r` cycles after it started.
+            retry_timers: TimerBank::spread(
+                send_slots,
+                (cfg.retry_interval - cfg.retry_spread / 2).saturating_sub(2),
+                cfg.retry_spread,
+            ),
+            retry_lfsr: Lfsr::new(ni_seed(cfg.node as usize)),
             send_state: vec_of(send_slots),
             send_counter: vec_of(send_slots),
             send_destination: vec_of(send_slots),
@@ -183,6 +193,9 @@ impl Logic for SendSlots {
     fn update(&mut self) {
         // ---- Registers and timers hold by default.
         self.retry_timers.clock.next = self.clock.val();
+        self.retry_lfsr.clock.next = self.clock.val();
+        self.retry_lfsr.advance.next = self.send_sent.val();
+        self.retry_timers.spread.next = self.retry_lfsr.value.val();
         for s in 0..self._send_slots {
             self.send_state[s].clock.next = self.clock.val();
             self.send_counter[s].clock.next = self.clock.val();
