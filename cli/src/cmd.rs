@@ -361,8 +361,9 @@ pub struct TrafficArgs {
     /// receive path's buffer per message).
     #[arg(long, default_value_t = 1024)]
     pub max_len: usize,
-    /// System: every other node sends its RMPP messages (or a baseline's messages) to node N
-    /// (many to one).
+    /// System: every other node sends its messages to node N (many to one): its datagrams with
+    /// `--protocol idempotent` or a baseline, its RMPP messages with `rmpp` or `both` (the
+    /// datagrams of `both` stay uniform).
     #[arg(long, value_name = "N")]
     pub to_one: Option<u16>,
     /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
@@ -389,6 +390,10 @@ impl TrafficArgs {
         idemnet_testbench::config::check_dgram_len(self.dgram_len)?;
         opts.dgram_len = self.dgram_len;
         opts.idempotent = self.protocol != Protocol::Rmpp;
+        opts.dgram_pattern = match (self.protocol, self.to_one) {
+            (Protocol::Idempotent, Some(d)) => Pattern::ToOne(d),
+            _ => Pattern::Uniform,
+        };
         opts.rmpp = MsgTraffic {
             load: if matches!(self.protocol, Protocol::Rmpp | Protocol::Both) {
                 self.rmpp_load
@@ -415,14 +420,22 @@ fn system_header(
     faults: &FaultArgs,
     traffic: &TrafficArgs,
 ) -> Result<String> {
+    // `--to-one` redirects the datagrams of `idempotent` (and a baseline's), else RMPP's.
+    let to_one = traffic
+        .to_one
+        .map(|d| format!(", all to node {d}"))
+        .unwrap_or_default();
+    let (dgram_to_one, rmpp_to_one) = match traffic.protocol {
+        Protocol::Rmpp | Protocol::Both => (String::new(), to_one),
+        _ => (to_one, String::new()),
+    };
     let mut s = format!(
-        ", protocol {:?} (datagrams {} bytes; RMPP load {}, 0..={} bytes{}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
+        ", protocol {:?} (datagrams {} bytes{dgram_to_one}; RMPP load {}, 0..={} bytes{rmpp_to_one}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
         traffic.protocol,
         opts.dgram_len
             .map_or("0..=32".to_string(), |b| b.to_string()),
         opts.rmpp.load,
         opts.rmpp.max_len,
-        traffic.to_one.map(|d| format!(", all to node {d}")).unwrap_or_default(),
         faults.loss,
         faults.corrupt,
         opts.faults.loss,
@@ -813,9 +826,15 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
         return model_baseline(&run, &cfg, &opts, policy, json);
     }
     let idem_load = if opts.idempotent { load } else { 0.0 };
-    let hosts = idemnet_model::system::SystemHosts::new(&tree, idem_load, opts.rmpp, seed)
-        .and_then(|h| h.with_dgram_len(opts.dgram_len))
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let hosts = idemnet_model::system::SystemHosts::with_pattern(
+        &tree,
+        idem_load,
+        opts.dgram_pattern,
+        opts.rmpp,
+        seed,
+    )
+    .and_then(|h| h.with_dgram_len(opts.dgram_len))
+    .map_err(|e| anyhow::anyhow!(e))?;
     let t0 = Instant::now();
     let mut progress = Progress::cycles("model", cycles, false);
     let h = idemnet_model::system::run_with_hosts_progress(

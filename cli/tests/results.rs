@@ -117,6 +117,44 @@ fn model_records_validate_and_carry_the_summary() {
     }
 }
 
+/// `--to-one N` with `--protocol idempotent` sends the datagrams to node N (it once left them
+/// uniform, silently): 15 senders share node 0's one link, so their median latency is many
+/// times the uniform traffic's at the same load, and every datagram still arrives (the hot spot
+/// whose fixed retries could livelock, docs/protocol.md §8.7).
+#[test]
+fn datagrams_to_one_node_share_its_link() {
+    let d = work("results-to-one");
+    let run = |name: &str, extra: &[&str]| {
+        let mut args = vec![
+            "model",
+            "--block",
+            "system",
+            "--protocol",
+            "idempotent",
+            "--load",
+            "0.5",
+            "--cycles",
+            "20000",
+            "--drain",
+            "50000",
+        ];
+        args.extend(extra);
+        record(&d, name, &args, 0)
+    };
+    let uniform = run("uniform", &[]);
+    let hot = run("to-one", &["--to-one", "0"]);
+    assert_eq!(hot["settings"]["to_one"], 0);
+    let median = |v: &Value| {
+        v["figures"]["idempotent"]["latency"]["p50"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(median(&hot) > 10 * median(&uniform), "{hot:#}\n{uniform:#}");
+    let f = &hot["figures"]["idempotent"];
+    assert!(f["sent"].as_u64().unwrap() > 500, "{hot:#}");
+    assert_eq!((&f["sent"], &f["lost"]), (&f["delivered"], &Value::from(0)));
+}
+
 #[test]
 fn cosim_records_validate_with_and_without_a_mismatch() {
     let d = work("results-cosim");

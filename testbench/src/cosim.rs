@@ -60,6 +60,8 @@ pub struct CosimOptions {
     pub idempotent: bool,
     /// The system only: every datagram this many payload bytes (`None`: uniform in 0..=32).
     pub dgram_len: Option<usize>,
+    /// The system only: where the hosts send their datagrams.
+    pub dgram_pattern: Pattern,
 }
 
 impl CosimOptions {
@@ -85,6 +87,7 @@ impl CosimOptions {
             },
             idempotent: true,
             dgram_len: None,
+            dgram_pattern: Pattern::Uniform,
         }
     }
 }
@@ -398,9 +401,10 @@ pub fn cosim(
     let stimulus = match cfg.block {
         Block::Ni => Stimulus::Peers(Box::new(cfg.peers(opts.load, opts.seed)?)),
         Block::System => Stimulus::Hosts(Box::new(
-            SystemHosts::new(
+            SystemHosts::with_pattern(
                 &tree,
                 if opts.idempotent { opts.load } else { 0.0 },
+                opts.dgram_pattern,
                 opts.rmpp,
                 opts.seed,
             )
