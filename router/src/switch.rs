@@ -266,7 +266,6 @@ impl Logic for Switch {
     #[hdl_gen]
     fn update(&mut self) {
         self.lfsr.clock.next = self.clock.val();
-        self.lfsr.advance.next = true;
         for i in 0..self._n_in {
             self.flit_stage[i].clock.next = self.clock.val();
             self.route[i].clock.next = self.clock.val();

@@ -80,7 +80,6 @@ impl Logic for LinkFault {
     fn update(&mut self) {
         dff_setup!(self, clock, dropping, corrupting, flip_position);
         self.lfsr.clock.next = self.clock.val();
-        self.lfsr.advance.next = true;
         self.draw.next = bit_cast::<17, 16>(self.lfsr.value.val());
         self.bound.next =
             bit_cast::<17, 16>(self.loss.val()) + bit_cast::<17, 16>(self.corrupt.val());

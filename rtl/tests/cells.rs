@@ -9,6 +9,7 @@ use idemnet_cosim::tools::{iverilog_compile, verilator_lint, yosys_ice40, Ice40C
 use idemnet_rtl::counter_bank::CounterBank;
 use idemnet_rtl::fifo::{Fifo, Memory, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::lfsr::{Lfsr, SteppedLfsr};
 use idemnet_rtl::lut_ram::LutRam;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
@@ -152,6 +153,18 @@ fn timer_bank() {
         assert!(cells.luts <= 40 && cells.brams == 0, "{cells:?}");
     }
     assert!(spread.luts <= 60 && spread.brams == 0, "{spread:?}");
+}
+
+#[test]
+fn lfsrs() {
+    let free = through_the_tools("Lfsr", Lfsr::new(0xACE1));
+    let stepped = through_the_tools("SteppedLfsr", SteppedLfsr::new(0x3B9D));
+    // Sixteen bits of state each (14 and 16 LUT4 with yosys 0.23: the shifted bits pass through
+    // a LUT each, the enable is the flip-flops').
+    for cells in [free, stepped] {
+        assert_eq!(cells.flip_flops, 16, "{cells:?}");
+        assert!(cells.luts <= 20 && cells.brams == 0, "{cells:?}");
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
-use idemnet_rtl::lfsr::{ni_seed, Lfsr};
+use idemnet_rtl::lfsr::{ni_seed, SteppedLfsr};
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::{NiConfig, PAYLOAD_WORDS};
@@ -80,7 +80,7 @@ pub struct SendSlots {
     retry_timers: TimerBank,
     /// The retry spread's draws (§8.5): stepped at every SEND's start, its low bits added to
     /// the timer that start loads.
-    retry_lfsr: Lfsr,
+    retry_lfsr: SteppedLfsr,
     // Send slots.
     send_state: Vec<DFF<SendState>>,
     send_counter: Vec<DFF<Bits<16>>>,
@@ -156,7 +156,7 @@ impl SendSlots {
                 (cfg.retry_interval - cfg.retry_spread / 2).saturating_sub(2),
                 cfg.retry_spread,
             ),
-            retry_lfsr: Lfsr::new(ni_seed(cfg.node as usize)),
+            retry_lfsr: SteppedLfsr::new(ni_seed(cfg.node as usize)),
             send_state: vec_of(send_slots),
             send_counter: vec_of(send_slots),
             send_destination: vec_of(send_slots),

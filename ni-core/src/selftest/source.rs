@@ -161,7 +161,6 @@ impl Logic for TrafficSource {
             lost_pulse
         );
         self.lfsr.clock.next = self.clock.val();
-        self.lfsr.advance.next = true;
         for d in 0..self._nodes {
             self.sequence[d].clock.next = self.clock.val();
             self.busy[d].clock.next = self.clock.val();
