@@ -223,7 +223,7 @@ struct Arrived {
 pub struct Ni {
     cfg: NiConfig,
     /// The retry spread's LFSR (§8.5): it steps once at every SEND's start, never otherwise,
-    /// so that an idle NI keeps its state (the replay skips idle cycles, §15).
+    /// so that an idle NI keeps its state (the replay skips idle cycles: docs/replay.md).
     lfsr: u16,
     send: Vec<SendSlot>,
     recv: Vec<RecvSlot>,
@@ -625,14 +625,10 @@ impl ModelBlock for Ni {
                     }
                     Pick::Send { slot, sent, packet } => {
                         // The repeat comes `retry_interval - retry_spread / 2 + r` cycles
-                        // after this start, `r` the LFSR's low bits (§8.5): the pick takes two
-                        // of them.
+                        // after this start, `r` the LFSR's low bits (§8.5); the timer runs two
+                        // cycles short of that, which the pick and the start take.
                         let spread = cfg.retry_spread;
-                        let r = if spread == 0 {
-                            0
-                        } else {
-                            self.lfsr & (spread - 1)
-                        };
+                        let r = self.lfsr & spread.saturating_sub(1);
                         self.lfsr = crate::lfsr::step(self.lfsr);
                         self.send[slot].timer =
                             (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
