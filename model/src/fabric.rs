@@ -17,7 +17,7 @@
 //! their LFSR.
 
 use crate::block::ModelBlock;
-use crate::fault::LinkFault;
+use crate::fault::{InjectorSet, LinkFault};
 use crate::lfsr;
 use crate::ports::PortSpec;
 use crate::switch::{cycle, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
@@ -57,8 +57,10 @@ pub struct Fabric {
 struct FabricFaults {
     /// Per switch input `s*2k + j`: its injector (an index into `inj`), or `NO_INJ`.
     inj_of: Vec<u32>,
-    /// Injector `2N + i` of §9 is `inj[i]`.
-    inj: Vec<LinkFault>,
+    /// Injector `2N + i` of §9 is `inj.inj[i]`.
+    inj: InjectorSet,
+    /// Whether any of `dead` is set.
+    any_dead: bool,
     /// Dead inter-switch links `j` (both directions).
     dead: Vec<bool>,
     loss: u16,
@@ -145,7 +147,8 @@ impl Fabric {
         let base = 2 * tree.nodes();
         f.faults = Some(Box::new(FabricFaults {
             inj_of,
-            inj: (0..2 * links).map(|i| LinkFault::new(base + i)).collect(),
+            inj: InjectorSet::new(base, 2 * links),
+            any_dead: false,
             dead: vec![false; links],
             loss: 0,
             corrupt: 0,
@@ -162,6 +165,7 @@ impl Fabric {
             for (d, &x) in ff.dead.iter_mut().zip(dead) {
                 *d = x;
             }
+            ff.any_dead = ff.dead.iter().any(|&d| d);
         }
     }
 
@@ -191,14 +195,20 @@ impl Fabric {
         self.bus_cur[..so].copy_from_slice(&self.decided);
         self.decided.fill(0);
         self.drops.copy_from_slice(&self.decided_drops);
+        let mut calm = true;
+        if let Some(ff) = self.faults.as_mut() {
+            calm = ff.inj.calm(ff.loss, ff.corrupt, ff.any_dead);
+        }
         if let Some(ff) = self.faults.as_mut() {
             for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
                 let f = self.bus_prev[j as usize];
                 ff.ins[x] = if i == NO_INJ {
                     f
+                } else if calm {
+                    LinkFault::pass_calm(f)
                 } else {
                     let dead = ff.dead[i as usize / 2];
-                    ff.inj[i as usize].pass(f, ff.loss, ff.corrupt, dead)
+                    ff.inj.inj[i as usize].pass(f, ff.loss, ff.corrupt, dead)
                 };
             }
         }

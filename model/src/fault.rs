@@ -64,6 +64,17 @@ impl LinkFault {
         }
     }
 
+    /// What [`LinkFault::pass`] lets through in a calm cycle of its [`InjectorSet`]: the
+    /// flit, if valid.
+    #[inline]
+    pub fn pass_calm(f: u64) -> u64 {
+        if f & VALID == 0 {
+            0
+        } else {
+            f
+        }
+    }
+
     /// One cycle: the flit that leaves for `f` under this cycle's outcome; then the next
     /// cycle's draw judged against this cycle's thresholds (the LFSR steps whatever the flit).
     #[inline]
@@ -90,9 +101,111 @@ impl LinkFault {
     }
 }
 
+/// The period of the injectors' LFSR (x^16 + x^14 + x^13 + x^11 + 1 is primitive: every
+/// nonzero value once).
+const PERIOD: u64 = 65535;
+
+/// Injectors stepped together, every cycle, under the same thresholds: the model's fast path
+/// for fault-free cycles. While the thresholds are zero, an injector passes every flit as it
+/// is and its LFSR's draws decide nothing, so the set owes the steps and takes them all at the
+/// first cycle with a threshold (their number modulo the LFSR's period): what every injector
+/// then does is what it would have done stepped cycle by cycle.
+#[derive(Clone, Debug)]
+pub struct InjectorSet {
+    pub inj: Vec<LinkFault>,
+    /// LFSR steps every injector owes.
+    owed: u64,
+    /// The last cycle's thresholds were zero, so every outcome decided for this one is a pass.
+    calm: bool,
+}
+
+impl InjectorSet {
+    /// Injectors `first..first + count` of §9's numbering, at power-on (deciding a pass).
+    pub fn new(first: usize, count: usize) -> InjectorSet {
+        InjectorSet {
+            inj: (first..first + count).map(LinkFault::new).collect(),
+            owed: 0,
+            calm: true,
+        }
+    }
+
+    /// Called once a cycle before the flits pass: whether every injector passes every flit of
+    /// this cycle as it is (this cycle's thresholds and the last's zero, and no dead link
+    /// among them: `any_dead`), in which case the caller passes them without
+    /// [`LinkFault::pass`], which this cycle must not be called; otherwise it is called for
+    /// each injector as usual.
+    #[inline]
+    pub fn calm(&mut self, loss: u16, corrupt: u16, any_dead: bool) -> bool {
+        let zero = loss == 0 && corrupt == 0;
+        if zero && self.calm && !any_dead {
+            self.owed += 1;
+            return true;
+        }
+        if self.owed > 0 {
+            let steps = self.owed % PERIOD;
+            for inj in &mut self.inj {
+                for _ in 0..steps {
+                    inj.lfsr = lfsr::step(inj.lfsr);
+                }
+            }
+            self.owed = 0;
+        }
+        self.calm = zero;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lfsr_has_the_period_the_set_takes_steps_modulo() {
+        let mut v = seed(0);
+        let mut n = 0u64;
+        loop {
+            v = lfsr::step(v);
+            n += 1;
+            if v == seed(0) {
+                break;
+            }
+        }
+        assert_eq!(n, PERIOD);
+    }
+
+    /// A set that owes its steps through fault-free stretches (one of them longer than the
+    /// LFSR's period) passes and drops exactly as injectors stepped every cycle.
+    #[test]
+    fn a_set_owing_steps_acts_as_injectors_stepped_every_cycle() {
+        let mut lazy = InjectorSet::new(7, 3);
+        let mut eager: Vec<LinkFault> = (7..10).map(LinkFault::new).collect();
+        let stretches = [
+            (0u16, 0u16, 5u64),
+            (3000, 2000, 40),
+            (0, 0, 70_000),
+            (0, 9000, 1),
+        ];
+        let mut t = 0u64;
+        for (loss, corrupt, cycles) in stretches.into_iter().cycle().take(12) {
+            for _ in 0..cycles {
+                t += 1;
+                // Every fifth flit invalid, with data bits set.
+                let f = (t % 5 != 0) as u64 * VALID | (t & 0xFFFF);
+                let calm = lazy.calm(loss, corrupt, false);
+                for (a, b) in lazy.inj.iter_mut().zip(&mut eager) {
+                    let want = b.pass(f, loss, corrupt, false);
+                    let got = if calm {
+                        LinkFault::pass_calm(f)
+                    } else {
+                        a.pass(f, loss, corrupt, false)
+                    };
+                    assert_eq!(got, want, "cycle {t}");
+                }
+            }
+        }
+        // A dead link is never calm.
+        assert!(!lazy.calm(0, 0, true));
+    }
 
     #[test]
     fn rates_follow_the_thresholds() {

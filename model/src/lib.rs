@@ -9,6 +9,7 @@
 //! - [`node`], [`system`]: a node's blocks wired (§13) and the whole system with its hosts (§10).
 //! - [`traffic`]: the seeded random stimulus and the scoreboard (§6).
 //! - [`block`]: the lockstep / waveform interface of every model block.
+//! - [`view`]: a node's blocks' port buffers seen inside the system's (no copies between them).
 //! - [`wave`]: VCD writing of any block's ports (§1 time contract).
 
 pub mod baseline;
@@ -26,6 +27,7 @@ pub mod switch;
 pub mod system;
 pub mod topology;
 pub mod traffic;
+pub mod view;
 pub mod wave;
 
 pub use block::ModelBlock;

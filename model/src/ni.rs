@@ -16,6 +16,7 @@ use crate::block::ModelBlock;
 use crate::ports::PortSpec;
 use crate::stream::{Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
+use crate::view::{Inputs, Outputs};
 
 pub use idemnet_spec::crc::{crc32, crc32_step};
 pub use idemnet_spec::ni::{
@@ -137,7 +138,9 @@ struct SendSlot {
     dst: u16,
     len: u8,
     data: [u32; PAYLOAD_WORDS],
-    timer: u16,
+    /// The retry timer, as the step ([`Ni::now`]) from which it reads 0: it reads
+    /// `due - now` before that (§8.5).
+    due: u64,
     sent: bool,
 }
 
@@ -145,7 +148,8 @@ struct SendSlot {
 struct RecvSlot {
     active: bool,
     uid: u32,
-    timer: u16,
+    /// The ACK timer, as the step from which it reads 0 (as [`SendSlot::due`]).
+    due: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,20 +196,68 @@ struct RequestHeader {
 
 /// The NI's next packet, registered a cycle ahead of the worm that carries it (§8.5): the slot
 /// it acts on when it starts and the worm it is.
-#[derive(Clone, Debug)]
+///
+/// A pick names what its worm is made of, not the worm: the send slot it names cannot change
+/// its uid, destination or payload before the pick starts (only a request's last beat writes
+/// them, into a free slot, and a slot is freed only by its own FORGET's start); a receive slot
+/// can be freed and taken again, so an ACK keeps its uid.
+#[derive(Clone, Copy, Debug)]
 enum Pick {
-    /// The late FORGET.
-    Late(Packet),
+    /// The late FORGET of `uid` to `dst`.
+    Late { uid: u32, dst: u16 },
     /// The FORGET of send slot `.0`.
-    Forget(usize, Packet),
-    /// The ACK of receive slot `.0`.
-    Ack(usize, Packet),
+    Forget(usize),
+    /// The ACK of receive slot `slot`, which held `uid`.
+    Ack { slot: usize, uid: u32 },
     /// The SEND of send slot `slot`, `sent` before or not.
-    Send {
-        slot: usize,
-        sent: bool,
-        packet: Packet,
-    },
+    Send { slot: usize, sent: bool },
+}
+
+/// A packet of this NI as its transmitter sends it: a [`Packet`] from this node whose payload
+/// is words, held without allocating (the model's transmitter picks one nearly every cycle).
+#[derive(Clone, Copy, Debug)]
+struct Outgoing {
+    kind: Kind,
+    dst: u16,
+    uid: u32,
+    /// Payload bytes; the words past them are zero.
+    len: u8,
+    data: [u32; PAYLOAD_WORDS],
+}
+
+impl Outgoing {
+    /// An ACK or FORGET.
+    fn control(kind: Kind, dst: u16, uid: u32) -> Outgoing {
+        Outgoing {
+            kind,
+            dst,
+            uid,
+            len: 0,
+            data: [0; PAYLOAD_WORDS],
+        }
+    }
+
+    /// Replaces `tx` with the worm from node `src`: what [`Packet::flits`] makes of the packet.
+    fn flits_into(&self, src: u16, tx: &mut Vec<u64>) {
+        let route = (src as u32) << 16 | self.dst as u32;
+        let header = header_word(self.kind, self.len as usize, self.uid as u16);
+        let payload = &self.data[..(self.len as usize).div_ceil(4)];
+        tx.clear();
+        tx.push(VALID | HEAD | route as u64);
+        let mut crc = crc32_step(idemnet_spec::crc::INITIAL, route);
+        for &word in std::iter::once(&header).chain(payload) {
+            tx.push(VALID | word as u64);
+            crc = crc32_step(crc, word);
+        }
+        tx.push(VALID | TAIL | crc as u64);
+    }
+}
+
+/// Which of the outputs that are zero at rest the last step showed otherwise.
+#[derive(Clone, Copy, Debug, Default)]
+struct Showed {
+    delivery: bool,
+    done: bool,
 }
 
 /// A packet the receive path completed: it acts at the next edge (§8.4).
@@ -241,9 +293,15 @@ pub struct Ni {
     requests: Requests<RequestHeader>,
     /// The delivery stream: the datagram being delivered, if any.
     delivery: Option<Delivery>,
-    /// Scratch copies of the slot tables as they were before the edge.
-    send_before: Vec<SendSlot>,
-    recv_before: Vec<RecvSlot>,
+    /// [`Ni::at_rest`] after the last step, kept up to date by the fast path (nothing else
+    /// changes the state in between but [`Ni::cut_worm`], which clears it).
+    resting: bool,
+    /// Steps taken since power-on: the clock the timers' ends are read against.
+    now: u64,
+    /// What the last outputs showed besides zeros, for a buffer that keeps them.
+    showed: Showed,
+    /// [`Ni::wake`] after the last full step (no timer is reloaded in a fast one).
+    wake: u64,
     // Output registers.
     net_out: u64,
     req_ready: bool,
@@ -267,7 +325,7 @@ impl Ni {
             dst: 0,
             len: 0,
             data: [0; PAYLOAD_WORDS],
-            timer: 0,
+            due: 0,
             sent: false,
         };
         Ok(Ni {
@@ -294,8 +352,10 @@ impl Ni {
             tx_next: 0,
             requests: Requests::default(),
             delivery: None,
-            send_before: Vec::new(),
-            recv_before: Vec::new(),
+            resting: false,
+            now: 0,
+            showed: Showed::default(),
+            wake: u64::MAX,
             net_out: 0,
             req_ready: false,
             done: None,
@@ -325,6 +385,7 @@ impl Ni {
         if matches!(self.rx.state, Rx::Header | Rx::Payload | Rx::Crc) {
             self.rx.state = Rx::Idle;
             self.count(cnt::TRUNCATED);
+            self.resting = false;
         }
     }
 
@@ -338,58 +399,53 @@ impl Ni {
             dst: request.dst,
             len: request.len,
             data: slot_payload(words, request.len as usize),
-            timer: 0,
+            due: 0,
             sent: false,
         };
         self.counter = self.counter.wrapping_add(1);
     }
 
-    /// The first due packet in priority over the state `send`, `recv`, `late` (§8.5).
-    fn pick_of(
-        &self,
-        send: &[SendSlot],
-        recv: &[RecvSlot],
-        late: Option<(u32, u16)>,
-    ) -> Option<Pick> {
-        let me = self.cfg.node;
-        let packet = |kind, dst, uid, data: Vec<u8>| Packet {
-            kind,
-            src: me,
-            dst,
-            uid,
-            data,
-        };
-        let own_uid = |counter: u16| (me as u32) << 16 | counter as u32;
+    /// The first due packet in priority over the slot tables and `late` as they are (§8.5).
+    fn pick_of(&self, late: Option<(u32, u16)>) -> Option<Pick> {
         if let Some((uid, dst)) = late {
-            return Some(Pick::Late(packet(Kind::Forget, dst, uid, vec![])));
+            return Some(Pick::Late { uid, dst });
         }
+        let send = &self.send;
         if let Some(s) = send
             .iter()
             .position(|s| s.state == SendState::ForgetPending)
         {
-            let uid = own_uid(send[s].counter);
-            return Some(Pick::Forget(
-                s,
-                packet(Kind::Forget, send[s].dst, uid, vec![]),
-            ));
+            return Some(Pick::Forget(s));
         }
-        if let Some(r) = recv.iter().position(|r| r.active && r.timer == 0) {
-            let uid = recv[r].uid;
-            return Some(Pick::Ack(
-                r,
-                packet(Kind::Ack, (uid >> 16) as u16, uid, vec![]),
-            ));
+        let now = self.now;
+        if let Some(r) = self.recv.iter().position(|r| r.active && r.due <= now) {
+            let uid = self.recv[r].uid;
+            return Some(Pick::Ack { slot: r, uid });
         }
         let s = send
             .iter()
-            .position(|s| s.state == SendState::Wait && s.timer == 0)?;
-        let slot = send[s];
-        let data = words_to_bytes(&slot.data, slot.len as usize);
+            .position(|s| s.state == SendState::Wait && s.due <= now)?;
         Some(Pick::Send {
             slot: s,
-            sent: slot.sent,
-            packet: packet(Kind::Send, slot.dst, own_uid(slot.counter), data),
+            sent: send[s].sent,
         })
+    }
+
+    /// Send slot `s`'s SEND or FORGET.
+    fn own_packet(&self, kind: Kind, s: usize) -> Outgoing {
+        let slot = &self.send[s];
+        let uid = (self.cfg.node as u32) << 16 | slot.counter as u32;
+        match kind {
+            // The slot's words past its bytes are zero (`slot_payload`), as a SEND carries them.
+            Kind::Send => Outgoing {
+                kind,
+                dst: slot.dst,
+                uid,
+                len: slot.len,
+                data: slot.data,
+            },
+            _ => Outgoing::control(kind, slot.dst, uid),
+        }
     }
 
     /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
@@ -491,21 +547,49 @@ impl ModelBlock for Ni {
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        self.step_ports(i, o);
+    }
+}
+
+impl Ni {
+    /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
+    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
+        if self.resting
+            && i[inp::NET_IN] & VALID == 0
+            && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1)
+        {
+            // Nothing to send, deliver or take, and no flit: the edge only counts the timers
+            // down (the full rules below give the same), and the NI rests until one of them
+            // runs out.
+            self.now += 1;
+            self.resting = self.now < self.wake;
+            if !o.kept() {
+                self.show(o);
+            }
+            return;
+        }
         let cfg = self.cfg;
-        // Decisions below read the state before the edge; the copies keep them from seeing
-        // this cycle's own updates.
-        // The state before the edge, in buffers kept from step to step (no allocation).
-        let (mut send_before, mut recv_before) = (
-            std::mem::take(&mut self.send_before),
-            std::mem::take(&mut self.recv_before),
-        );
-        send_before.clone_from(&self.send);
-        recv_before.clone_from(&self.recv);
+        // Decisions below read the state before the edge. Each reads the slot tables before
+        // anything at this edge writes what it reads, but for these, taken first: the pick
+        // for the next worm, the receive slots in use, and (below) the send slot a request
+        // takes at this edge.
         let late_before = self.late_forget;
         let delivering_before = self.delivery.is_some();
         let tx_idle = self.tx_next >= self.tx.len();
-        let mut reloaded_send = usize::MAX;
-        let mut reloaded_recv = usize::MAX;
+        let started = tx_idle && i[inp::TX_GNT] & 1 == 1 && self.pick.is_some();
+        // The pick for the next worm: between worms, and at the edge of a worm's last flit.
+        let finishing = !tx_idle && self.tx_next + 1 == self.tx.len();
+        let next_pick = if (tx_idle && !started) || finishing {
+            Some(self.pick_of(late_before))
+        } else {
+            None
+        };
+        // Whether the receive slot of an ACK that starts at this edge was in use before it.
+        let acked_slot_active = match self.pick {
+            Some(Pick::Ack { slot, .. }) if started => self.recv[slot].active,
+            _ => false,
+        };
+        let mut committed = None;
 
         // The delivery stream (§8.4): the beat shown in O_(t-1) is taken, the next one shows.
         if let Some(d) = self.delivery.as_mut() {
@@ -521,7 +605,8 @@ impl ModelBlock for Ni {
             let first = || {
                 // req_ready said a slot was free before this edge; the request keeps the
                 // lowest one until its last beat.
-                let slot = send_before
+                let slot = self
+                    .send
                     .iter()
                     .position(|s| s.state == SendState::Free)
                     .unwrap_or(0);
@@ -535,7 +620,10 @@ impl ModelBlock for Ni {
             };
             let data = i[inp::REQ_DATA] as u32;
             match self.requests.take(first, data, i[inp::REQ_LAST] & 1 == 1) {
-                Taken::Complete { header, words } => self.commit(header, &words),
+                Taken::Complete { header, words } => {
+                    self.commit(header, &words);
+                    committed = Some(header.slot);
+                }
                 Taken::Refused => self.count(cnt::HOST_ERROR),
                 Taken::Pending | Taken::Ignored => {}
             }
@@ -545,15 +633,16 @@ impl ModelBlock for Ni {
         if let Some(p) = self.arrived.take() {
             match p.kind {
                 Kind::Send => {
-                    let dup = recv_before.iter().any(|r| r.active && r.uid == p.uid);
-                    let free = recv_before.iter().position(|r| !r.active);
+                    // No receive slot has changed at this edge yet.
+                    let dup = self.recv.iter().any(|r| r.active && r.uid == p.uid);
+                    let free = self.recv.iter().position(|r| !r.active);
                     match (dup, free) {
                         (true, _) => self.count(cnt::DUPLICATE),
                         (false, Some(r)) if !delivering_before => {
                             self.recv[r] = RecvSlot {
                                 active: true,
                                 uid: p.uid,
-                                timer: 0,
+                                due: 0,
                             };
                             let words = if p.len == 0 {
                                 vec![0]
@@ -572,12 +661,15 @@ impl ModelBlock for Ni {
                     }
                 }
                 Kind::Ack => {
-                    let held = send_before
-                        .iter()
-                        .position(|s| s.state != SendState::Free && s.counter == p.uid as u16);
+                    // A slot a request took at this edge was free before it.
+                    let held = self.send.iter().enumerate().position(|(k, s)| {
+                        s.state != SendState::Free
+                            && Some(k) != committed
+                            && s.counter == p.uid as u16
+                    });
                     match held {
                         Some(s) => {
-                            if send_before[s].state == SendState::Wait {
+                            if self.send[s].state == SendState::Wait {
                                 self.send[s].state = SendState::ForgetPending;
                             }
                         }
@@ -587,7 +679,7 @@ impl ModelBlock for Ni {
                         None => self.count(cnt::BUSY),
                     }
                 }
-                Kind::Forget => match recv_before.iter().position(|r| r.active && r.uid == p.uid) {
+                Kind::Forget => match self.recv.iter().position(|r| r.active && r.uid == p.uid) {
                     Some(r) => self.recv[r].active = false,
                     None => self.count(cnt::UNKNOWN),
                 },
@@ -600,54 +692,51 @@ impl ModelBlock for Ni {
             self.tx.clear();
             self.tx_next = 0;
         }
-        let mut started = false;
-        if tx_idle && i[inp::TX_GNT] & 1 == 1 {
+        if started {
             // The pick is spent: it is registered again at the worm's last flit (§8.5).
             if let Some(pick) = self.pick.take() {
-                started = true;
-                let packet = match pick {
-                    Pick::Late(packet) => {
+                let worm = match pick {
+                    Pick::Late { uid, dst } => {
                         self.late_forget = None;
-                        packet
+                        Outgoing::control(Kind::Forget, dst, uid)
                     }
-                    Pick::Forget(s, packet) => {
+                    Pick::Forget(s) => {
+                        let worm = self.own_packet(Kind::Forget, s);
                         self.send[s].state = SendState::Free;
-                        self.done = Some(packet.uid);
-                        packet
+                        self.done = Some(worm.uid);
+                        worm
                     }
-                    Pick::Ack(r, packet) => {
+                    Pick::Ack { slot: r, uid } => {
                         // A FORGET at the pick's edge may have freed the slot: no reload then.
-                        if recv_before[r].active {
-                            self.recv[r].timer = cfg.ack_interval.saturating_sub(2);
-                            reloaded_recv = r;
+                        if acked_slot_active {
+                            let timer = cfg.ack_interval.saturating_sub(2);
+                            self.recv[r].due = self.now + 1 + timer as u64;
                         }
-                        packet
+                        Outgoing::control(Kind::Ack, (uid >> 16) as u16, uid)
                     }
-                    Pick::Send { slot, sent, packet } => {
+                    Pick::Send { slot, sent } => {
+                        let worm = self.own_packet(Kind::Send, slot);
                         // The repeat comes `retry_interval - retry_spread / 2 + r` cycles
                         // after this start, `r` the LFSR's low bits (§8.5); the timer runs two
                         // cycles short of that, which the pick and the start take.
                         let spread = cfg.retry_spread;
                         let r = self.lfsr & spread.saturating_sub(1);
                         self.lfsr = crate::lfsr::step(self.lfsr);
-                        self.send[slot].timer =
-                            (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
-                        reloaded_send = slot;
+                        let timer = (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
+                        self.send[slot].due = self.now + 1 + timer as u64;
                         if sent {
                             self.count(cnt::RETRANSMIT);
                         }
                         self.send[slot].sent = true;
-                        packet
+                        worm
                     }
                 };
-                self.tx = packet.flits();
+                worm.flits_into(cfg.node, &mut self.tx);
                 self.tx_next = 0;
             }
         }
-        // The pick for the next worm: between worms, and at the edge of a worm's last flit.
-        let finishing = !tx_idle && self.tx_next + 1 == self.tx.len();
-        if (tx_idle && !started) || finishing {
-            self.pick = self.pick_of(&send_before, &recv_before, late_before);
+        if let Some(pick) = next_pick {
+            self.pick = pick;
         }
         self.net_out = match self.tx.get(self.tx_next) {
             Some(&f) => {
@@ -656,44 +745,84 @@ impl ModelBlock for Ni {
             }
             None => 0,
         };
-        // Timers count down except where just reloaded.
-        for (s, slot) in self.send.iter_mut().enumerate() {
-            if s != reloaded_send && slot.timer > 0 {
-                slot.timer -= 1;
-            }
-        }
-        for (r, slot) in self.recv.iter_mut().enumerate() {
-            if r != reloaded_recv && slot.timer > 0 {
-                slot.timer -= 1;
-            }
-        }
+        // Timers count down except where just reloaded: a reload above put its value after
+        // this edge, which every other timer comes one step nearer to its end at.
+        self.now += 1;
         self.req_ready = self.send.iter().any(|s| s.state == SendState::Free);
-        self.send_before = send_before;
-        self.recv_before = recv_before;
+        self.show(o);
+        self.wake = self.wake();
+        self.resting = self.at_rest();
+    }
 
-        // Outputs.
+    /// The step from which the first timer that can make a packet due reads 0: a waiting
+    /// SEND's retry timer or an active receive slot's ACK timer ([`Ni::pick_of`]).
+    fn wake(&self) -> u64 {
+        let sends = self.send.iter().filter(|s| s.state == SendState::Wait);
+        let acks = self.recv.iter().filter(|r| r.active);
+        let send = sends.map(|s| s.due).min().unwrap_or(u64::MAX);
+        acks.map(|r| r.due).min().unwrap_or(u64::MAX).min(send)
+    }
+
+    /// Whether an edge with no flit in and no request beat taken only counts the timers down:
+    /// no worm in or out, no packet picked or due (a FORGET, or a timer that reads 0: `wake`
+    /// is up to date), no delivery or completion shown, and the counters shown as counted.
+    /// The model's fast path ([`Ni::step_ports`]).
+    fn at_rest(&self) -> bool {
+        self.rx.state == Rx::Idle
+            && self.arrived.is_none()
+            && self.delivery.is_none()
+            && self.tx_next >= self.tx.len()
+            && self.net_out == 0
+            && self.pick.is_none()
+            && self.late_forget.is_none()
+            && self.done.is_none()
+            && self.shown == self.counters
+            && self.settled == self.counters
+            && self.now < self.wake
+            && self
+                .send
+                .iter()
+                .all(|s| s.state != SendState::ForgetPending)
+    }
+
+    /// Writes `O_t` from the registers after the edge.
+    /// A buffer that kept the last outputs ([`Outputs::kept`]) is written only where they
+    /// may differ.
+    fn show<O: Outputs + ?Sized>(&mut self, o: &mut O) {
+        let kept = o.kept();
         o[out::NET_OUT] = self.net_out;
         o[out::REQ_READY] = self.req_ready as u64;
         let shown = self.delivery.as_ref().map(|d| {
             let last = d.beat + 1 == d.words.len();
             (d.words[d.beat], last, d.src, d.uid, d.len)
         });
-        let (data, last, src, uid, len) = shown.unwrap_or_default();
-        o[out::DLV_VALID] = shown.is_some() as u64;
-        o[out::DLV_DATA] = data as u64;
-        o[out::DLV_LAST] = last as u64;
-        o[out::DLV_SRC] = src as u64;
-        o[out::DLV_UID] = uid as u64;
-        o[out::DLV_LEN] = len as u64;
-        o[out::DONE_VALID] = self.done.is_some() as u64;
-        o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
+        if !kept || shown.is_some() || self.showed.delivery {
+            let (data, last, src, uid, len) = shown.unwrap_or_default();
+            o[out::DLV_VALID] = shown.is_some() as u64;
+            o[out::DLV_DATA] = data as u64;
+            o[out::DLV_LAST] = last as u64;
+            o[out::DLV_SRC] = src as u64;
+            o[out::DLV_UID] = uid as u64;
+            o[out::DLV_LEN] = len as u64;
+        }
+        if !kept || self.done.is_some() || self.showed.done {
+            o[out::DONE_VALID] = self.done.is_some() as u64;
+            o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
+        }
         o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.pick.is_some()) as u64;
         // The counters show the events of the edges before this one (§8.2).
+        let before = self.shown;
         self.shown = self.settled;
         self.settled = self.counters;
-        for (k, &c) in self.shown.iter().enumerate() {
-            o[out::COUNTERS + k] = c as u64;
+        if !kept || self.shown != before {
+            for (k, &c) in self.shown.iter().enumerate() {
+                o[out::COUNTERS + k] = c as u64;
+            }
         }
+        self.showed = Showed {
+            delivery: shown.is_some(),
+            done: self.done.is_some(),
+        };
     }
 }
 

@@ -13,6 +13,9 @@ use crate::rmpp::rx::{self, RmppRx};
 use crate::rmpp::{Packet, RmppConfig, Type};
 use crate::stream::{Beats, Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
+use crate::view::{InView, Inputs, OutView, Outputs, Strided};
+use idemnet_spec::ports::PortDir;
+use idemnet_spec::system::{HostWords, Layout, Place, PLACES};
 use std::collections::VecDeque;
 
 pub use idemnet_spec::framer::{inp, out, COUNTERS, HEADER_BEATS, PORTS};
@@ -62,7 +65,7 @@ impl Framer {
 
 /// The packet a framer's first beat announces: the fields of its ports (§13.1), from node
 /// `node`, its header words still to come, and its payload bytes.
-fn announced(node: u16, i: &[u64]) -> (Packet, usize) {
+fn announced<I: Inputs + ?Sized>(node: u16, i: &I) -> (Packet, usize) {
     let dst = i[inp::TX_DST] as u16;
     let packet = framer_packet(node, dst, i[inp::TX_TYPE] as u32, 0, 0, 0, 0, 0, vec![]);
     (packet, (i[inp::TX_BYTES] & 0x3F) as usize)
@@ -86,6 +89,19 @@ impl ModelBlock for Framer {
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        self.step_ports(i, o);
+    }
+}
+
+impl Framer {
+    /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
+    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
+        // Ready, holding nothing, sending nothing, and no beat: the edge changes nothing, and
+        // a buffer that kept the last outputs already shows them.
+        let resting = self.ready && self.held.is_empty() && self.net_out == 0;
+        if resting && i[inp::TX_VALID] & 1 == 0 && o.kept() {
+            return;
+        }
         let req = self.req();
         if self.ready && i[inp::TX_VALID] & 1 == 1 {
             let node = self.node;
@@ -209,11 +225,26 @@ impl Demux {
     }
 }
 
+/// The link words (`net_in`, `tx_gnt`; `net_out`, `tx_req`) that come first in the NI's and
+/// the receive path's buffers, and the framer's (`tx_gnt` in, the same two out): the node
+/// drives and reads them, the system's buffers hold the host words after them.
+const NI_LINK_IN: usize = ni::PORTS.link_words(PortDir::In);
+const RX_LINK_IN: usize = rx::PORTS.link_words(PortDir::In);
+const FRAMER_LINK_IN: usize = PORTS.link_words(PortDir::In);
+const LINK_OUT: usize = 2;
+const _: () = assert!(
+    ni::PORTS.link_words(PortDir::Out) == LINK_OUT
+        && rx::PORTS.link_words(PortDir::Out) == LINK_OUT
+        && PORTS.link_words(PortDir::Out) == LINK_OUT,
+    "every block shows net_out and tx_req, and only those, as link outputs"
+);
+
 /// One node: NI, RMPP receive path, framer, merge and split.
 ///
-/// Each block keeps its own flat buffers ([`ni::inp`], [`rx::inp`], [`inp`] and their `out`s):
-/// the host writes a block's host inputs into `*_in` before [`Node::step`], which fills in the
-/// link inputs (`net_in`, `tx_gnt`) and leaves every block's outputs of `O_t` in `*_out`.
+/// The blocks read their host inputs from the system's input buffer and write their host
+/// outputs into its output buffer, where [`Layout`] places them for this node
+/// ([`crate::view`]); the node drives their link inputs (`net_in` through the split, `tx_gnt`
+/// from the merge) and keeps their link outputs.
 #[derive(Clone, Debug)]
 pub struct Node {
     pub ni: Ni,
@@ -221,59 +252,61 @@ pub struct Node {
     pub framer: Framer,
     merge: Merge,
     demux: Demux,
-    pub ni_in: Vec<u64>,
-    pub rx_in: Vec<u64>,
-    pub framer_in: Vec<u64>,
-    pub ni_out: Vec<u64>,
-    pub rx_out: Vec<u64>,
-    pub framer_out: Vec<u64>,
+    /// Each block's `net_out` and `tx_req` as shown in the last `O_t`, in the order of
+    /// `idemnet_spec::node::BLOCKS`: the NI's, the receive path's, the framer's.
+    links: [[u64; LINK_OUT]; 3],
+    /// Where each block's host inputs and outputs of this node sit in the system's buffers, in
+    /// the same order.
+    places: [(Strided, Strided); 3],
 }
 
 impl Node {
-    pub fn new(ni: NiConfig, rmpp: RmppConfig) -> Result<Node, String> {
+    /// Node `ni.node` of a system laid out as `lay`.
+    pub fn new(ni: NiConfig, rmpp: RmppConfig, lay: Layout) -> Result<Node, String> {
         if ni.node != rmpp.node {
             return Err(format!(
                 "the NI is node {} but the RMPP receive path node {}",
                 ni.node, rmpp.node
             ));
         }
+        let p = ni.node as usize;
+        if p >= lay.nodes {
+            return Err(format!("node {p}: the system has {} nodes", lay.nodes));
+        }
+        let places = PLACES.map(|placed| {
+            let at = |words: HostWords, place: Place| Strided {
+                base: if words.count() > 0 {
+                    place(&lay, words.first, p)
+                } else {
+                    0
+                },
+                stride: lay.nodes,
+            };
+            (
+                at(placed.inputs, placed.input),
+                at(placed.outputs, placed.output),
+            )
+        });
         Ok(Node {
             ni: Ni::new(ni)?,
             rx: RmppRx::new(rmpp)?,
             framer: Framer::new(ni.node),
             merge: Merge::default(),
             demux: Demux::default(),
-            ni_in: vec![0; ni::inp::WORDS],
-            rx_in: vec![0; rx::inp::WORDS],
-            framer_in: vec![0; inp::WORDS],
-            ni_out: vec![0; ni::out::WORDS],
-            rx_out: vec![0; rx::out::WORDS],
-            framer_out: vec![0; out::WORDS],
+            links: [[0; LINK_OUT]; 3],
+            places,
         })
     }
 
-    /// Each block's (input buffer, output buffer), in the order of `idemnet_spec::node::BLOCKS`:
-    /// the NI's, the receive path's, the framer's.
-    pub fn host_buffers(&mut self) -> [(&mut [u64], &[u64]); 3] {
-        [
-            (&mut self.ni_in, &self.ni_out),
-            (&mut self.rx_in, &self.rx_out),
-            (&mut self.framer_in, &self.framer_out),
-        ]
-    }
-
-    /// One cycle with the fabric's flit `net_in` and the host inputs already in the blocks'
-    /// input buffers; returns the node's `net_out` of `O_t`.
-    pub fn step(&mut self, net_in: u64) -> u64 {
-        let flits = [
-            self.ni_out[ni::out::NET_OUT],
-            self.rx_out[rx::out::NET_OUT],
-            self.framer_out[out::NET_OUT],
-        ];
+    /// One cycle with the fabric's flit `net_in` and the system's inputs `i` of `I_t`; writes
+    /// this node's host outputs of `O_t` into the system's `o` and returns its `net_out`.
+    pub fn step(&mut self, net_in: u64, i: &[u64], o: &mut [u64]) -> u64 {
+        let [ni_link, rx_link, framer_link] = &mut self.links;
+        let flits = [ni_link[0], rx_link[0], framer_link[0]];
         let reqs = [
-            self.ni_out[ni::out::TX_REQ] & 1 == 1,
-            self.rx_out[rx::out::TX_REQ] & 1 == 1,
-            self.framer_out[out::TX_REQ] & 1 == 1,
+            ni_link[1] & 1 == 1,
+            rx_link[1] & 1 == 1,
+            framer_link[1] & 1 == 1,
         ];
         let gnt = self.merge.step(flits, reqs);
         let split = self.demux.step(net_in);
@@ -286,17 +319,52 @@ impl Node {
                 self.rx.cut_worm();
             }
         }
-        self.ni_in[ni::inp::NET_IN] = to_ni;
-        self.ni_in[ni::inp::TX_GNT] = gnt[0] as u64;
-        self.ni.step(&self.ni_in, &mut self.ni_out);
-        self.rx_in[rx::inp::NET_IN] = to_rx;
-        self.rx_in[rx::inp::TX_GNT] = gnt[1] as u64;
-        self.rx.step(&self.rx_in, &mut self.rx_out);
-        self.framer_in[inp::TX_GNT] = gnt[2] as u64;
-        self.framer.step(&self.framer_in, &mut self.framer_out);
-        self.ni_out[ni::out::NET_OUT]
-            | self.rx_out[rx::out::NET_OUT]
-            | self.framer_out[out::NET_OUT]
+        let [(ni_in, ni_out), (rx_in, rx_out), (framer_in, framer_out)] = self.places;
+        let mut link_in = [0u64; NI_LINK_IN];
+        link_in[ni::inp::NET_IN] = to_ni;
+        link_in[ni::inp::TX_GNT] = gnt[0] as u64;
+        self.ni.step_ports(
+            &InView {
+                link: link_in,
+                system: i,
+                place: ni_in,
+            },
+            &mut OutView {
+                link: ni_link,
+                system: o,
+                place: ni_out,
+            },
+        );
+        let mut link_in = [0u64; RX_LINK_IN];
+        link_in[rx::inp::NET_IN] = to_rx;
+        link_in[rx::inp::TX_GNT] = gnt[1] as u64;
+        self.rx.step_ports(
+            &InView {
+                link: link_in,
+                system: i,
+                place: rx_in,
+            },
+            &mut OutView {
+                link: rx_link,
+                system: o,
+                place: rx_out,
+            },
+        );
+        let mut link_in = [0u64; FRAMER_LINK_IN];
+        link_in[inp::TX_GNT] = gnt[2] as u64;
+        self.framer.step_ports(
+            &InView {
+                link: link_in,
+                system: i,
+                place: framer_in,
+            },
+            &mut OutView {
+                link: framer_link,
+                system: o,
+                place: framer_out,
+            },
+        );
+        ni_link[ni::out::NET_OUT] | rx_link[rx::out::NET_OUT] | framer_link[out::NET_OUT]
     }
 }
 
@@ -392,11 +460,15 @@ mod tests {
     /// `truncated` at that head's edge, counted by the NI; the receive path counts nothing.
     #[test]
     fn a_head_for_the_other_side_cuts_the_worm_in_progress() {
-        let mut node = Node::new(NiConfig::DEFAULT, RmppConfig::DEFAULT).unwrap();
-        let truncated = |node: &Node| {
+        // Node 0 of a system of one node and no inter-switch links.
+        let lay = Layout::new(1, 0, 0);
+        let mut node = Node::new(NiConfig::DEFAULT, RmppConfig::DEFAULT, lay).unwrap();
+        let i = vec![0; lay.input_words()];
+        let mut o = vec![0; lay.output_words()];
+        let truncated = |o: &[u64]| {
             (
-                node.ni_out[ni::out::COUNTERS + ni::cnt::TRUNCATED],
-                node.rx_out[rx::out::COUNTERS + crate::rmpp::cnt::TRUNCATED],
+                o[lay.ni_output(ni::out::COUNTERS + ni::cnt::TRUNCATED, 0)],
+                o[lay.rx_output(rx::out::COUNTERS + crate::rmpp::cnt::TRUNCATED, 0)],
             )
         };
         // An NI SEND's head and header word, then an RMPP head and its first header word.
@@ -411,8 +483,8 @@ mod tests {
         ];
         let mut seen = vec![];
         for f in flits {
-            node.step(f);
-            seen.push(truncated(&node));
+            node.step(f, &i, &mut o);
+            seen.push(truncated(&o));
         }
         // Each flit reaches its block two cycles late: the RMPP head in cycle 4, whose edge
         // cuts the NI's worm; the NI's counter shows it a cycle later (docs/protocol.md §8.2).

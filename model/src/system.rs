@@ -11,7 +11,7 @@
 
 use crate::block::ModelBlock;
 use crate::fabric::Fabric;
-use crate::fault::LinkFault;
+use crate::fault::{InjectorSet, LinkFault};
 use crate::latency::{Latencies, LatencySummary};
 use crate::ni::{self, NiConfig, COUNTERS};
 use crate::node::Node;
@@ -21,7 +21,6 @@ use crate::rmpp::rx;
 use crate::rmpp::RmppConfig;
 use crate::stream::{Beats, Collect};
 use crate::topology::FatTree;
-use idemnet_spec::system::PLACES;
 
 pub use idemnet_spec::system::Layout;
 
@@ -43,12 +42,15 @@ pub struct System {
     fabric: Fabric,
     nodes: Vec<Node>,
     /// Injectors `2p` (node to fabric) and `2p + 1` (fabric to node).
-    node_inj: Vec<LinkFault>,
+    node_inj: InjectorSet,
     node_net_out: Vec<u64>,
     fabric_out: Vec<u64>,
     fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
+    /// `O_t`, the flat output buffer ([`Layout`]): the blocks write only the words that change
+    /// (`crate::view::Outputs::kept`), so it is the system's own and outlives each step.
+    shown: Vec<u64>,
 }
 
 impl System {
@@ -65,6 +67,7 @@ impl System {
                         nodes: lay.nodes,
                         ..rmpp
                     },
+                    lay,
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -73,12 +76,13 @@ impl System {
             lay,
             fabric: Fabric::with_faults(tree),
             nodes,
-            node_inj: (0..2 * lay.nodes).map(LinkFault::new).collect(),
+            node_inj: InjectorSet::new(0, 2 * lay.nodes),
             node_net_out: vec![0; lay.nodes],
             fabric_out: vec![0; lay.nodes],
             fabric_out_before: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
+            shown: vec![0; lay.output_words()],
         })
     }
 
@@ -107,40 +111,56 @@ impl ModelBlock for System {
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
-        use crate::ports::PortDir::{In, Out};
+        self.step_in_place(i);
+        o.copy_from_slice(&self.shown);
+    }
+}
+
+impl System {
+    /// `O_t` as the last step left it (all zero before the first): what [`ModelBlock::step`]
+    /// copies out, read here without the copy.
+    pub fn outputs(&self) -> &[u64] {
+        &self.shown
+    }
+
+    /// [`ModelBlock::step`] without the copy: apply `I_t`, take edge `t`, leave `O_t` in
+    /// [`System::outputs`].
+    pub fn step_in_place(&mut self, i: &[u64]) {
         let lay = self.lay;
+        let o = &mut self.shown[..];
         let loss = i[Layout::LOSS] as u16;
         let corrupt = i[Layout::CORRUPT] as u16;
         for (j, d) in self.dead.iter_mut().enumerate() {
             *d = i[lay.dead(j)] & 1 == 1;
         }
         self.fabric.set_faults(loss, corrupt, &self.dead);
-        // The wires of cycle t, from the registers of O_(t-1).
+        // The wires of cycle t, from the registers of O_(t-1); a calm cycle's injectors pass
+        // every flit as it is (`InjectorSet::calm`).
+        let calm = self.node_inj.calm(loss, corrupt, false);
+        let inj = &mut self.node_inj.inj;
         for p in 0..lay.nodes {
-            self.fabric_in[p] =
-                self.node_inj[2 * p].pass(self.node_net_out[p], loss, corrupt, false);
+            let f = self.node_net_out[p];
+            self.fabric_in[p] = if calm {
+                LinkFault::pass_calm(f)
+            } else {
+                inj[2 * p].pass(f, loss, corrupt, false)
+            };
         }
         // The fabric's outputs of cycle t - 1 go to the nodes; its outputs of cycle t are
         // written over the older buffer.
         std::mem::swap(&mut self.fabric_out, &mut self.fabric_out_before);
         self.fabric.step(&self.fabric_in, &mut self.fabric_out);
         for (p, &from_fabric) in self.fabric_out_before.iter().enumerate() {
-            let net_in = self.node_inj[2 * p + 1].pass(from_fabric, loss, corrupt, false);
-            let node = &mut self.nodes[p];
-            for ((inputs, _), placed) in node.host_buffers().into_iter().zip(&PLACES) {
-                for (word, system) in lay.placed_words(placed, In, p) {
-                    inputs[word] = i[system];
-                }
-            }
-            self.node_net_out[p] = node.step(net_in);
-            for ((_, outputs), placed) in node.host_buffers().into_iter().zip(&PLACES) {
-                for (word, system) in lay.placed_words(placed, Out, p) {
-                    o[system] = outputs[word];
-                }
-            }
+            let net_in = if calm {
+                LinkFault::pass_calm(from_fabric)
+            } else {
+                inj[2 * p + 1].pass(from_fabric, loss, corrupt, false)
+            };
+            self.node_net_out[p] = self.nodes[p].step(net_in, i, o);
         }
-        for (x, &d) in self.fabric.drops().iter().enumerate() {
-            o[lay.drop(x)] = d as u64;
+        let drops = self.fabric.drops();
+        for (o, &d) in o[lay.drop(0)..][..drops.len()].iter_mut().zip(drops) {
+            *o = d as u64;
         }
     }
 }
@@ -318,6 +338,16 @@ impl Hosts {
     pub fn step(&mut self, t: u64, prev: &[u64], inputs: &mut [u64]) {
         let lay = self.lay;
         let n = lay.nodes;
+        // Node p's word of a port is the port's word of node 0 plus p.
+        let input = |word| lay.ni_input(word, 0);
+        let (valid, data, last) = (
+            input(ni::inp::REQ_VALID),
+            input(ni::inp::REQ_DATA),
+            input(ni::inp::REQ_LAST),
+        );
+        let (dst_word, len_word) = (input(ni::inp::REQ_DST), input(ni::inp::REQ_LEN));
+        let dlv_ready = input(ni::inp::DLV_READY);
+        let req_ready = lay.ni_output(ni::out::REQ_READY, 0);
         for p in 0..n {
             if self.asking[p].is_none() && !self.quiet {
                 if let Some((dst, data)) = self.offer.draw(p, n) {
@@ -329,23 +359,22 @@ impl Hosts {
             if self.quiet && self.asking[p].as_ref().is_some_and(|a| !a.2.started()) {
                 self.asking[p] = None;
             }
-            let input = |word| lay.ni_input(word, p);
-            let ready = prev[lay.ni_output(ni::out::REQ_READY, p)] & 1 == 1;
+            let ready = prev[req_ready + p] & 1 == 1;
             let mut whole = false;
             match self.asking[p].as_mut() {
-                Some((dst, data, beats)) => {
-                    let (word, last) = beats.beat();
-                    inputs[input(ni::inp::REQ_VALID)] = 1;
-                    inputs[input(ni::inp::REQ_DATA)] = word as u64;
-                    inputs[input(ni::inp::REQ_LAST)] = last as u64;
-                    inputs[input(ni::inp::REQ_DST)] = *dst as u64;
-                    inputs[input(ni::inp::REQ_LEN)] = data.len() as u64;
+                Some((dst, bytes, beats)) => {
+                    let (word, is_last) = beats.beat();
+                    inputs[valid + p] = 1;
+                    inputs[data + p] = word as u64;
+                    inputs[last + p] = is_last as u64;
+                    inputs[dst_word + p] = *dst as u64;
+                    inputs[len_word + p] = bytes.len() as u64;
                     // req_ready in O_(t-1) says this beat is taken now.
                     whole = ready && beats.taken();
                 }
                 None => {
-                    for word in ni::inp::REQ_VALID..=ni::inp::REQ_LEN {
-                        inputs[input(word)] = 0;
+                    for word in [valid, data, last, dst_word, len_word] {
+                        inputs[word + p] = 0;
                     }
                 }
             }
@@ -357,7 +386,7 @@ impl Hosts {
                     self.accepted += 1;
                 }
             }
-            inputs[input(ni::inp::DLV_READY)] = 1;
+            inputs[dlv_ready + p] = 1;
         }
     }
 
@@ -365,7 +394,14 @@ impl Hosts {
     /// in cycle `t + 1`: the hosts keep `dlv_ready` high).
     pub fn observe(&mut self, t: u64, o: &[u64]) {
         let lay = self.lay;
+        let (dlv_valid, done_valid) = (
+            lay.ni_output(ni::out::DLV_VALID, 0),
+            lay.ni_output(ni::out::DONE_VALID, 0),
+        );
         for q in 0..lay.nodes {
+            if (o[dlv_valid + q] | o[done_valid + q]) & 1 == 0 {
+                continue;
+            }
             let shown = |word| o[lay.ni_output(word, q)];
             if shown(ni::out::DLV_VALID) & 1 == 1 {
                 let data = shown(ni::out::DLV_DATA) as u32;
@@ -497,11 +533,9 @@ pub struct SystemHosts {
     pub idem: Hosts,
     pub rmpp: MsgHosts,
     lay: Layout,
-    /// Increments of every node's NI counters (`ni::COUNTERS`) and receive-path counters
-    /// (`rmpp::COUNTERS`), summed over the nodes: the 16-bit counters wrap.
-    pub ni_totals: [u64; COUNTERS.len()],
-    pub rx_totals: [u64; crate::rmpp::COUNTERS.len()],
-    last: Vec<u64>,
+    /// Every node's NI counters (`ni::COUNTERS`) and receive-path counters (`rmpp::COUNTERS`)
+    /// as the last `O_t` showed them, and as they were when last summed into `totals`.
+    counters: Counters,
     /// The first cycle of the drain (the first with the hosts quiet), once it has begun.
     drain_start: Option<u64>,
     /// The last cycle observed.
@@ -536,9 +570,7 @@ impl SystemHosts {
             idem: Hosts::with_pattern(tree, idem_load, idem_pattern, seed)?,
             rmpp: MsgHosts::new(lay, rmpp, seed)?,
             lay,
-            ni_totals: [0; COUNTERS.len()],
-            rx_totals: [0; crate::rmpp::COUNTERS.len()],
-            last: vec![0; lay.output_words()],
+            counters: Counters::new(lay),
             drain_start: None,
             last_cycle: 0,
             last_progress: None,
@@ -581,19 +613,22 @@ impl SystemHosts {
         self.idem.observe(t, o);
         self.rmpp.observe(t, o);
         self.progress(t, before);
-        let lay = self.lay;
-        for p in 0..lay.nodes {
-            for (c, total) in self.ni_totals.iter_mut().enumerate() {
-                let x = lay.ni_output(ni::out::COUNTERS + c, p);
-                *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
-                self.last[x] = o[x];
-            }
-            for (c, total) in self.rx_totals.iter_mut().enumerate() {
-                let x = lay.rx_output(rx::out::COUNTERS + c, p);
-                *total += o[x].wrapping_sub(self.last[x]) & 0xFFFF;
-                self.last[x] = o[x];
-            }
-        }
+        self.counters.observe(o);
+    }
+
+    /// Increments of every node's NI counters (`ni::COUNTERS`), summed over the nodes.
+    pub fn ni_totals(&self) -> [u64; COUNTERS.len()] {
+        let mut totals = [0; COUNTERS.len()];
+        self.counters.totals(0, &mut totals);
+        totals
+    }
+
+    /// Increments of every node's receive-path counters (`rmpp::COUNTERS`), summed over the
+    /// nodes.
+    pub fn rx_totals(&self) -> [u64; crate::rmpp::COUNTERS.len()] {
+        let mut totals = [0; crate::rmpp::COUNTERS.len()];
+        self.counters.totals(COUNTERS.len(), &mut totals);
+        totals
     }
 
     /// Scoreboard errors plus datagrams and messages lost.
@@ -608,11 +643,10 @@ impl SystemHosts {
         let stats = m.senders.iter().map(|s| s.stats()).fold((0, 0, 0), |a, s| {
             (a.0 + s.rts_resends, a.1 + s.restarts, a.2 + s.resumes)
         });
-        let ni_drops: u64 = self.ni_totals[..ni::cnt::DUPLICATE].iter().sum();
-        let rx_drops: u64 = self.rx_totals[..crate::rmpp::cnt::DUPLICATE]
-            .iter()
-            .sum::<u64>()
-            + self.rx_totals[crate::rmpp::cnt::BUSY];
+        let (ni_totals, rx_totals) = (self.ni_totals(), self.rx_totals());
+        let ni_drops: u64 = ni_totals[..ni::cnt::DUPLICATE].iter().sum();
+        let rx_drops: u64 = rx_totals[..crate::rmpp::cnt::DUPLICATE].iter().sum::<u64>()
+            + rx_totals[crate::rmpp::cnt::BUSY];
         RunFigures {
             idempotent: ProtocolFigures {
                 sent: h.accepted,
@@ -622,8 +656,8 @@ impl SystemHosts {
                 duplicated: 0,
                 out_of_order: None,
                 scoreboard_errors: h.errors,
-                duplicates_suppressed: self.ni_totals[ni::cnt::DUPLICATE],
-                retransmissions: self.ni_totals[ni::cnt::RETRANSMIT],
+                duplicates_suppressed: ni_totals[ni::cnt::DUPLICATE],
+                retransmissions: ni_totals[ni::cnt::RETRANSMIT],
                 whole_message_restarts: None,
                 resumes: None,
                 receiver_drops: ni_drops,
@@ -639,7 +673,7 @@ impl SystemHosts {
                 duplicated: m.duplicated,
                 out_of_order: Some(m.out_of_order),
                 scoreboard_errors: m.errors,
-                duplicates_suppressed: self.rx_totals[crate::rmpp::cnt::DUPLICATE],
+                duplicates_suppressed: rx_totals[crate::rmpp::cnt::DUPLICATE],
                 retransmissions: stats.0,
                 whole_message_restarts: Some(stats.1),
                 resumes: Some(stats.2),
@@ -758,6 +792,72 @@ impl SystemHosts {
     }
 }
 
+/// The NIs' and the receive paths' 16-bit counters of every node, summed over the nodes
+/// without their wrapping: a copy of their words each cycle, summed into the totals every
+/// [`Counters::FOLD`] cycles, far fewer than a counter needs to wrap (it counts at most a few
+/// events an edge).
+struct Counters {
+    lay: Layout,
+    /// The counters' words of the last `O_t`: the NIs' (counter `c` of every node, then
+    /// counter `c + 1`), then the receive paths'.
+    now: Vec<u64>,
+    /// The same words when last folded into `totals`.
+    folded: Vec<u64>,
+    /// Per counter (the NIs', then the receive paths'): increments up to `folded`.
+    totals: Vec<u64>,
+    /// Cycles observed since the last fold.
+    since: u64,
+}
+
+impl Counters {
+    const FOLD: u64 = 1024;
+    const NI: usize = COUNTERS.len();
+    const RX: usize = crate::rmpp::COUNTERS.len();
+
+    fn new(lay: Layout) -> Counters {
+        let words = (Self::NI + Self::RX) * lay.nodes;
+        Counters {
+            lay,
+            now: vec![0; words],
+            folded: vec![0; words],
+            totals: vec![0; Self::NI + Self::RX],
+            since: 0,
+        }
+    }
+
+    fn observe(&mut self, o: &[u64]) {
+        let (lay, n) = (self.lay, self.lay.nodes);
+        let ni = lay.ni_output(ni::out::COUNTERS, 0);
+        let rx = lay.rx_output(rx::out::COUNTERS, 0);
+        let (ni_now, rx_now) = self.now.split_at_mut(Self::NI * n);
+        ni_now.copy_from_slice(&o[ni..ni + Self::NI * n]);
+        rx_now.copy_from_slice(&o[rx..rx + Self::RX * n]);
+        self.since += 1;
+        if self.since == Self::FOLD {
+            for c in 0..self.totals.len() {
+                self.totals[c] += self.increments(c);
+            }
+            self.folded.copy_from_slice(&self.now);
+            self.since = 0;
+        }
+    }
+
+    /// Counter `c`'s increments since the last fold, summed over the nodes.
+    fn increments(&self, c: usize) -> u64 {
+        let n = self.lay.nodes;
+        let words = c * n..(c + 1) * n;
+        let pairs = self.now[words.clone()].iter().zip(&self.folded[words]);
+        pairs.map(|(x, f)| x.wrapping_sub(*f) & 0xFFFF).sum()
+    }
+
+    /// Fills `into` with the totals of counters `first..first + into.len()`.
+    fn totals(&self, first: usize, into: &mut [u64]) {
+        for (k, total) in into.iter_mut().enumerate() {
+            *total = self.totals[first + k] + self.increments(first + k);
+        }
+    }
+}
+
 /// How a drain that left something undelivered ended.
 enum Drain {
     /// Nothing delivered or completed in the drain's last `window` cycles.
@@ -808,8 +908,6 @@ pub fn run_with_hosts_progress(
     let mut sys = System::new(tree, ni, rmpp)?;
     let lay = sys.layout();
     let mut i = vec![0u64; lay.input_words()];
-    let mut o = vec![0u64; lay.output_words()];
-    let mut prev = o.clone();
     i[Layout::LOSS] = faults.loss as u64;
     i[Layout::CORRUPT] = faults.corrupt as u64;
     for &j in &faults.dead {
@@ -824,10 +922,10 @@ pub fn run_with_hosts_progress(
     let mut t = 0;
     while t < cycles || (hosts.in_flight() > 0 && t < end) {
         hosts.set_quiet(t >= cycles);
-        hosts.step(t, &prev, &mut i);
-        sys.step(&i, &mut o);
-        hosts.observe(t, &o);
-        prev.copy_from_slice(&o);
+        // The system's outputs are O_(t-1) until its step, O_t after it.
+        hosts.step(t, sys.outputs(), &mut i);
+        sys.step_in_place(&i);
+        hosts.observe(t, sys.outputs());
         t += 1;
         if t.is_multiple_of(PROGRESS_EVERY) {
             progress(t);

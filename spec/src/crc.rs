@@ -7,9 +7,12 @@ pub const POLYNOMIAL: u32 = 0x04C1_1DB7;
 /// The value the CRC register starts from (§8.1).
 pub const INITIAL: u32 = 0xFFFF_FFFF;
 
+/// The `crc` crate's tables for CRC-32/MPEG-2 (a `static`: a `const` would be a copy of them at
+/// every use).
+static ALGORITHM: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_MPEG_2);
+
 /// CRC-32/MPEG-2 of 32-bit words, each most significant byte first (§8.1).
 pub fn crc32(words: &[u32]) -> u32 {
-    const ALGORITHM: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_MPEG_2);
     let mut digest = ALGORITHM.digest();
     for word in words {
         digest.update(&word.to_be_bytes());
@@ -17,10 +20,20 @@ pub fn crc32(words: &[u32]) -> u32 {
     digest.finalize()
 }
 
-/// One word of CRC-32/MPEG-2, bit by bit as a one-word-per-cycle circuit computes it: the
-/// register after `word`, from the register `crc` before it ([`INITIAL`] for the first word).
-/// Folding it over the words gives [`crc32`] (no final XOR).
+/// One word of CRC-32/MPEG-2 as a one-word-per-cycle circuit computes it: the register after
+/// `word`, from the register `crc` before it ([`INITIAL`] for the first word). Folding it over
+/// the words gives [`crc32`] (no final XOR). The crate's tables compute it; the circuit's own
+/// rule is [`crc32_step_bitwise`], which the tests hold it to.
+#[inline]
 pub fn crc32_step(crc: u32, word: u32) -> u32 {
+    let mut digest = ALGORITHM.digest_with_initial(crc);
+    digest.update(&word.to_be_bytes());
+    digest.finalize()
+}
+
+/// [`crc32_step`] bit by bit, the 32 shifts a one-word-per-cycle circuit unrolls: the rule the
+/// RTL's CRC cell implements.
+pub fn crc32_step_bitwise(crc: u32, word: u32) -> u32 {
     let mut c = crc ^ word;
     for _ in 0..32 {
         c = if c & 0x8000_0000 != 0 {
@@ -56,8 +69,31 @@ mod tests {
         words.extend((1..12u32).map(|i| i.wrapping_mul(0x9E37_79B9).rotate_left(i)));
         let mut register = INITIAL;
         for (end, &word) in words.iter().enumerate() {
-            register = crc32_step(register, word);
+            register = crc32_step_bitwise(register, word);
             assert_eq!(register, crc32(&words[..=end]), "{} words", end + 1);
+        }
+    }
+
+    /// The table-driven step is the bitwise one from any register, for any word.
+    #[test]
+    fn the_table_step_is_the_bitwise_step() {
+        let mut x = 0x2545_F491u32;
+        for _ in 0..10_000 {
+            // xorshift32: registers and words all over the 32-bit range.
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let (register, word) = (x, x.rotate_left(11) ^ 0xA5A5_0F0F);
+            assert_eq!(
+                crc32_step(register, word),
+                crc32_step_bitwise(register, word)
+            );
+        }
+        for (register, word) in [(0, 0), (u32::MAX, u32::MAX), (INITIAL, 0), (0, 0x8000_0000)] {
+            assert_eq!(
+                crc32_step(register, word),
+                crc32_step_bitwise(register, word)
+            );
         }
     }
 

@@ -589,14 +589,15 @@ pub fn cosim(
             )];
             // The counters up to `duplicate` count the packets discarded, by reason (§8.2: the
             // replay's drop reasons); `retransmit` and `host_error` count no arriving packet.
+            let (ni_totals, rx_totals) = (h.ni_totals(), h.rx_totals());
             for (c, name) in ni::COUNTERS.iter().enumerate().take(ni::cnt::DUPLICATE + 1) {
                 extra.push((
                     format!("idempotent worms discarded by the NIs: {name}"),
-                    h.ni_totals[c],
+                    ni_totals[c],
                 ));
             }
             for (c, name) in idemnet_model::rmpp::COUNTERS.iter().enumerate() {
-                extra.push((format!("RMPP receive paths: {name}"), h.rx_totals[c]));
+                extra.push((format!("RMPP receive paths: {name}"), rx_totals[c]));
             }
             (0, h.idem.accepted + h.rmpp.sent, extra)
         }

@@ -306,6 +306,27 @@ impl MsgHosts {
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 self.send(t, p, dst, data);
             }
+            // A host with nothing to send, frame, read or answer presents nothing but its
+            // standing answers (what the rules below write for it).
+            let shown = ro(rxo::SND_VALID, p) | ro(rxo::UP_VALID, p) | ro(rxo::DLV_VALID, p);
+            if shown & 1 == 0
+                && self.framing[p].is_none()
+                && self.reading[p].is_none()
+                && self.senders[p].idle()
+                && !self.senders[p].has_completions()
+            {
+                // `framer_inputs(None, ..)`: every framer input of the host zero, each port's
+                // word `n` from the last.
+                let first = lay.framer_input(framer::inp::TX_VALID, p);
+                let words = framer::inp::WORDS - framer::inp::TX_VALID;
+                for word in inputs[first..].iter_mut().step_by(n).take(words) {
+                    *word = 0;
+                }
+                inputs[lay.rx_input(rxi::UP_READY, p)] = 0;
+                inputs[lay.rx_input(rxi::UP_ACCEPT, p)] = u32::MAX as u64;
+                inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
+                continue;
+            }
             // Replies for the send side.
             if ro(rxo::SND_VALID, p) & 1 == 1 {
                 if let Some(ty) = Type::from_code(ro(rxo::SND_TYPE, p) as u32) {
@@ -326,7 +347,9 @@ impl MsgHosts {
             }
             // The framer: the packet being streamed, or the next one once tx_ready shows.
             let ready = prev[lay.framer_output(framer::out::TX_READY, p)] & 1 == 1;
-            if self.framing[p].is_none() && ready {
+            // An idle sender has nothing to send whenever it is asked, and its timers catch
+            // up with the time when it is next given a message (`Sender::send`).
+            if self.framing[p].is_none() && ready && !self.senders[p].idle() {
                 self.framing[p] = self.senders[p].next_packet(t).map(|packet| {
                     let beats = framer_beats(&packet);
                     (packet, beats)

@@ -13,6 +13,7 @@ use crate::block::ModelBlock;
 use crate::ni::crc32_step;
 use crate::ports::PortSpec;
 use crate::switch::{HEAD, TAIL, VALID};
+use crate::view::{Inputs, Outputs};
 
 pub use idemnet_spec::rmpp::{inp, out, PORTS};
 
@@ -161,6 +162,12 @@ pub struct RmppRx {
     /// The slot table as it was before the edge of the header word 5 in reception, which the
     /// verdict reads (§11.5).
     seen: Vec<Slot>,
+    /// Scratch: the slot table as it was before this edge (kept from step to step, so that a
+    /// step allocates nothing).
+    before: Vec<Slot>,
+    /// [`RmppRx::at_rest`] after the last step (nothing else changes the state in between but
+    /// [`RmppRx::cut_worm`], which clears it).
+    resting: bool,
 }
 
 /// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
@@ -200,6 +207,8 @@ impl RmppRx {
                 verdict: Verdict::Drop(cnt::MALFORMED),
             },
             seen: Vec::new(),
+            before: Vec::new(),
+            resting: false,
             tx: Vec::new(),
             tx_next: 0,
             net_out: 0,
@@ -258,6 +267,7 @@ impl RmppRx {
         if matches!(self.rx.state, Rx::Header | Rx::Payload | Rx::Crc) {
             self.rx.state = Rx::Idle;
             self.count(cnt::TRUNCATED);
+            self.resting = false;
         }
     }
 
@@ -643,19 +653,27 @@ impl ModelBlock for RmppRx {
     }
 
     fn step(&mut self, i: &[u64], o: &mut [u64]) {
+        self.step_ports(i, o);
+    }
+}
+
+impl RmppRx {
+    /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
+    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         let cfg = self.cfg;
-        let sw = cfg.slot_words();
-        // The read port sees the buffer and the limits before this edge, and shows the word
-        // after the next (§11.6).
-        let (rs, rw) = (i[inp::RD_SLOT] as usize & 0xF, i[inp::RD_WORD] & 0x3FF);
-        self.rd_data = self.rd_next;
-        self.rd_next = match self.slots.get(rs) {
-            Some(s) if (rw as usize) < sw => {
-                mask_word(self.buf[rs * sw + rw as usize], rw, s.limit)
+        self.read_port(i);
+        if self.resting && i[inp::NET_IN] & VALID == 0 {
+            // Nothing held, owed or counting, and no flit: the edge changes only the read
+            // port, which `read_port` took (docs/protocol.md §11.6).
+            if o.kept() {
+                o[out::RD_DATA] = self.rd_data as u64;
+            } else {
+                self.show(o);
             }
-            _ => 0,
-        };
-        let before = self.slots.clone();
+            return;
+        }
+        let mut before = std::mem::take(&mut self.before);
+        before.clone_from(&self.slots);
         // An answer acts at the second edge after it is taken at the earliest.
         let answer_before = self.answer.filter(|_| self.answer_ready);
         self.answer_ready = self.answer.is_some();
@@ -766,7 +784,53 @@ impl ModelBlock for RmppRx {
             }
         }
 
-        // Outputs.
+        self.before = before;
+        self.show(o);
+        self.resting = self.at_rest();
+    }
+
+    /// The read port at an edge (§11.6): it sees the buffer and the limits before the edge,
+    /// and shows the word after the next.
+    fn read_port<I: Inputs + ?Sized>(&mut self, i: &I) {
+        let sw = self.cfg.slot_words();
+        let (rs, rw) = (i[inp::RD_SLOT] as usize & 0xF, i[inp::RD_WORD] & 0x3FF);
+        self.rd_data = self.rd_next;
+        self.rd_next = match self.slots.get(rs) {
+            Some(s) if (rw as usize) < sw => {
+                mask_word(self.buf[rs * sw + rw as usize], rw, s.limit)
+            }
+            _ => 0,
+        };
+    }
+
+    /// Whether an edge with no valid flit in leaves every register but the read port's as it
+    /// is: no slot busy or counting down, nothing queued, registered, framed or sent, and the
+    /// counters shown as counted. The model's fast path; the step's full rules give the same.
+    fn at_rest(&self) -> bool {
+        self.rx.state == Rx::Idle
+            && self.tx_next >= self.tx.len()
+            && self.net_out == 0
+            && !self.crc_flit
+            && !self.awaiting_crc
+            && !self.after_crc
+            && !self.answer_ready
+            && self.answer.is_none()
+            && self.delivered.is_none()
+            && self.pending.is_none()
+            && self.snd.is_none()
+            && self.snd_next.is_none()
+            && self.up_fifo.is_empty()
+            && self.dlv_fifo.is_empty()
+            && self.shown == self.counted
+            && self.settled == self.counted
+            && self
+                .slots
+                .iter()
+                .all(|s| !s.busy && !s.reply_due && s.repeat == 0)
+    }
+
+    /// Writes `O_t` from the registers after the edge.
+    fn show<O: Outputs + ?Sized>(&mut self, o: &mut O) {
         let tx_idle_next = self.tx_next >= self.tx.len();
         o[out::NET_OUT] = self.net_out;
         o[out::TX_REQ] = (tx_idle_next && self.slots.iter().any(|s| s.reply_due)) as u64;

@@ -710,6 +710,11 @@ impl Sender {
         self.stats
     }
 
+    /// Completions not yet taken ([`Sender::take_completions`]).
+    pub fn has_completions(&self) -> bool {
+        !self.completions.is_empty()
+    }
+
     /// Nothing in flight or queued (GCHs included; completions not yet taken do not count).
     pub fn idle(&self) -> bool {
         self.msgs.is_empty() && self.gch.is_empty()
