@@ -16,7 +16,7 @@ use crate::block::ModelBlock;
 use crate::ports::PortSpec;
 use crate::stream::{Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
-use crate::view::{Inputs, Outputs};
+use crate::view::{Inputs, Outputs, Ports};
 
 pub use idemnet_spec::crc::{crc32, crc32_step};
 pub use idemnet_spec::ni::{
@@ -551,9 +551,9 @@ impl ModelBlock for Ni {
     }
 }
 
-impl Ni {
+impl Ports for Ni {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
-    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
+    fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         if self.resting
             && i[inp::NET_IN] & VALID == 0
             && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1)
@@ -753,7 +753,9 @@ impl Ni {
         self.wake = self.wake();
         self.resting = self.at_rest();
     }
+}
 
+impl Ni {
     /// The step from which the first timer that can make a packet due reads 0: a waiting
     /// SEND's retry timer or an active receive slot's ACK timer ([`Ni::pick_of`]).
     fn wake(&self) -> u64 {

@@ -13,7 +13,7 @@ use crate::rmpp::rx::{self, RmppRx};
 use crate::rmpp::{Packet, RmppConfig, Type};
 use crate::stream::{Beats, Requests, Taken};
 use crate::switch::{HEAD, TAIL, VALID};
-use crate::view::{InView, Inputs, OutView, Outputs, Strided};
+use crate::view::{step_placed, Inputs, Outputs, Ports, Strided};
 use idemnet_spec::ports::PortDir;
 use idemnet_spec::system::{HostWords, Layout, Place, PLACES};
 use std::collections::VecDeque;
@@ -93,9 +93,8 @@ impl ModelBlock for Framer {
     }
 }
 
-impl Framer {
-    /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
-    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
+impl Ports for Framer {
+    fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         // Ready, holding nothing, sending nothing, and no beat: the edge changes nothing, and
         // a buffer that kept the last outputs already shows them.
         let resting = self.ready && self.held.is_empty() && self.net_out == 0;
@@ -319,51 +318,17 @@ impl Node {
                 self.rx.cut_worm();
             }
         }
-        let [(ni_in, ni_out), (rx_in, rx_out), (framer_in, framer_out)] = self.places;
         let mut link_in = [0u64; NI_LINK_IN];
         link_in[ni::inp::NET_IN] = to_ni;
         link_in[ni::inp::TX_GNT] = gnt[0] as u64;
-        self.ni.step_ports(
-            &InView {
-                link: link_in,
-                system: i,
-                place: ni_in,
-            },
-            &mut OutView {
-                link: ni_link,
-                system: o,
-                place: ni_out,
-            },
-        );
+        step_placed(&mut self.ni, link_in, i, ni_link, o, self.places[0]);
         let mut link_in = [0u64; RX_LINK_IN];
         link_in[rx::inp::NET_IN] = to_rx;
         link_in[rx::inp::TX_GNT] = gnt[1] as u64;
-        self.rx.step_ports(
-            &InView {
-                link: link_in,
-                system: i,
-                place: rx_in,
-            },
-            &mut OutView {
-                link: rx_link,
-                system: o,
-                place: rx_out,
-            },
-        );
+        step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
         let mut link_in = [0u64; FRAMER_LINK_IN];
         link_in[inp::TX_GNT] = gnt[2] as u64;
-        self.framer.step_ports(
-            &InView {
-                link: link_in,
-                system: i,
-                place: framer_in,
-            },
-            &mut OutView {
-                link: framer_link,
-                system: o,
-                place: framer_out,
-            },
-        );
+        step_placed(&mut self.framer, link_in, i, framer_link, o, self.places[2]);
         ni_link[ni::out::NET_OUT] | rx_link[rx::out::NET_OUT] | framer_link[out::NET_OUT]
     }
 }

@@ -30,6 +30,38 @@ pub trait Outputs: IndexMut<usize, Output = u64> {
 impl Outputs for [u64] {}
 impl Outputs for Vec<u64> {}
 
+/// A block whose step runs on any port buffers ([`crate::block::ModelBlock::step`] on plain
+/// slices is this on them).
+pub trait Ports {
+    /// Apply `I_t` from `i`, take the edge, write `O_t` into `o`.
+    fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O);
+}
+
+/// Steps `block`, one node's, in the system's buffers: its link inputs `link_in` and host
+/// inputs from `i` at `places.0`, its link outputs into `link_out` and host outputs into `o` at
+/// `places.1`.
+#[inline]
+pub fn step_placed<B: Ports, const LINK_IN: usize, const LINK_OUT: usize>(
+    block: &mut B,
+    link_in: [u64; LINK_IN],
+    i: &[u64],
+    link_out: &mut [u64; LINK_OUT],
+    o: &mut [u64],
+    places: (Strided, Strided),
+) {
+    let inputs = InView {
+        link: link_in,
+        system: i,
+        place: places.0,
+    };
+    let mut outputs = OutView {
+        link: link_out,
+        system: o,
+        place: places.1,
+    };
+    block.step_ports(&inputs, &mut outputs);
+}
+
 /// Where a block's host words of one node sit in a system buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Strided {
@@ -39,50 +71,61 @@ pub struct Strided {
     pub stride: usize,
 }
 
+/// Where a block's word is: among the node's link words, or at a word of the system's buffer.
+enum Word {
+    Link(usize),
+    System(usize),
+}
+
 impl Strided {
+    /// Block word `word` of a block whose first `LINK` words are link words.
     #[inline(always)]
-    fn at(self, host: usize) -> usize {
-        self.base + self.stride * host
-    }
-}
-
-/// Inputs of a block whose first `LINK` words are the node's link inputs (held here) and whose
-/// host words are read from the system's input buffer.
-pub struct InView<'a, const LINK: usize> {
-    pub link: [u64; LINK],
-    pub system: &'a [u64],
-    pub place: Strided,
-}
-
-impl<const LINK: usize> Index<usize> for InView<'_, LINK> {
-    type Output = u64;
-    #[inline(always)]
-    fn index(&self, word: usize) -> &u64 {
+    fn locate<const LINK: usize>(self, word: usize) -> Word {
         if word < LINK {
-            &self.link[word]
+            Word::Link(word)
         } else {
-            &self.system[self.place.at(word - LINK)]
+            Word::System(self.base + self.stride * (word - LINK))
         }
     }
 }
 
-/// Outputs of a block whose first `LINK` words are the node's link outputs (kept by the node)
-/// and whose host words are written into the system's output buffer, which only the block
-/// writes and which holds them from step to step ([`Outputs::kept`]).
-pub struct OutView<'a, const LINK: usize> {
-    pub link: &'a mut [u64; LINK],
-    pub system: &'a mut [u64],
+/// A block's port buffer of one node: its first `LINK` words are the node's link words
+/// (`link`), its host words sit in the system's buffer (`system`) at `place`.
+pub struct View<L, S, const LINK: usize> {
+    pub link: L,
+    pub system: S,
     pub place: Strided,
 }
 
-impl<const LINK: usize> Index<usize> for OutView<'_, LINK> {
+/// Inputs: the link inputs held here, the host words read from the system's input buffer.
+pub type InView<'a, const LINK: usize> = View<[u64; LINK], &'a [u64], LINK>;
+
+/// Outputs: the link outputs kept by the node, the host words written into the system's output
+/// buffer, which only the block writes and which holds them from step to step
+/// ([`Outputs::kept`]).
+pub type OutView<'a, const LINK: usize> = View<&'a mut [u64; LINK], &'a mut [u64], LINK>;
+
+impl<L: AsRef<[u64]>, S: AsRef<[u64]>, const LINK: usize> Index<usize> for View<L, S, LINK> {
     type Output = u64;
     #[inline(always)]
     fn index(&self, word: usize) -> &u64 {
-        if word < LINK {
-            &self.link[word]
-        } else {
-            &self.system[self.place.at(word - LINK)]
+        match self.place.locate::<LINK>(word) {
+            Word::Link(k) => &self.link.as_ref()[k],
+            Word::System(x) => &self.system.as_ref()[x],
+        }
+    }
+}
+
+impl<L, S, const LINK: usize> IndexMut<usize> for View<L, S, LINK>
+where
+    L: AsRef<[u64]> + AsMut<[u64]>,
+    S: AsRef<[u64]> + AsMut<[u64]>,
+{
+    #[inline(always)]
+    fn index_mut(&mut self, word: usize) -> &mut u64 {
+        match self.place.locate::<LINK>(word) {
+            Word::Link(k) => &mut self.link.as_mut()[k],
+            Word::System(x) => &mut self.system.as_mut()[x],
         }
     }
 }
@@ -90,17 +133,6 @@ impl<const LINK: usize> Index<usize> for OutView<'_, LINK> {
 impl<const LINK: usize> Outputs for OutView<'_, LINK> {
     fn kept(&self) -> bool {
         true
-    }
-}
-
-impl<const LINK: usize> IndexMut<usize> for OutView<'_, LINK> {
-    #[inline(always)]
-    fn index_mut(&mut self, word: usize) -> &mut u64 {
-        if word < LINK {
-            &mut self.link[word]
-        } else {
-            &mut self.system[self.place.at(word - LINK)]
-        }
     }
 }
 

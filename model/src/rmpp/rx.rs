@@ -13,7 +13,7 @@ use crate::block::ModelBlock;
 use crate::ni::crc32_step;
 use crate::ports::PortSpec;
 use crate::switch::{HEAD, TAIL, VALID};
-use crate::view::{Inputs, Outputs};
+use crate::view::{Inputs, Outputs, Ports};
 
 pub use idemnet_spec::rmpp::{inp, out, PORTS};
 
@@ -657,9 +657,9 @@ impl ModelBlock for RmppRx {
     }
 }
 
-impl RmppRx {
+impl Ports for RmppRx {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
-    pub fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
+    fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         let cfg = self.cfg;
         self.read_port(i);
         if self.resting && i[inp::NET_IN] & VALID == 0 {
@@ -788,7 +788,9 @@ impl RmppRx {
         self.show(o);
         self.resting = self.at_rest();
     }
+}
 
+impl RmppRx {
     /// The read port at an edge (§11.6): it sees the buffer and the limits before the edge,
     /// and shows the word after the next.
     fn read_port<I: Inputs + ?Sized>(&mut self, i: &I) {
