@@ -190,7 +190,8 @@ mod tests {
             for _ in 0..cycles {
                 t += 1;
                 // Every fifth flit invalid, with data bits set.
-                let f = (t % 5 != 0) as u64 * VALID | (t & 0xFFFF);
+                let valid = if t.is_multiple_of(5) { 0 } else { VALID };
+                let f = valid | (t & 0xFFFF);
                 let calm = lazy.calm(loss, corrupt, false);
                 for (a, b) in lazy.inj.iter_mut().zip(&mut eager) {
                     let want = b.pass(f, loss, corrupt, false);

@@ -214,7 +214,7 @@ enum Pick {
 }
 
 /// A packet of this NI as its transmitter sends it: a [`Packet`] from this node whose payload
-/// is words, held without allocating (the model's transmitter picks one nearly every cycle).
+/// is words, built when its worm starts without allocating (a worm starts every few cycles).
 #[derive(Clone, Copy, Debug)]
 struct Outgoing {
     kind: Kind,

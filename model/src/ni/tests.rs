@@ -712,3 +712,44 @@ fn a_request_streams_in_while_a_delivery_streams_out() {
     assert_eq!(sent[0], pkt(Kind::Send, 7, 1, 0x7_0000, &counting(20)));
     assert!(sent.contains(&pkt(Kind::Ack, 7, 1, 0x1_0005, &[])));
 }
+
+/// The transmitter's worms, built from words without a [`Packet`], are [`Packet::flits`]'s: every
+/// kind, every payload length, uids and routes all over their range.
+#[test]
+fn an_outgoing_worm_is_its_packets_flits() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let mut tx = vec![7; 3];
+    for _ in 0..2_000 {
+        let kind = [Kind::Send, Kind::Ack, Kind::Forget][rng.gen_range(0..3)];
+        let len = if kind == Kind::Send {
+            rng.gen_range(0..=MAX_PAYLOAD)
+        } else {
+            0
+        };
+        let (src, dst) = (rng.gen::<u16>(), rng.gen::<u16>());
+        let counter = rng.gen::<u16>();
+        let bytes: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let mut data = [0u32; PAYLOAD_WORDS];
+        for (w, word) in bytes_to_words(&bytes).into_iter().enumerate() {
+            data[w] = word;
+        }
+        let uid = (kind.owner(src, dst) as u32) << 16 | counter as u32;
+        let worm = Outgoing {
+            kind,
+            dst,
+            uid,
+            len: len as u8,
+            data,
+        };
+        worm.flits_into(src, &mut tx);
+        let packet = Packet {
+            kind,
+            src,
+            dst,
+            uid,
+            data: bytes,
+        };
+        assert_eq!(tx, packet.flits(), "{packet:?}");
+    }
+}
