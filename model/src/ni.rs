@@ -300,7 +300,8 @@ pub struct Ni {
     now: u64,
     /// What the last outputs showed besides zeros, for a buffer that keeps them.
     showed: Showed,
-    /// [`Ni::wake`] after the last full step (no timer is reloaded in a fast one).
+    /// [`Ni::wake`] as of the last full step that found the NI at rest (no timer is reloaded in
+    /// a fast one, which reads it only then).
     wake: u64,
     // Output registers.
     net_out: u64,
@@ -750,7 +751,6 @@ impl Ports for Ni {
         self.now += 1;
         self.req_ready = self.send.iter().any(|s| s.state == SendState::Free);
         self.show(o);
-        self.wake = self.wake();
         self.resting = self.at_rest();
     }
 }
@@ -766,11 +766,11 @@ impl Ni {
     }
 
     /// Whether an edge with no flit in and no request beat taken only counts the timers down:
-    /// no worm in or out, no packet picked or due (a FORGET, or a timer that reads 0: `wake`
-    /// is up to date), no delivery or completion shown, and the counters shown as counted.
-    /// The model's fast path ([`Ni::step_ports`]).
-    fn at_rest(&self) -> bool {
-        self.rx.state == Rx::Idle
+    /// no worm in or out, no packet picked or due (a FORGET, or a timer that reads 0), no
+    /// delivery or completion shown, and the counters shown as counted. Leaves `wake` up to
+    /// date when it says yes, which the fast path ([`Ports::step_ports`]) then reads alone.
+    fn at_rest(&mut self) -> bool {
+        let quiet = self.rx.state == Rx::Idle
             && self.arrived.is_none()
             && self.delivery.is_none()
             && self.tx_next >= self.tx.len()
@@ -780,11 +780,15 @@ impl Ni {
             && self.done.is_none()
             && self.shown == self.counters
             && self.settled == self.counters
-            && self.now < self.wake
             && self
                 .send
                 .iter()
-                .all(|s| s.state != SendState::ForgetPending)
+                .all(|s| s.state != SendState::ForgetPending);
+        if !quiet {
+            return false;
+        }
+        self.wake = self.wake();
+        self.now < self.wake
     }
 
     /// Writes `O_t` from the registers after the edge.

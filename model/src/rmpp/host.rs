@@ -315,13 +315,9 @@ impl MsgHosts {
                 && self.senders[p].idle()
                 && !self.senders[p].has_completions()
             {
-                // `framer_inputs(None, ..)`: every framer input of the host zero, each port's
-                // word `n` from the last.
-                let first = lay.framer_input(framer::inp::TX_VALID, p);
-                let words = framer::inp::WORDS - framer::inp::TX_VALID;
-                for word in inputs[first..].iter_mut().step_by(n).take(words) {
-                    *word = 0;
-                }
+                framer_inputs(None, |word, value| {
+                    inputs[lay.framer_input(word, p)] = value
+                });
                 inputs[lay.rx_input(rxi::UP_READY, p)] = 0;
                 inputs[lay.rx_input(rxi::UP_ACCEPT, p)] = u32::MAX as u64;
                 inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
