@@ -96,7 +96,8 @@ impl RunSettings<'_> {
         if !self.rtl {
             model_block(self.block)?;
         }
-        let cfg = config(self.block, self.k, self.n)?;
+        let mut cfg = config(self.block, self.k, self.n)?;
+        cfg.rmpp.selective = self.traffic.rmpp_selective;
         if self.rtl {
             cfg.check_rtl_size()?;
         } else {
@@ -113,6 +114,12 @@ impl RunSettings<'_> {
                 "--protocol {}: a baseline of the golden model only, with no RTL \
                  (docs/protocol.md §15): run it with `idemnet model --block system`",
                 self.traffic.protocol.name()
+            );
+        }
+        if self.rtl && self.traffic.rmpp_selective {
+            bail!(
+                "--rmpp-selective: selective acceptance is the golden model's only, not built \
+                 in the RTL yet (docs/protocol.md §11.7): run it with `idemnet model --block system`"
             );
         }
         Ok((cfg, opts))
@@ -369,6 +376,11 @@ pub struct TrafficArgs {
     /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
     #[arg(long, value_name = "B")]
     pub dgram_len: Option<usize>,
+    /// System: RMPP receivers keep packets that come after a missing one and say in their CTS
+    /// which they hold; senders send again only the missing ones (docs/protocol.md §11.7; the
+    /// golden model only, until the RTL follows).
+    #[arg(long)]
+    pub rmpp_selective: bool,
 }
 
 impl TrafficArgs {
@@ -405,6 +417,7 @@ impl TrafficArgs {
             pattern: self.to_one.map(Pattern::ToOne).unwrap_or(Pattern::Uniform),
             send: SendConfig {
                 mtu: cfg.rmpp.mtu,
+                selective: cfg.rmpp.selective,
                 ..SendConfig::DEFAULT
             },
         };
@@ -425,10 +438,13 @@ fn system_header(
         .to_one
         .map(|d| format!(", all to node {d}"))
         .unwrap_or_default();
-    let (dgram_to_one, rmpp_to_one) = match traffic.protocol {
+    let (dgram_to_one, mut rmpp_to_one) = match traffic.protocol {
         Protocol::Rmpp | Protocol::Both => (String::new(), to_one),
         _ => (to_one, String::new()),
     };
+    if traffic.rmpp_selective {
+        rmpp_to_one += ", selective acceptance";
+    }
     let mut s = format!(
         ", protocol {:?} (datagrams {} bytes{dgram_to_one}; RMPP load {}, 0..={} bytes{rmpp_to_one}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
         traffic.protocol,
@@ -657,6 +673,7 @@ fn record(
             "max_len": opts.rmpp.max_len,
             "dgram_len": opts.dgram_len,
             "to_one": t.to_one,
+            "rmpp_selective": t.rmpp_selective,
             "loss": f.loss,
             "corrupt": f.corrupt,
             "loss_threshold": opts.faults.loss,

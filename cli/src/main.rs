@@ -350,6 +350,7 @@ const SYSTEM_ONLY: &[&str] = &[
     "max_len",
     "dgram_len",
     "to_one",
+    "rmpp_selective",
 ];
 
 /// An option given for a block that does not use it is an error naming it, never ignored.

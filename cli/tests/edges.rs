@@ -118,6 +118,22 @@ fn options_the_block_does_not_use_are_errors() {
         "'-0.1' for '--load <LOAD>': must be a number from 0 to 1",
     );
     refused(&["model", "--seed", "-1"], "--seed");
+    // Selective acceptance is the golden model's only (docs/protocol.md §11.7).
+    refused(
+        &[
+            "cosim",
+            "--block",
+            "system",
+            "--protocol",
+            "both",
+            "--rmpp-selective",
+        ],
+        "--rmpp-selective: selective acceptance is the golden model's only",
+    );
+    refused(
+        &["model", "--block", "fabric", "--rmpp-selective"],
+        "--rmpp-selective does not apply",
+    );
     refused(
         &["model", "--block", "ni", "--n", "3"],
         "--n does not apply",

@@ -44,9 +44,23 @@ pub fn ni_verilog(cfg: &NiConfig) -> Result<(String, Vec<PortSpec>), String> {
     Ok((generate_verilog_unchecked(&b), port_list(&b)))
 }
 
+/// `cfg`'s ranges (§11.2), and what the RTL does not build: selective acceptance (§11.7) is
+/// the golden model's until the RTL follows.
+fn rmpp_rtl_config(cfg: &RmppConfig) -> Result<(), String> {
+    cfg.validate()?;
+    if cfg.selective {
+        return Err(
+            "selective = true: selective acceptance is the golden model's only, \
+                    not built in the RTL yet (docs/protocol.md §11.7)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// An RMPP receive path for `cfg`, connected and checked. Errors name the bad parameter.
 pub fn rmpp_rx(cfg: &RmppConfig) -> Result<RmppRx, String> {
-    cfg.validate()?;
+    rmpp_rtl_config(cfg)?;
     let mut b = RmppRx::new(cfg);
     b.connect_all();
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
@@ -67,7 +81,7 @@ pub fn node_verilog(ni: &NiConfig, rmpp: &RmppConfig) -> Result<(String, Vec<Por
         node: ni.node,
         ..*rmpp
     };
-    rmpp.validate()?;
+    rmpp_rtl_config(&rmpp)?;
     let mut b = node::Node::new(ni, &rmpp);
     b.connect_all();
     check_all(&b).map_err(|e| format!("rust-hdl check failed: {e:?}"))?;
@@ -98,13 +112,12 @@ pub fn system_verilog_with_links(
     ni.validate()?;
     let topo = idemnet_router::Topology::new(k, n).map_err(|e| e.to_string())?;
     for p in 0..topo.nodes {
-        RmppConfig {
+        let node = RmppConfig {
             node: p as u16,
             nodes: topo.nodes,
             ..*rmpp
-        }
-        .validate()
-        .map_err(|e| format!("node {p}: {e}"))?;
+        };
+        rmpp_rtl_config(&node).map_err(|e| format!("node {p}: {e}"))?;
     }
     let mut b = system::System::with_links(topo, ni, rmpp, links);
     b.connect_all();

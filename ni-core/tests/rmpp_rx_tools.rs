@@ -82,6 +82,7 @@ fn rmpp_rx_lints_and_compiles() {
             max_data_pkts: 65535,
             gch_timeout: 1 << 20,
             reply_timeout: 1 << 20,
+            selective: false,
         },
         RmppConfig {
             gch_timeout: 1,
@@ -150,4 +151,16 @@ fn bad_parameters_are_errors() {
     ] {
         assert!(rmpp_rx_verilog(&cfg).is_err(), "{cfg:?}");
     }
+}
+
+#[test]
+fn selective_acceptance_is_refused_until_the_rtl_has_it() {
+    let cfg = RmppConfig {
+        selective: true,
+        ..RmppConfig::DEFAULT
+    };
+    let e = rmpp_rx_verilog(&cfg).expect_err("refused");
+    assert!(e.contains("selective = true"), "{e}");
+    let e = idemnet_ni_core::system_verilog(4, 2, &Default::default(), &cfg).expect_err("refused");
+    assert!(e.starts_with("node 0: selective = true"), "{e}");
 }

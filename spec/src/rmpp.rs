@@ -213,7 +213,16 @@ pub struct RmppConfig {
     /// Cycles a RECEIVING slot waits for its message's data, and an ENDED or DROPPED slot for
     /// its GCH, before it sends its reply again (§11.5).
     pub reply_timeout: u32,
+    /// Selective acceptance (§11.7): a RECEIVING slot keeps a data packet that comes after a
+    /// missing one, up to [`SELECTIVE_WINDOW`] packets past `next_seq`, and its CTS carries
+    /// which of those it holds. The golden model only, until the RTL follows (issue 17): the
+    /// RTL generator refuses it.
+    pub selective: bool,
 }
+
+/// Packets past `next_seq` a selective receiver holds (§11.7): the CTS's `info2` has one bit
+/// for each.
+pub const SELECTIVE_WINDOW: u32 = 16;
 
 impl Default for RmppConfig {
     fn default() -> Self {
@@ -234,6 +243,7 @@ impl RmppConfig {
         max_data_pkts: 16,
         gch_timeout: 10_000,
         reply_timeout: 128,
+        selective: false,
     };
 
     /// Checks the ranges of §11.2.

@@ -321,7 +321,9 @@ impl Config {
             Block::System => Model::System(Box::new(
                 System::new(t, self.ni, self.rmpp).map_err(|e| anyhow!(e))?,
             )),
-            Block::RmppRx => Model::RmppRx(RmppRx::new(self.rmpp).map_err(|e| anyhow!(e))?),
+            Block::RmppRx => {
+                Model::RmppRx(Box::new(RmppRx::new(self.rmpp).map_err(|e| anyhow!(e))?))
+            }
         })
     }
 
@@ -408,7 +410,7 @@ pub enum Model {
     Fabric(idemnet_model::Fabric),
     Ni(Ni),
     System(Box<System>),
-    RmppRx(RmppRx),
+    RmppRx(Box<RmppRx>),
 }
 
 impl Model {

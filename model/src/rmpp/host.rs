@@ -249,6 +249,11 @@ impl MsgHosts {
     }
 
     /// Messages sent but never delivered.
+    /// The senders expect receivers that accept selectively (docs/protocol.md §11.7).
+    pub fn selective(&self) -> bool {
+        self.traffic.send.selective
+    }
+
     pub fn lost(&self) -> usize {
         self.recs.values().filter(|r| !r.delivered).count()
     }
@@ -333,7 +338,7 @@ impl MsgHosts {
                         ro(rxo::SND_MSG_ID, p) as u32,
                         ro(rxo::SND_LEN, p) as u32,
                         ro(rxo::SND_SEQ, p) as u32,
-                        ro(rxo::SND_INFO, p) as u16,
+                        ro(rxo::SND_INFO, p) as u32,
                         ro(rxo::SND_MSG_NUM, p) as u32,
                     );
                 }

@@ -90,6 +90,7 @@ impl RxPeers {
                     data_timeout: 1500,
                     resend_period: 700,
                     max_active: 4,
+                    selective: cfg.selective,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;

@@ -14,6 +14,7 @@ use crate::ni::crc32_step;
 use crate::ports::PortSpec;
 use crate::switch::{HEAD, TAIL, VALID};
 use crate::view::{Inputs, Outputs, Ports};
+use idemnet_spec::rmpp::SELECTIVE_WINDOW;
 
 pub use idemnet_spec::rmpp::{inp, out, PORTS};
 
@@ -45,11 +46,22 @@ struct Slot {
     timer: u32,
     /// RECEIVING, ENDED or DROPPED: cycles left until the reply is repeated.
     repeat: u32,
+    /// Selective acceptance (§11.7): bit `i` set when packet `next_seq + 1 + i` is held.
+    held: u16,
 }
 
 impl Slot {
     fn done(&self) -> bool {
         matches!(self.state, State::Ended | State::Dropped)
+    }
+
+    /// Selective acceptance: packet `seq` lies in the window past `next_seq`, within the
+    /// accepted bytes, and is not held yet.
+    fn holds(&self, seq: u32, mtu: usize) -> bool {
+        let ahead = seq.wrapping_sub(self.next_seq);
+        (1..=SELECTIVE_WINDOW).contains(&ahead)
+            && self.held & 1 << (ahead - 1) == 0
+            && (seq as u64) * (mtu as u64) < self.limit as u64
     }
 }
 
@@ -67,6 +79,8 @@ enum Verdict {
     /// The packet just past the one the slot expects: dropped (counted `sequence`), and a new
     /// CTS names the missing packet (§11.7, *resume*).
     Resume(usize),
+    /// Selective acceptance: a packet past the one the slot expects, kept (§11.7, *held*).
+    Held(usize),
     Free(usize),
     AbortNew(usize),
     Abort(usize),
@@ -366,7 +380,10 @@ impl RmppRx {
                         slot: m,
                         restart: true,
                     },
-                    Receiving if seq == s.next_seq + 1 => Verdict::Resume(m),
+                    Receiving if self.cfg.selective && s.holds(seq, self.cfg.mtu) => {
+                        Verdict::Held(m)
+                    }
+                    Receiving if !self.cfg.selective && seq == s.next_seq + 1 => Verdict::Resume(m),
                     Receiving | Upcall => Verdict::Drop(cnt::SEQUENCE),
                     Complete => Verdict::Drop(dup),
                     Ended | Dropped => Verdict::DropReply(dup, m),
@@ -383,7 +400,8 @@ impl RmppRx {
             Verdict::InSeq {
                 slot,
                 restart: false,
-            } => {
+            }
+            | Verdict::Held(slot) => {
                 let limit = self.slots[slot].limit;
                 let w = self.rx.hdr[4] as u64 * self.cfg.mtu as u64 / 4 + i as u64;
                 if 4 * w < limit as u64 {
@@ -580,6 +598,23 @@ impl RmppRx {
                 self.return_grant(m);
                 self.new_cts(m);
             }
+            Verdict::Held(m) => {
+                let s = &mut self.slots[m];
+                // Only the clean-up timer and the answer and delivered registers move a slot
+                // between the verdict and the action, and none of them makes a RECEIVING slot
+                // hold a packet: the view still stands.
+                let ahead = seq.wrapping_sub(s.next_seq);
+                s.held |= 1 << (ahead - 1);
+                if s.grant > 0 {
+                    s.grant -= 1;
+                    self.outstanding -= 1;
+                }
+                // The packet before this one is missing (packets of a pair arrive in the
+                // order sent, §3): ask for it, with what is held.
+                if ahead == 1 || s.held & 1 << (ahead - 2) == 0 {
+                    self.owe(m);
+                }
+            }
             Verdict::InSeq { slot: m, restart } => {
                 if restart {
                     // What is held stays: the CTS tells the sender where to go on.
@@ -588,20 +623,29 @@ impl RmppRx {
                     self.new_cts(m);
                     return;
                 }
+                let selective = self.cfg.selective;
                 let s = &mut self.slots[m];
-                s.next_seq = seq.wrapping_add(1);
+                // The packets held right behind this one come in with it.
+                let run = s.held.trailing_ones();
+                s.next_seq = seq.wrapping_add(1 + run);
+                s.held = s.held.checked_shr(run + 1).unwrap_or(0);
                 if s.grant > 0 {
                     s.grant -= 1;
                     self.outstanding -= 1;
                 }
-                let end = (seq as u64 + 1) * self.cfg.mtu as u64;
+                let end = (seq as u64 + 1 + run as u64) * self.cfg.mtu as u64;
+                let block_in = if selective {
+                    s.grant == 0
+                } else {
+                    matches!(ty, Some(Type::StopData | Type::LastData))
+                };
                 if end >= self.slots[m].limit as u64 {
                     self.return_grant(m);
                     // A CTS still owed is moot: the message is in.
                     self.slots[m].state = State::Complete;
                     self.slots[m].reply_due = false;
                     self.dlv_fifo.push_back(m);
-                } else if matches!(ty, Some(Type::StopData | Type::LastData)) {
+                } else if block_in {
                     self.new_cts(m);
                 }
             }
@@ -643,6 +687,7 @@ fn reply(cfg: &RmppConfig, s: &Slot) -> Packet {
     if ty == Type::Cts {
         p.seq = s.next_seq;
         p.info1 = s.cts_n;
+        p.info2 = s.held;
     }
     p
 }

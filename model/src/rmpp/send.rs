@@ -99,6 +99,9 @@ pub struct SendConfig {
     pub resend_period: u64,
     /// Messages in send_pending and sending at once; more wait in the host queue.
     pub max_active: usize,
+    /// The receivers accept selectively (docs/protocol.md §11.7): a resume sends again only
+    /// the packets its CTS does not say are held, then goes on where it was.
+    pub selective: bool,
 }
 
 impl Default for SendConfig {
@@ -116,6 +119,7 @@ impl SendConfig {
         data_timeout: 1200,
         resend_period: 300,
         max_active: 16,
+        selective: false,
     };
 
     /// The defaults with the receive path's `node`, `nodes` and `mtu`.
@@ -259,6 +263,8 @@ struct Msg {
     granted_hi: u32,
     stamp: (u64, u64),
     tries: u16,
+    /// Selective: packets to send again, before `next` goes on.
+    again: VecDeque<u32>,
 }
 
 impl Msg {
@@ -374,6 +380,7 @@ impl Sender {
                 granted_hi: 0,
                 stamp: (0, 0),
                 tries: 0,
+                again: VecDeque::new(),
             },
         );
         self.ids.insert(msg_id, key);
@@ -405,7 +412,8 @@ impl Sender {
     }
 
     /// A CTS / MSGEND / MSGDROP for this node arrived (fields as on the wire: `peer` = the
-    /// receiver, i.e. the route `src` of the reply). Other types are ignored (counted).
+    /// receiver, i.e. the route `src` of the reply; `info` its word 5, `info2 << 16 | info1`).
+    /// Other types are ignored (counted).
     #[allow(clippy::too_many_arguments)]
     pub fn on_reply(
         &mut self,
@@ -415,9 +423,10 @@ impl Sender {
         msg_id: u32,
         len: u32,
         seq: u32,
-        info1: u16,
+        info: u32,
         msg_num: u32,
     ) {
+        let (info1, held) = (info as u16, (info >> 16) as u16);
         self.advance(now);
         let key = self.ids.get(&msg_id).copied().filter(|k| {
             let m = &self.msgs[k];
@@ -489,6 +498,25 @@ impl Sender {
                 if resume {
                     self.stats.resumes += 1;
                 }
+                if resume && self.cfg.selective {
+                    // Send again the named packet and every one below the highest held that
+                    // is not held (packets of a pair arrive in the order sent, so those are
+                    // lost); with nothing held, every packet sent past the named one. Then go
+                    // on where the message was: the grant stands.
+                    let top = match held {
+                        0 => m.next - 1,
+                        h => (seq + 16 - h.leading_zeros()).min(m.next - 1),
+                    };
+                    for p in seq..=top {
+                        let ahead = p - seq;
+                        let is_held = ahead >= 1 && held & 1 << (ahead - 1) != 0;
+                        if !is_held && !m.again.contains(&p) {
+                            m.again.push_back(p);
+                        }
+                    }
+                    m.deadline = None;
+                    return;
+                }
                 let end = (seq as u64 + info1 as u64 - 1).min(last as u64) as u32;
                 m.state = State::Sending;
                 m.next = seq;
@@ -513,7 +541,8 @@ impl Sender {
     pub fn on_reply_packet(&mut self, now: u64, p: &Packet) -> bool {
         match p.kind() {
             Some(ty) if ty.to_sender() && p.src_nid == self.cfg.node as u32 => {
-                self.on_reply(now, p.src, ty, p.msg_id, p.len, p.seq, p.info1, p.msg_num);
+                let info = (p.info2 as u32) << 16 | p.info1 as u32;
+                self.on_reply(now, p.src, ty, p.msg_id, p.len, p.seq, info, p.msg_num);
                 true
             }
             _ => false,
@@ -543,12 +572,13 @@ impl Sender {
         let data = self
             .msgs
             .iter()
-            .filter(|(_, m)| m.state == State::Sending && m.next <= m.end)
+            .filter(|(_, m)| m.state == State::Sending && (m.next <= m.end || !m.again.is_empty()))
             .min_by_key(|(_, m)| m.stamp)
             .map(|(&k, _)| k);
         if let Some(k) = data {
             let m = &self.msgs[&k];
-            let s = m.next;
+            let again = m.again.front().copied();
+            let s = again.unwrap_or(m.next);
             let ty = if s == m.last {
                 Type::LastData
             } else if s == m.end {
@@ -560,8 +590,12 @@ impl Sender {
             let m = self.msgs.get_mut(&k).expect("held message");
             p.info1 = m.n;
             p.info2 = m.tries;
-            m.next += 1;
-            if m.next > m.end {
+            if again.is_some() {
+                m.again.pop_front();
+            } else {
+                m.next += 1;
+            }
+            if m.next > m.end && m.again.is_empty() {
                 m.deadline = Some(now + cfg.data_timeout);
             }
             return Some(p);
@@ -694,6 +728,7 @@ impl Sender {
                     m.end = 1;
                     m.n = 1;
                     m.granted_hi = 1;
+                    m.again.clear();
                     self.stats.restarts += 1;
                 }
                 State::Queued => unreachable!("a queued message has no timer"),

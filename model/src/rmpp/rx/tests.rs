@@ -327,3 +327,89 @@ fn outstanding_is_the_sum_of_the_grants() {
     assert_eq!(b.rx.outstanding(), sum);
     assert_eq!(sum, 16 + 16 + 16, "pool 48: 16 each");
 }
+
+/// Feeds `flits` and `n` idle cycles; returns every reply that went out meanwhile.
+fn replies(b: &mut Bench, flits: &[u64], n: usize) -> Vec<Packet> {
+    let mut out = Vec::new();
+    let mut worm = Vec::new();
+    for &f in flits.iter().chain(std::iter::repeat_n(&0, n)) {
+        b.tick(f);
+        let o = b.o[out::NET_OUT];
+        if o & VALID != 0 {
+            worm.push(o);
+            if o & TAIL != 0 {
+                out.push(Packet::from_flits(&std::mem::take(&mut worm)).expect("a whole reply"));
+            }
+        }
+    }
+    out
+}
+
+/// Packet `seq` of a 160-byte message (packets 1 to 4 after the RTS) from node 1.
+fn packet_of(seq: u32, bytes: &[u8]) -> Vec<u64> {
+    let ty = if seq == 4 { Type::LastData } else { Type::Data };
+    let mut p = Packet::new(ty, 1, 0, 1);
+    p.msg_id = 7;
+    p.msg_num = 1;
+    p.len = bytes.len() as u32;
+    p.seq = seq;
+    p.info1 = 4;
+    p.data = bytes[seq as usize * 32..(seq as usize + 1) * 32].to_vec();
+    p.flits()
+}
+
+#[test]
+fn a_selective_receiver_holds_packets_past_a_gap_and_says_so_in_its_cts() {
+    let cfg = RmppConfig {
+        selective: true,
+        ..RmppConfig::default()
+    };
+    let mut b = Bench::new(cfg);
+    let bytes: Vec<u8> = (0..160).map(|i| i as u8 ^ 0x5A).collect();
+    let mut rts = Packet::new(Type::Rts, 1, 0, 1);
+    rts.msg_id = 7;
+    rts.msg_num = 1;
+    rts.len = 160;
+    rts.data = bytes[..32].to_vec();
+    let cts = replies(&mut b, &rts.flits(), 40);
+    assert_eq!(cts.len(), 1);
+    assert_eq!(
+        (cts[0].kind(), cts[0].seq, cts[0].info2),
+        (Some(Type::Cts), 1, 0)
+    );
+    // Packet 1 lost: packet 2 is held, and its CTS names 1 and says 2 is held.
+    let cts = replies(&mut b, &packet_of(2, &bytes), 40);
+    assert_eq!(cts.len(), 1, "the packet after a missing one asks at once");
+    assert_eq!((cts[0].seq, cts[0].info2), (1, 0b1));
+    assert_eq!(b.count(cnt::SEQUENCE), 0, "held, not dropped");
+    // Packet 3 follows one held: no new question. A second copy of 2 is a duplicate.
+    assert!(replies(&mut b, &packet_of(3, &bytes), 20).is_empty());
+    assert!(replies(&mut b, &packet_of(2, &bytes), 20).is_empty());
+    assert_eq!(b.count(cnt::SEQUENCE), 1);
+    // Packet 1 comes: 2 and 3 come in with it, the block's grant is spent, and 4 completes.
+    assert!(replies(&mut b, &packet_of(1, &bytes), 20).is_empty());
+    let end = replies(&mut b, &packet_of(4, &bytes), 20);
+    assert_eq!(end.len(), 1);
+    assert_eq!((end[0].kind(), end[0].len), (Some(Type::MsgEnd), 160));
+    assert_eq!(b.rx.slots[0].state, State::Ended, "delivered whole");
+    for w in 0..40 {
+        let want = u32::from_be_bytes(bytes[4 * w..4 * w + 4].try_into().unwrap());
+        assert_eq!(b.rx.buf[w], want, "word {w}");
+    }
+    assert_eq!(b.rx.outstanding(), 0);
+}
+
+#[test]
+fn without_selective_acceptance_the_packet_past_a_gap_is_dropped() {
+    let mut b = Bench::new(RmppConfig::default());
+    let bytes: Vec<u8> = (0..160).map(|i| i as u8).collect();
+    let mut rts = Packet::new(Type::Rts, 1, 0, 1);
+    rts.msg_id = 7;
+    rts.msg_num = 1;
+    rts.len = 160;
+    rts.data = bytes[..32].to_vec();
+    replies(&mut b, &rts.flits(), 40);
+    let cts = replies(&mut b, &packet_of(2, &bytes), 40);
+    assert_eq!((cts.len(), cts[0].seq, cts[0].info2), (1, 1, 0));
+    assert_eq!(b.count(cnt::SEQUENCE), 1);
+}

@@ -1093,3 +1093,35 @@ fn random_loss_soak() {
         }
     }
 }
+
+#[test]
+fn a_selective_resume_sends_again_only_what_is_not_held_then_goes_on() {
+    let sender = |selective| {
+        let mut s = Sender::new(SendConfig {
+            node: 5,
+            selective,
+            ..SendConfig::DEFAULT
+        })
+        .unwrap();
+        // 260 bytes: the RTS and packets 1 to 8.
+        let id = s.send(0, 1, vec![7; 260]);
+        assert_eq!(s.next_packet(0).map(|p| p.kind()), Some(Some(Type::Rts)));
+        s.on_reply(1, 1, Type::Cts, id, 260, 1, 8, 1);
+        let first: Vec<u32> = (0..5).map(|_| s.next_packet(2).unwrap().seq).collect();
+        assert_eq!(first, vec![1, 2, 3, 4, 5]);
+        // Packet 2 is missing; the receiver holds 4 and 5 (bits 1 and 2: packets 2 + 1 + i).
+        s.on_reply(3, 1, Type::Cts, id, 260, 2, 0b110 << 16 | 8, 1);
+        let rest: Vec<u32> = std::iter::from_fn(|| s.next_packet(4).map(|p| p.seq)).collect();
+        (rest, s.stats().resumes)
+    };
+    assert_eq!(
+        sender(true),
+        (vec![2, 3, 6, 7, 8], 1),
+        "2 and 3 again, then on"
+    );
+    assert_eq!(
+        sender(false),
+        (vec![2, 3, 4, 5, 6, 7, 8], 1),
+        "without it, back to 2"
+    );
+}
