@@ -182,6 +182,9 @@ pub struct RmppRx {
     /// [`RmppRx::at_rest`] after the last step (nothing else changes the state in between but
     /// [`RmppRx::cut_worm`], which clears it).
     resting: bool,
+    /// With `selective` (§11.7), the slot the transmitter's search for a reply due starts at:
+    /// the one after the slot picked last.
+    reply_turn: usize,
 }
 
 /// `word` with the bytes at or past byte `limit` of the slot cleared, word `w` covering bytes
@@ -223,6 +226,7 @@ impl RmppRx {
             seen: Vec::new(),
             before: Vec::new(),
             resting: false,
+            reply_turn: 0,
             tx: Vec::new(),
             tx_next: 0,
             net_out: 0,
@@ -782,9 +786,18 @@ impl Ports for RmppRx {
             self.tx.clear();
             self.tx_next = 0;
             if i[inp::TX_GNT] & 1 == 1 {
-                if let Some(k) = before.iter().position(|s| s.reply_due) {
+                // Lowest slot first; with `selective`, round robin from the slot after the
+                // one picked last (§11.7: lowest first starves the high slots when the low
+                // ones repeat their replies faster than the link takes them).
+                let n = before.len();
+                let turn = if cfg.selective { self.reply_turn } else { 0 };
+                let due = (0..n)
+                    .map(|j| (turn + j) % n)
+                    .find(|&k| before[k].reply_due);
+                if let Some(k) = due {
                     self.tx = reply(&cfg, &before[k]).flits();
                     picked = Some(k);
+                    self.reply_turn = (k + 1) % n;
                 }
             }
         }

@@ -20,8 +20,11 @@ impl Bench {
         }
     }
     fn tick(&mut self, flit: u64) {
+        self.tick_granted(flit, true);
+    }
+    fn tick_granted(&mut self, flit: u64, gnt: bool) {
         self.i[inp::NET_IN] = flit;
-        self.i[inp::TX_GNT] = 1;
+        self.i[inp::TX_GNT] = gnt as u64;
         self.i[inp::UP_READY] = self.o[out::UP_VALID];
         self.i[inp::UP_ACCEPT] = u32::MAX as u64;
         self.i[inp::DLV_READY] = self.o[out::DLV_VALID];
@@ -412,4 +415,57 @@ fn without_selective_acceptance_the_packet_past_a_gap_is_dropped() {
     let cts = replies(&mut b, &packet_of(2, &bytes), 40);
     assert_eq!((cts.len(), cts[0].seq, cts[0].info2), (1, 1, 0));
     assert_eq!(b.count(cnt::SEQUENCE), 1);
+}
+
+#[test]
+fn a_selective_receiver_takes_its_replies_round_robin() {
+    // Three RECEIVING slots whose CTSs repeat every 6 cycles, and a link that takes a reply
+    // only every 40 cycles: lowest first serves slots 0 and 1 for ever; round robin all three.
+    let picks = |selective: bool| {
+        let cfg = RmppConfig {
+            selective,
+            reply_timeout: 4,
+            ..RmppConfig::default()
+        };
+        let mut b = Bench::new(cfg);
+        for src in 1..=3u16 {
+            let mut rts = Packet::new(Type::Rts, src, 0, src);
+            rts.msg_id = src as u32;
+            rts.msg_num = 1;
+            rts.len = 200;
+            rts.data = vec![src as u8; 32];
+            b.feed(&rts.flits());
+            b.idle(12);
+        }
+        let mut worm = Vec::new();
+        let mut seen = Vec::new();
+        for t in 0..1200 {
+            b.tick_granted(0, t % 40 == 0);
+            let o = b.o[out::NET_OUT];
+            if o & HEAD != 0 {
+                worm.clear();
+            }
+            if o & VALID != 0 {
+                worm.push(o);
+                if o & TAIL != 0 && worm[0] & HEAD != 0 {
+                    let p = Packet::from_flits(&std::mem::take(&mut worm)).unwrap();
+                    seen.push(p.dst);
+                }
+            }
+        }
+        seen
+    };
+    let lowest = picks(false);
+    assert!(lowest.len() >= 25 && !lowest.contains(&3), "{lowest:?}");
+    let round = picks(true);
+    assert!(round.len() >= 25, "{round:?}");
+    for w in round.windows(3) {
+        let mut w = w.to_vec();
+        w.sort();
+        assert_eq!(
+            w,
+            [1, 2, 3],
+            "every slot once in any three replies: {round:?}"
+        );
+    }
 }
