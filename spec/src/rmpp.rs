@@ -215,8 +215,8 @@ pub struct RmppConfig {
     pub reply_timeout: u32,
     /// Selective acceptance (§11.7): a RECEIVING slot keeps a data packet that comes after a
     /// missing one, up to [`SELECTIVE_WINDOW`] packets past `next_seq`, and its CTS carries
-    /// which of those it holds; the replies are picked round robin. The golden model only,
-    /// until the RTL follows (issue 17): the RTL generator refuses it.
+    /// which of those it holds. The golden model only, until the RTL follows (issue 17): the
+    /// RTL generator refuses it.
     pub selective: bool,
 }
 

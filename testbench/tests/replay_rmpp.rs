@@ -765,3 +765,27 @@ fn a_msgend_is_repeated_until_gch_timeout_then_forgotten() {
     let second: Vec<u64> = r.iter().filter(|x| x.0 >= 2000).map(|x| x.0).collect();
     assert_eq!(second.len(), 2, "{r:?}");
 }
+
+#[test]
+fn replies_take_turns_among_the_slots() {
+    // §11.5's transmitter picks round robin: three RECEIVING slots whose CTS is due again 3
+    // cycles after its head (`reply_timeout` 1), faster than a 9-flit reply goes out, each get
+    // one CTS in any three. Lowest first, slot 0 took every one (§11.7, the starvation).
+    let cfg = json!({ "reply_timeout": 1 });
+    let mut ev = Vec::new();
+    for (src, at) in [(1, 0), (2, 20), (3, 40)] {
+        ev.extend(message(src, src, 1, 160, &[(at, "RTS", 0)]));
+    }
+    let l = run(&trace(cfg, &ev, 400));
+    let ctss: Vec<u64> = kind(&l, "packet")
+        .into_iter()
+        .filter(|x| x["packet"]["type"] == "CTS" && cycle(x) >= 100)
+        .map(|x| x["packet"]["msg_id"].as_u64().unwrap())
+        .collect();
+    assert!(ctss.len() >= 20, "{ctss:?}");
+    for w in ctss.windows(3) {
+        let mut w = w.to_vec();
+        w.sort();
+        assert_eq!(w, [1, 2, 3], "{ctss:?}");
+    }
+}

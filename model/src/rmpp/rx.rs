@@ -182,8 +182,8 @@ pub struct RmppRx {
     /// [`RmppRx::at_rest`] after the last step (nothing else changes the state in between but
     /// [`RmppRx::cut_worm`], which clears it).
     resting: bool,
-    /// With `selective` (§11.7), the slot the transmitter's search for a reply due starts at:
-    /// the one after the slot picked last.
+    /// The slot the transmitter's search for a reply due starts at: the one after the slot
+    /// picked last (§11.5; slot 0 at power-on).
     reply_turn: usize,
 }
 
@@ -786,11 +786,11 @@ impl Ports for RmppRx {
             self.tx.clear();
             self.tx_next = 0;
             if i[inp::TX_GNT] & 1 == 1 {
-                // Lowest slot first; with `selective`, round robin from the slot after the
-                // one picked last (§11.7: lowest first starves the high slots when the low
-                // ones repeat their replies faster than the link takes them).
+                // Round robin from the slot after the one picked last (§11.7: lowest first
+                // starved the high slots when the low ones repeated their replies faster than
+                // the link took them).
                 let n = before.len();
-                let turn = if cfg.selective { self.reply_turn } else { 0 };
+                let turn = self.reply_turn;
                 let due = (0..n)
                     .map(|j| (turn + j) % n)
                     .find(|&k| before[k].reply_due);

@@ -134,7 +134,7 @@ pub enum DropReason {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`idemnet_rtl::worm_receiver::WormReceiver`] this core does not own ([`ReceivedWorm`]: the receive path alone's, or the node's one receiver, §13.3), as that cell's ports |
-/// | `worm$*` | | | the replies this path sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the path alone's transmitter or of the node's merge, §13.2): at `start` the lowest slot with a reply due (CTS, MSGEND, MSGDROP) is picked; `word` is the route at `start`, header word `index` while `header_valid`; `payload_words` is 0 (replies carry no payload); `payload_valid` and `finish` are not read |
+/// | `worm$*` | | | the replies this path sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the path alone's transmitter or of the node's merge, §13.2): at `start` the slot with a reply due (CTS, MSGEND, MSGDROP) that the round robin picks (§11.5: the first after the slot picked last) is picked; `word` is the route at `start`, header word `index` while `header_valid`; `payload_words` is 0 (replies carry no payload); `payload_valid` and `finish` are not read |
 /// | `up_ready`, `up_accept` | in | 1, 32 | the upper layer takes the upcall, and its answer (bytes accepted) |
 /// | `dlv_ready` | in | 1 | the upper layer takes the delivery |
 /// | `rd_slot`, `rd_word` | in | 4, 10 | buffer read address |
@@ -506,7 +506,7 @@ impl Logic for RmppRxCore {
         self.slots.write.answer_slot.next = self.answer.slot.val();
         self.slots.delivered_slot.next = self.dl_slot.q.val();
 
-        // ---- The replies: the lowest slot with a reply due, when the transmitter starts one.
+        // ---- The replies: the slot picked (round robin), when the transmitter starts one.
         self.worm.due.next = self.slots.due.val();
         self.worm.payload_words.next = self.no_payload.val();
         self.reply.start.next = self.worm.start.val();

@@ -9,8 +9,9 @@ use super::{Action, SlotState};
 use crate::{c, vec_of};
 
 /// The per-slot state of §11.4, the scans over it (lowest slot first, over the state before the
-/// edge) and the per-slot part of the edge's action, the transmitter's pick and the two
-/// timers.
+/// edge; the transmitter's pick round robin: the first slot with a reply due after the one
+/// picked last, from a register `after_pick` of those slots, else the lowest) and the per-slot
+/// part of the edge's action, the transmitter's pick and the two timers.
 ///
 /// Ports (Verilog names, as a child `slots$<port>`):
 ///
@@ -19,7 +20,7 @@ use crate::{c, vec_of};
 /// | `clock` | in | 1 | |
 /// | `write$*`, `delivered_acts`, `delivered_slot` | in | | the edge's action, as its three sources and their slots (the delivered register's beside the bundle: it writes no field), and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
-/// | `picked` | in | 1 | the transmitter starts the reply of the `due` slot at this edge |
+/// | `picked` | in | 1 | the transmitter starts the reply of the picked slot at this edge |
 /// | `alive_acts` | in | 1 | a data packet of the RECEIVING slot `target` acts at this edge, whatever its verdict: that slot's repeat timer starts again |
 /// | `awaiting_crc` | in | 1 | the receiver is at a worm's CRC position (a register): with its value of the edge before (`after_crc`, registered here), it marks the edges at which a packet may act (`after_crc` and not `awaiting_crc`: the CRC position was left), and no repeat fires at those |
 /// | `up_valid`, `up_slot`, `dlv_valid`, `dlv_slot`, `read_slot` | in | 1, 4, 1, 4, 4 | slots whose fields are shown |
@@ -29,8 +30,8 @@ use crate::{c, vec_of};
 /// | `read_busy` | out | 1 | `read_slot` is busy (the read port shows nothing of a free slot) |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due (a register, `any_due`: the OR of the slots' `reply_due` after the same edge); the `target` slot is busy (read by the counters and `any_due`: *replies again* sets a reply due only at a busy slot, which each slot knows of itself) |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
-/// | `pick_receiving`, `pick_ended` | out | 1, 1 | the lowest slot with a reply due is RECEIVING, ENDED |
-/// | `reads$*` | out | | ([`SlotReads`]) the lowest slot with a reply due: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
+/// | `pick_receiving`, `pick_ended` | out | 1, 1 | the picked slot (the first with a reply due after the one picked last, else the lowest) is RECEIVING, ENDED |
+/// | `reads$*` | out | | ([`SlotReads`]) the picked slot: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
 /// `next_seq` 11, `grant` and `cts_n` 16, the deadlines 21 bits); every value loaded into them
@@ -116,8 +117,14 @@ pub struct RmppSlots {
     s_key_hit: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<16>>,
     due_slots: Signal<Local, Bits<16>>,
-    /// Bit `k`: a slot below `k` has a reply due; and the scan's running OR of them.
-    due_below: Signal<Local, Bits<16>>,
+    /// Round robin (§11.5): the slots after the one picked last (none at power-on), the lowest
+    /// slot with a reply due among them, whether there is one, and the slot picked: that one,
+    /// else `due_slots`, the lowest of all.
+    after_pick: DFF<Bits<16>>,
+    due_after_pick: Signal<Local, Bits<16>>,
+    any_after_pick: Signal<Local, Bit>,
+    pick_one: Signal<Local, Bits<16>>,
+    /// The scan's running OR of the slots' `reply_due`.
     any_below: Signal<Local, Bit>,
     /// The verdict, the answer register, the delivered register acts on this slot.
     hit_verdict: Signal<Local, Bit>,
@@ -203,7 +210,10 @@ impl RmppSlots {
             s_key_hit: vec_of(n),
             probe: Default::default(),
             due_slots: Default::default(),
-            due_below: Default::default(),
+            after_pick: Default::default(),
+            due_after_pick: Default::default(),
+            any_after_pick: Default::default(),
+            pick_one: Default::default(),
             any_below: Default::default(),
             hit_verdict: Default::default(),
             hit_answer: Default::default(),
@@ -244,6 +254,7 @@ impl Logic for RmppSlots {
     fn update(&mut self) {
         self.now.clock.next = self.clock.val();
         self.any_due.clock.next = self.clock.val();
+        self.after_pick.clock.next = self.clock.val();
         self.after_crc.clock.next = self.clock.val();
         self.after_crc.d.next = self.awaiting_crc.val();
         self.now.d.next = (self.now.q.val() + self.time_step.val()) & self.time_mask.val();
@@ -284,7 +295,8 @@ impl Logic for RmppSlots {
         self.free.next = false;
         self.free_slot.next = self.no_slot.val();
         self.due_slots.next = self.slot_none.val();
-        self.due_below.next = self.slot_none.val();
+        self.due_after_pick.next = self.slot_none.val();
+        self.any_after_pick.next = false;
         self.any_below.next = false;
         self.target_busy.next = false;
         self.probe.next = self.slot_lowest.val();
@@ -310,17 +322,27 @@ impl Logic for RmppSlots {
                 self.free.next = true;
                 self.free_slot.next = self.slot_number[k].val();
             }
-            // Whether a slot below has a reply due, as an OR of the registers (a prefix OR
-            // the synthesizer can balance), not as a test of the pick so far: with that, abc9
-            // made the chain from the lowest slot's `reply_due` to `any_due` 14 LUTs deep on
-            // the ECP5 (the receive path's critical path at 94.2 MHz, 08ff07d, seed 1).
-            if self.any_below.val() {
-                self.due_below.next = self.due_below.val() | self.probe.val();
-            } else if self.s_due[k].q.val() {
+            if !self.any_below.val() & self.s_due[k].q.val() {
                 self.due_slots.next = self.probe.val();
             }
             self.any_below.next = self.any_below.val() | self.s_due[k].q.val();
+            if !self.any_after_pick.val()
+                & self.s_due[k].q.val()
+                & self.after_pick.q.val().get_bit(k)
+            {
+                self.due_after_pick.next = self.probe.val();
+                self.any_after_pick.next = true;
+            }
             self.probe.next = self.probe.val() << 1;
+        }
+        self.pick_one.next = self.due_slots.val();
+        if self.any_after_pick.val() {
+            self.pick_one.next = self.due_after_pick.val();
+        }
+        // At a pick, the slots above the one picked go first next time.
+        self.after_pick.d.next = self.after_pick.q.val();
+        if self.picked.val() {
+            self.after_pick.d.next = !((self.pick_one.val() << 1) - self.slot_lowest.val());
         }
         // `due` is the OR of the `s_due` registers, kept in a register of its own: the merge's
         // grant (and through it the NI's pick) starts from a flip-flop, not from a 16-input OR.
@@ -367,7 +389,7 @@ impl Logic for RmppSlots {
                     self.repeats_due.next = true;
                 }
             }
-            if (self.picked.val() & self.due_slots.val().get_bit(k)) | self.alive_here.val() {
+            if (self.picked.val() & self.pick_one.val().get_bit(k)) | self.alive_here.val() {
                 self.s_repeat_at[k].d.next =
                     (self.now.q.val() + self.repeat_end.val()) & self.repeat_mask.val();
                 self.s_ripe[k].d.next = false;
@@ -450,7 +472,7 @@ impl Logic for RmppSlots {
             // The action's choice, else the reply kept unless picked now; `picked` comes late
             // (the merge's grant), so it enters here and nowhere before.
             self.due_next.next = self.s_due[k].q.val();
-            if self.picked.val() & self.due_slots.val().get_bit(k) {
+            if self.picked.val() & self.pick_one.val().get_bit(k) {
                 self.due_next.next = false;
             }
             if self.due_forced.val() {
@@ -476,7 +498,7 @@ impl Logic for RmppSlots {
                 & !(self.clears_due.val() & (self.write.target.val() == self.slot_number[k].val()))
             {
                 self.due_kept.next = true;
-                if self.due_below.val().get_bit(k) {
+                if !self.pick_one.val().get_bit(k) {
                     self.due_picked.next = true;
                 }
             }
@@ -504,7 +526,7 @@ impl Logic for RmppSlots {
         // ---- The slot that the transmitter picks (whatever it is when no reply is due).
         self.pick_slot.next = self.no_slot.val();
         for k in 0..self._n {
-            if self.due_slots.val().get_bit(k) {
+            if self.pick_one.val().get_bit(k) {
                 self.pick_slot.next = self.pick_slot.val() | self.slot_number[k].val();
             }
         }
@@ -518,7 +540,7 @@ impl Logic for RmppSlots {
             if self.write.target.val() == self.slot_number[k].val() {
                 self.target_grant.next = self.target_grant.val() | self.s_grant[k].q.val();
             }
-            if self.due_slots.val().get_bit(k) {
+            if self.pick_one.val().get_bit(k) {
                 self.pick_receiving.next =
                     self.pick_receiving.val() | (self.s_state[k].q.val() == SlotState::Receiving);
                 self.pick_ended.next =
