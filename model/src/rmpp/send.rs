@@ -505,7 +505,8 @@ impl Sender {
                     // on where the message was: the grant stands.
                     let top = match held {
                         0 => m.next - 1,
-                        h => (seq + 16 - h.leading_zeros()).min(m.next - 1),
+                        // Bit `i` is packet `seq + 1 + i`; the highest set bit is `BITS - 1 - lz`.
+                        h => (seq + u16::BITS - h.leading_zeros()).min(m.next - 1),
                     };
                     for p in seq..=top {
                         let ahead = p - seq;

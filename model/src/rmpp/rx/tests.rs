@@ -333,14 +333,28 @@ fn outstanding_is_the_sum_of_the_grants() {
 
 /// Feeds `flits` and `n` idle cycles; returns every reply that went out meanwhile.
 fn replies(b: &mut Bench, flits: &[u64], n: usize) -> Vec<Packet> {
+    replies_granted(b, flits, n, |_| true)
+}
+
+/// [`replies`] with the link granted in the cycles `granted` says (counted from 0); a reply
+/// already under way when it starts is not counted.
+fn replies_granted(
+    b: &mut Bench,
+    flits: &[u64],
+    n: usize,
+    granted: impl Fn(usize) -> bool,
+) -> Vec<Packet> {
     let mut out = Vec::new();
     let mut worm = Vec::new();
-    for &f in flits.iter().chain(std::iter::repeat_n(&0, n)) {
-        b.tick(f);
+    for (t, &f) in flits.iter().chain(std::iter::repeat_n(&0, n)).enumerate() {
+        b.tick_granted(f, granted(t));
         let o = b.o[out::NET_OUT];
+        if o & HEAD != 0 {
+            worm.clear();
+        }
         if o & VALID != 0 {
             worm.push(o);
-            if o & TAIL != 0 {
+            if o & TAIL != 0 && worm[0] & HEAD != 0 {
                 out.push(Packet::from_flits(&std::mem::take(&mut worm)).expect("a whole reply"));
             }
         }
@@ -438,23 +452,10 @@ fn the_replies_are_taken_round_robin() {
             b.feed(&rts.flits());
             b.idle(12);
         }
-        let mut worm = Vec::new();
-        let mut seen = Vec::new();
-        for t in 0..1200 {
-            b.tick_granted(0, t % 40 == 0);
-            let o = b.o[out::NET_OUT];
-            if o & HEAD != 0 {
-                worm.clear();
-            }
-            if o & VALID != 0 {
-                worm.push(o);
-                if o & TAIL != 0 && worm[0] & HEAD != 0 {
-                    let p = Packet::from_flits(&std::mem::take(&mut worm)).unwrap();
-                    seen.push(p.dst);
-                }
-            }
-        }
-        seen
+        replies_granted(&mut b, &[], 1200, |t| t % 40 == 0)
+            .iter()
+            .map(|p| p.dst)
+            .collect::<Vec<_>>()
     };
     for selective in [false, true] {
         let round = picks(selective);
