@@ -97,7 +97,7 @@ impl RunSettings<'_> {
             model_block(self.block)?;
         }
         let mut cfg = config(self.block, self.k, self.n)?;
-        cfg.rmpp.selective = self.traffic.rmpp_selective;
+        cfg.rmpp.selective = !self.traffic.rmpp_in_order;
         if self.rtl {
             cfg.check_rtl_size()?;
         } else {
@@ -114,12 +114,6 @@ impl RunSettings<'_> {
                 "--protocol {}: a baseline of the golden model only, with no RTL \
                  (docs/protocol.md §15): run it with `idemnet model --block system`",
                 self.traffic.protocol.name()
-            );
-        }
-        if self.rtl && self.traffic.rmpp_selective {
-            bail!(
-                "--rmpp-selective: selective acceptance is the golden model's only, not built \
-                 in the RTL yet (docs/protocol.md §11.7): run it with `idemnet model --block system`"
             );
         }
         Ok((cfg, opts))
@@ -376,11 +370,12 @@ pub struct TrafficArgs {
     /// System: every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
     #[arg(long, value_name = "B")]
     pub dgram_len: Option<usize>,
-    /// System: RMPP receivers keep packets that come after a missing one and say in their CTS
-    /// which they hold; senders send again only the missing ones (docs/protocol.md §11.7; the
-    /// golden model only, until the RTL follows).
+    /// System and RMPP receive path: the RMPP paper's in-order receivers, which drop every
+    /// packet after a missing one, instead of the default selective acceptance (receivers keep
+    /// up to 16 packets past a missing one and say in their CTS which they hold; senders send
+    /// again only the missing ones: docs/protocol.md §11.7).
     #[arg(long)]
-    pub rmpp_selective: bool,
+    pub rmpp_in_order: bool,
 }
 
 impl TrafficArgs {
@@ -442,8 +437,8 @@ fn system_header(
         Protocol::Rmpp | Protocol::Both => (String::new(), to_one),
         _ => (to_one, String::new()),
     };
-    if traffic.rmpp_selective {
-        rmpp_to_one += ", selective acceptance";
+    if traffic.rmpp_in_order {
+        rmpp_to_one += ", in-order acceptance";
     }
     let mut s = format!(
         ", protocol {:?} (datagrams {} bytes{dgram_to_one}; RMPP load {}, 0..={} bytes{rmpp_to_one}), loss {} corrupt {} (thresholds {} {} of 65536), dead links {:?}",
@@ -673,7 +668,7 @@ fn record(
             "max_len": opts.rmpp.max_len,
             "dgram_len": opts.dgram_len,
             "to_one": t.to_one,
-            "rmpp_selective": t.rmpp_selective,
+            "rmpp_selective": !t.rmpp_in_order,
             "loss": f.loss,
             "corrupt": f.corrupt,
             "loss_threshold": opts.faults.loss,

@@ -350,7 +350,7 @@ const SYSTEM_ONLY: &[&str] = &[
     "max_len",
     "dgram_len",
     "to_one",
-    "rmpp_selective",
+    "rmpp_in_order",
 ];
 
 /// An option given for a block that does not use it is an error naming it, never ignored.
@@ -369,7 +369,15 @@ fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -
             "the fault, drain and traffic options apply to --block system",
         ),
         BlockArg::RmppRx if model => Ok(()),
-        BlockArg::Ni | BlockArg::RmppRx => args::reject_inapplicable(
+        // The receive path alone's senders are the model's, and accept selectively with it.
+        BlockArg::RmppRx => args::reject_inapplicable(
+            spec,
+            sub,
+            |id| (system_only(id) || id == "rmpp_in_order") && id != "k" && id != "n",
+            "--block rmpp-rx runs one block of the 16-node machine (no --k, --n), and the \
+             fault, drain and traffic options but --rmpp-in-order apply to --block system",
+        ),
+        BlockArg::Ni => args::reject_inapplicable(
             spec,
             sub,
             |id| system_only(id) && id != "k" && id != "n",

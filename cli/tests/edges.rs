@@ -118,21 +118,9 @@ fn options_the_block_does_not_use_are_errors() {
         "'-0.1' for '--load <LOAD>': must be a number from 0 to 1",
     );
     refused(&["model", "--seed", "-1"], "--seed");
-    // Selective acceptance is the golden model's only (docs/protocol.md §11.7).
     refused(
-        &[
-            "cosim",
-            "--block",
-            "system",
-            "--protocol",
-            "both",
-            "--rmpp-selective",
-        ],
-        "--rmpp-selective: selective acceptance is the golden model's only",
-    );
-    refused(
-        &["model", "--block", "fabric", "--rmpp-selective"],
-        "--rmpp-selective does not apply",
+        &["model", "--block", "fabric", "--rmpp-in-order"],
+        "--rmpp-in-order does not apply",
     );
     refused(
         &["model", "--block", "ni", "--n", "3"],
@@ -323,7 +311,8 @@ fn a_cut_off_leaf_is_named_before_the_run_and_in_the_verdict() {
 }
 
 /// The verdict line of an RMPP-only system run on the golden model at `rmpp_load` and flit
-/// `loss`, 20,000 cycles and a drain of 20,000, which must exit 1.
+/// `loss`, 20,000 cycles and a drain of 20,000, which must exit 1; with the in-order receivers,
+/// whose loss limit the verdict names (docs/protocol.md §12).
 fn rmpp_verdict(rmpp_load: &str, loss: &str) -> String {
     let o = idemnet(&[
         "model",
@@ -331,6 +320,7 @@ fn rmpp_verdict(rmpp_load: &str, loss: &str) -> String {
         "system",
         "--protocol",
         "rmpp",
+        "--rmpp-in-order",
         "--rmpp-load",
         rmpp_load,
         "--loss",

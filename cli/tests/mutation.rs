@@ -263,17 +263,30 @@ fn rmpp_rx_reply_due_without_delivery_is_caught() {
     );
 }
 
-/// A resume (docs/protocol.md §11.5: the packet after the missing one asks for it) taken as a
-/// restart: the receive path answers the same, but counts the packet in `cnt_restart` where the
-/// model counts it as the `sequence` drop it is.
+/// Selective acceptance (docs/protocol.md §11.7, the default): a held packet whose
+/// predecessor is missing too never asks for it, so the CTS naming the missing packet is not
+/// sent at once.
 #[test]
-fn rmpp_rx_resume_counted_as_a_restart_is_caught() {
+fn rmpp_rx_held_packet_that_never_asks_is_caught() {
     caught(
         "rmpp-rx",
         "rmpp_rx.v",
-        "rx_resume$d = 1'b1;",
-        "rx_resume$d = 1'b0;",
-        "mutant-rmpp-resume",
+        "rx_ask$d = ~|((seen_held$q << 32'h1) & ahead_bit);",
+        "rx_ask$d = 1'b0;",
+        "mutant-rmpp-ask",
+    );
+}
+
+/// A held packet not marked in its slot's `held` (§11.7): the CTS's `info2` leaves it out, and
+/// the packet is taken again.
+#[test]
+fn rmpp_rx_held_packet_not_marked_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        "rx_held$d = seen_held$q | ahead_bit;",
+        "rx_held$d = seen_held$q;",
+        "mutant-rmpp-held",
     );
 }
 

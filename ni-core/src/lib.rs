@@ -44,18 +44,9 @@ pub fn ni_verilog(cfg: &NiConfig) -> Result<(String, Vec<PortSpec>), String> {
     Ok((generate_verilog_unchecked(&b), port_list(&b)))
 }
 
-/// `cfg`'s ranges (§11.2), and what the RTL does not build: selective acceptance (§11.7) is
-/// the golden model's until the RTL follows.
+/// `cfg`'s ranges (§11.2).
 fn rmpp_rtl_config(cfg: &RmppConfig) -> Result<(), String> {
-    cfg.validate()?;
-    if cfg.selective {
-        return Err(
-            "selective = true: selective acceptance is the golden model's only, \
-                    not built in the RTL yet (docs/protocol.md §11.7)"
-                .into(),
-        );
-    }
-    Ok(())
+    cfg.validate()
 }
 
 /// An RMPP receive path for `cfg`, connected and checked. Errors name the bad parameter.

@@ -84,6 +84,32 @@ fn rmpp_rx_lints_and_compiles() {
             reply_timeout: 1 << 20,
             selective: false,
         },
+        // Selective acceptance (§11.7): the defaults, the smallest packets and buffer, and the
+        // largest of everything.
+        RmppConfig {
+            selective: true,
+            ..RmppConfig::DEFAULT
+        },
+        RmppConfig {
+            mtu: 4,
+            max_msg: 4,
+            rx_slots: 3,
+            selective: true,
+            ..RmppConfig::DEFAULT
+        },
+        RmppConfig {
+            node: 255,
+            nodes: 256,
+            mtu: 32,
+            rx_slots: 16,
+            max_msg: 4096,
+            max_rcv_buf: 65535,
+            reserved: 0,
+            max_data_pkts: 65535,
+            gch_timeout: 1 << 20,
+            reply_timeout: 1 << 20,
+            selective: true,
+        },
         RmppConfig {
             gch_timeout: 1,
             reply_timeout: 1,
@@ -151,16 +177,4 @@ fn bad_parameters_are_errors() {
     ] {
         assert!(rmpp_rx_verilog(&cfg).is_err(), "{cfg:?}");
     }
-}
-
-#[test]
-fn selective_acceptance_is_refused_until_the_rtl_has_it() {
-    let cfg = RmppConfig {
-        selective: true,
-        ..RmppConfig::DEFAULT
-    };
-    let e = rmpp_rx_verilog(&cfg).expect_err("refused");
-    assert!(e.contains("selective = true"), "{e}");
-    let e = idemnet_ni_core::system_verilog(4, 2, &Default::default(), &cfg).expect_err("refused");
-    assert!(e.starts_with("node 0: selective = true"), "{e}");
 }

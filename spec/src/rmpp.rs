@@ -215,8 +215,8 @@ pub struct RmppConfig {
     pub reply_timeout: u32,
     /// Selective acceptance (§11.7): a RECEIVING slot keeps a data packet that comes after a
     /// missing one, up to [`SELECTIVE_WINDOW`] packets past `next_seq`, and its CTS carries
-    /// which of those it holds. The golden model only, until the RTL follows (issue 17): the
-    /// RTL generator refuses it.
+    /// which of those it holds. The default since issue 17; `false` is the paper's in-order
+    /// receiver, which drops every packet after a gap.
     pub selective: bool,
 }
 
@@ -243,7 +243,7 @@ impl RmppConfig {
         max_data_pkts: 16,
         gch_timeout: 10_000,
         reply_timeout: 128,
-        selective: false,
+        selective: true,
     };
 
     /// Checks the ranges of §11.2.

@@ -35,7 +35,7 @@ use crate::replay_io::{
 };
 
 /// The configuration keys of the receive path.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "node",
     "nodes",
     "mtu",
@@ -47,6 +47,7 @@ pub const KEYS: [&str; 11] = [
     "gch_timeout",
     "reply_timeout",
     "accept",
+    "selective",
 ];
 
 /// Cycles without any output line after which a trace without `end` stops.
@@ -153,7 +154,12 @@ fn parse_packet(v: &Value, what: &str) -> Result<InPacket> {
 impl RmppTrace {
     /// Parses the text of a trace; errors name the line.
     pub fn parse(text: &str) -> Result<RmppTrace> {
-        let mut config = RmppConfig::default();
+        // A trace's default is the paper's in-order receiver (docs/replay.md), as before the
+        // key existed; the system's is selective acceptance.
+        let mut config = RmppConfig {
+            selective: false,
+            ..RmppConfig::default()
+        };
         let mut accept = u32::MAX;
         let mut packets = vec![];
         let end = read_lines(text, &KEYS, |what, line| {
@@ -178,6 +184,11 @@ impl RmppTrace {
                     )? as u32;
                     if let Some(a) = c.object.get("accept") {
                         accept = parse_accept(a, what)?;
+                    }
+                    if let Some(v) = c.object.get("selective") {
+                        config.selective = v.as_bool().ok_or_else(|| {
+                            anyhow!("{what}: `selective` must be true or false, not {v}")
+                        })?;
                     }
                     config.validate().map_err(|e| anyhow!("{what}: {e}"))?;
                 }

@@ -92,6 +92,7 @@ fn every_configuration_key_is_documented_with_the_default_the_parser_gives() {
             "max_data_pkts" => c.max_data_pkts.to_string(),
             "gch_timeout" => c.gch_timeout.to_string(),
             "reply_timeout" => c.reply_timeout.to_string(),
+            "selective" => format!("`{}`", c.selective),
             "accept" => {
                 assert_eq!(
                     rmpp.accept,

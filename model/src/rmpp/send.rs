@@ -119,7 +119,7 @@ impl SendConfig {
         data_timeout: 1200,
         resend_period: 300,
         max_active: 16,
-        selective: false,
+        selective: true,
     };
 
     /// The defaults with the receive path's `node`, `nodes` and `mtu`.

@@ -27,6 +27,7 @@ use crate::c;
 /// | `verdict_acts`, `answer_acts`, `delivered_acts` | out | 1, 1, 1 | which of the three acts now, if any: the action of this edge is then the latched `verdict`, *answer*, *delivered*, on the verdict's target, the answer's slot, the delivered register's slot (which this block does not need to see). There is no chosen action and no multiplexed slot: each consumer decodes what it needs from these bits and the registers beside them, so no decode waits for a choice (the node's critical path on the ECP5 ran from the choice into the slot fields' write enables) |
 /// | `to_sender` | out | 1 | a CTS, MSGEND or MSGDROP for the send side passed its CRC now |
 /// | `clears_due` | out | 1 | the packet acting now leaves `target` with no reply due (*free*, or *in sequence* with `finish`); from registers and the latched verdict only |
+/// | `asks_cts` | out | 1 | the in-sequence packet acting now asks for a new CTS: its verdict's `new_cts`, or, with selective acceptance (§11.7), its grant is spent (it was at most 1 at its CRC flit's edge, `packet_spent`) |
 /// | `allowance` | out | 16 | a new CTS's `n`: `clamp(max_rcv_buf - reserved - outstanding, 1, max_data_pkts)`, after the grant of the slot it is for is returned |
 /// | `alive_acts` | out | 1 | a data packet of a RECEIVING slot (`alive`) passed its CRC and routing at the edge before: the verdict's target restarts its CTS timer now, whatever the verdict |
 /// | `count_not_source` ... `count_restart` | out | 1 each | a packet dropped, by reason (a *resume* is a `sequence` drop that acts); a restart |
@@ -41,8 +42,8 @@ use crate::c;
 /// of the receive path's critical path on the ECP5 (receiver state to the slot registers'
 /// clock enables).
 ///
-/// Credits: `outstanding` changes at the action of an in-sequence packet (one grant used, or all
-/// returned when it completes or asks for a new CTS), an abort (all returned) and an answer with
+/// Credits: `outstanding` changes at the action of an in-sequence or a *held* packet (one grant
+/// used, or all returned when it completes or asks for a new CTS), an abort (all returned) and an answer with
 /// a CTS. Nothing acts at a CRC flit's edge (the packet before has acted at least 8 edges
 /// earlier), so `outstanding - grant[target]` is registered then (`packet_returned`, with
 /// `packet_granted`: that grant is not 0) and is exact at the packet's action edge. An answer's
@@ -75,6 +76,7 @@ pub struct RmppAction {
     pub to_sender: Signal<Out, Bit>,
     pub clears_due: Signal<Out, Bit>,
     pub alive_acts: Signal<Out, Bit>,
+    pub asks_cts: Signal<Out, Bit>,
     pub allowance: Signal<Out, Bits<16>>,
     pub count_not_source: Signal<Out, Bit>,
     pub count_order: Signal<Out, Bit>,
@@ -89,6 +91,9 @@ pub struct RmppAction {
     packet_good: DFF<Bit>,
     packet_returned: DFF<Bits<20>>,
     packet_granted: DFF<Bit>,
+    /// The target's grant is at most 1 (registered at the CRC flit's edge, as `packet_granted`).
+    packet_spent: DFF<Bit>,
+    selective: Constant<Bit>,
     credit: CtsAllowance,
     outstanding_step: Constant<Bits<20>>,
 }
@@ -120,6 +125,7 @@ impl RmppAction {
             to_sender: Default::default(),
             clears_due: Default::default(),
             alive_acts: Default::default(),
+            asks_cts: Default::default(),
             allowance: Default::default(),
             count_not_source: Default::default(),
             count_order: Default::default(),
@@ -134,6 +140,8 @@ impl RmppAction {
             packet_good: Default::default(),
             packet_returned: Default::default(),
             packet_granted: Default::default(),
+            packet_spent: Default::default(),
+            selective: Constant::new(cfg.selective),
             credit: CtsAllowance::new(cfg),
             outstanding_step: c(1),
         }
@@ -150,7 +158,8 @@ impl Logic for RmppAction {
             packet,
             packet_good,
             packet_returned,
-            packet_granted
+            packet_granted,
+            packet_spent
         );
         self.packet.d.next = self.crc_flit.val();
         self.packet_good.d.next = self.arrived.val();
@@ -217,6 +226,10 @@ impl Logic for RmppAction {
         self.packet_returned.d.next =
             self.outstanding.q.val() - bit_cast::<20, 16>(self.target_grant.val());
         self.packet_granted.d.next = self.target_grant.val().any();
+        self.packet_spent.d.next = !self.target_grant.val().get_bits::<15>(1).any();
+        // The model's rule (§11.5): the grant is used, then the block is in when none is left.
+        self.asks_cts.next = self.new_cts.val()
+            | (self.selective.val() & !self.restart.val() & self.packet_spent.q.val());
         self.credit.returned.next = self.outstanding.q.val();
         if self.packet.q.val() {
             self.credit.returned.next = self.packet_returned.q.val();
@@ -225,11 +238,17 @@ impl Logic for RmppAction {
         if self.verdict_acts.val() & (self.verdict.val() == Action::InSequence) {
             if self.finish.val() {
                 self.outstanding.d.next = self.packet_returned.q.val();
-            } else if self.new_cts.val() {
+            } else if self.asks_cts.val() {
                 self.outstanding.d.next = self.credit.total.val();
             } else if self.packet_granted.q.val() {
                 self.outstanding.d.next = self.outstanding.q.val() - self.outstanding_step.val();
             }
+        } else if self.selective.val()
+            & self.verdict_acts.val()
+            & (self.verdict.val() == Action::Held)
+            & self.packet_granted.q.val()
+        {
+            self.outstanding.d.next = self.outstanding.q.val() - self.outstanding_step.val();
         } else if self.verdict_acts.val() & (self.verdict.val() == Action::Abort) {
             self.outstanding.d.next = self.packet_returned.q.val();
         } else if self.answer_acts.val() & self.answer_cts.val() {

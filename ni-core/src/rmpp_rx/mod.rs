@@ -109,6 +109,9 @@ pub enum Action {
     Answer,
     /// The delivered register acts (not a verdict).
     Delivered,
+    /// Selective acceptance (§11.7): a data packet past the one the slot expects, kept in the
+    /// buffer and marked in the slot's `held`. Last, so that the other codes stay as they were.
+    Held,
 }
 
 /// Why a packet is dropped (§11.5's table), each counted by its counter.
@@ -430,6 +433,7 @@ impl Logic for RmppRxCore {
         self.verdict.match_over.next = self.slots.match_over.val();
         self.verdict.match_next_seq.next = self.slots.reads.match_next_seq.val();
         self.verdict.match_limit.next = self.slots.reads.match_limit.val();
+        self.verdict.match_held.next = self.slots.reads.match_held.val();
         self.verdict.free.next = self.slots.free.val();
         self.verdict.free_slot.next = self.slots.free_slot.val();
         // `expected` at the latched srcNID; the buffer written from the payload.
@@ -492,7 +496,10 @@ impl Logic for RmppRxCore {
         self.slots.write.seq_low.next = self.receive.seq.val().get_bits::<11>(0);
         self.slots.write.restart.next = self.verdict.restart.val();
         self.slots.write.finish.next = self.verdict.finish.val();
-        self.slots.write.new_cts.next = self.verdict.new_cts.val();
+        self.slots.write.new_cts.next = self.act.asks_cts.val();
+        self.slots.write.held.next = self.verdict.held.val();
+        self.slots.ask.next = self.verdict.ask.val();
+        self.slots.write.advanced.next = self.verdict.advanced.val();
         self.slots.write.allowance.next = self.act.allowance.val();
         self.slots.write.answer_limit.next = self.answer.limit.val();
         self.slots.write.answer_zero.next = self.answer.zero.val();
@@ -519,6 +526,7 @@ impl Logic for RmppRxCore {
         self.reply.pick_limit.next = self.slots.reads.pick_limit.val();
         self.reply.pick_next_seq.next = self.slots.reads.pick_next_seq.val();
         self.reply.pick_cts_n.next = self.slots.reads.pick_cts_n.val();
+        self.reply.pick_held.next = self.slots.reads.pick_held.val();
         self.reply.pick_receiving.next = self.slots.pick_receiving.val();
         self.reply.pick_ended.next = self.slots.pick_ended.val();
 

@@ -19,13 +19,15 @@ use crate::c;
 /// | `start` | in | 1 | the transmitter starts the reply at this edge: the picked slot's reply is latched |
 /// | `header_valid`, `index` | in | 1, 4 | the transmitter asks for header word `index` |
 /// | `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` | in | 8, 32, 32, 13, 11, 16 | the picked slot's fields |
+/// | `pick_held` | in | 16 | its `held` (§11.7: zero without selective acceptance), a CTS's `info2` |
 /// | `pick_receiving`, `pick_ended` | in | 1, 1 | its state: a RECEIVING slot sends a CTS, an ENDED one a MSGEND, a DROPPED one a MSGDROP |
 /// | `word` | out | 32 | the word asked for: the route at `start` (from the picked slot), header word `index` while `header_valid` (from the latched reply), else zero (combinational) |
 ///
 /// Timing: the reply started in cycle `t` is latched at edge `t`; its words are asked for in
 /// the cycles after it. CTS carries `len = limit`, `seq = next_seq`, `info1 = cts_n`; MSGEND and MSGDROP
 /// carry `len = limit`, `seq = 0`, `info = 0`; all carry `srcNID` = the slot's `src`, its
-/// `msgID` and `msgNum`, version 1.
+/// `msgID` and `msgNum`, version 1. A CTS's `info2` is the slot's `held` (§11.7), zero without
+/// selective acceptance.
 #[derive(LogicBlock)]
 pub struct ReplySource {
     pub clock: Signal<In, Clock>,
@@ -38,6 +40,7 @@ pub struct ReplySource {
     pub pick_limit: Signal<In, Bits<13>>,
     pub pick_next_seq: Signal<In, Bits<11>>,
     pub pick_cts_n: Signal<In, Bits<16>>,
+    pub pick_held: Signal<In, Bits<16>>,
     pub pick_receiving: Signal<In, Bit>,
     pub pick_ended: Signal<In, Bit>,
     pub word: Signal<Out, Bits<32>>,
@@ -48,6 +51,7 @@ pub struct ReplySource {
     tx_len: DFF<Bits<13>>,
     tx_seq: DFF<Bits<11>>,
     tx_info: DFF<Bits<16>>,
+    tx_held: DFF<Bits<16>>,
     tx_msg_num: DFF<Bits<32>>,
     node_upper: Constant<Bits<32>>,
     type_cts: Constant<Bits<4>>,
@@ -55,6 +59,7 @@ pub struct ReplySource {
     type_msg_drop: Constant<Bits<4>>,
     no_seq: Constant<Bits<11>>,
     no_info: Constant<Bits<16>>,
+    selective: Constant<Bit>,
 }
 
 impl ReplySource {
@@ -71,6 +76,7 @@ impl ReplySource {
             pick_limit: Default::default(),
             pick_next_seq: Default::default(),
             pick_cts_n: Default::default(),
+            pick_held: Default::default(),
             pick_receiving: Default::default(),
             pick_ended: Default::default(),
             word: Default::default(),
@@ -81,6 +87,7 @@ impl ReplySource {
             tx_len: Default::default(),
             tx_seq: Default::default(),
             tx_info: Default::default(),
+            tx_held: Default::default(),
             tx_msg_num: Default::default(),
             node_upper: c((cfg.node as u64) << 16),
             type_cts: c(Type::Cts.code() as u64),
@@ -88,6 +95,7 @@ impl ReplySource {
             type_msg_drop: c(Type::MsgDrop.code() as u64),
             no_seq: c(0),
             no_info: c(0),
+            selective: Constant::new(cfg.selective),
         }
     }
 }
@@ -95,7 +103,9 @@ impl ReplySource {
 impl Logic for ReplySource {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, tx_type, tx_nid, tx_msg_id, tx_len, tx_seq, tx_info, tx_msg_num);
+        dff_setup!(
+            self, clock, tx_type, tx_nid, tx_msg_id, tx_len, tx_seq, tx_info, tx_held, tx_msg_num
+        );
         if self.start.val() {
             self.tx_nid.d.next = self.pick_src.val();
             self.tx_msg_id.d.next = self.pick_msg_id.val();
@@ -105,9 +115,11 @@ impl Logic for ReplySource {
                 self.tx_type.d.next = self.type_cts.val();
                 self.tx_seq.d.next = self.pick_next_seq.val();
                 self.tx_info.d.next = self.pick_cts_n.val();
+                self.tx_held.d.next = self.pick_held.val();
             } else {
                 self.tx_seq.d.next = self.no_seq.val();
                 self.tx_info.d.next = self.no_info.val();
+                self.tx_held.d.next = self.no_info.val();
                 if self.pick_ended.val() {
                     self.tx_type.d.next = self.type_msg_end.val();
                 } else {
@@ -126,7 +138,12 @@ impl Logic for ReplySource {
         self.header.msg_id.next = self.tx_msg_id.q.val();
         self.header.len.next = bit_cast::<32, 13>(self.tx_len.q.val());
         self.header.seq.next = bit_cast::<32, 11>(self.tx_seq.q.val());
+        // Without selective acceptance `tx_held` is read nowhere, and synthesis removes it.
         self.header.info.next = bit_cast::<32, 16>(self.tx_info.q.val());
+        if self.selective.val() {
+            self.header.info.next = (bit_cast::<32, 16>(self.tx_held.q.val()) << 16)
+                | bit_cast::<32, 16>(self.tx_info.q.val());
+        }
         self.header.msg_num.next = self.tx_msg_num.q.val();
         if self.header_valid.val() {
             self.word.next = self.header.word.val();

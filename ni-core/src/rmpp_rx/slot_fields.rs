@@ -2,7 +2,7 @@
 //! by slot number (docs/protocol.md §11.4), kept in LUT RAM.
 
 use idemnet_rtl::lut_ram::LutRam;
-use idemnet_spec::rmpp::RmppConfig;
+use idemnet_spec::rmpp::{RmppConfig, SELECTIVE_WINDOW};
 use rust_hdl::prelude::*;
 
 use super::Action;
@@ -38,6 +38,10 @@ pub struct SlotWrite {
     pub new_cts: Signal<In, Bit>,
     /// A new CTS's `n` (Figure 8).
     pub allowance: Signal<In, Bits<16>>,
+    /// Selective acceptance (§11.7): the target's `held` after a *held* or in-sequence packet,
+    /// an in-sequence packet's new `next_seq` (past the run held behind it).
+    pub held: Signal<In, Bits<16>>,
+    pub advanced: Signal<In, Bits<11>>,
     /// The answer register: accepted bytes, `up_accept` was 0, more than one packet.
     pub answer_limit: Signal<In, Bits<13>>,
     pub answer_zero: Signal<In, Bit>,
@@ -55,9 +59,12 @@ pub struct SlotReads {
     pub pick_limit: Signal<Out, Bits<13>>,
     pub pick_next_seq: Signal<Out, Bits<11>>,
     pub pick_cts_n: Signal<Out, Bits<16>>,
+    /// Its `held` (a CTS's `info2`, §11.7; zero without selective acceptance).
+    pub pick_held: Signal<Out, Bits<16>>,
     /// The slot holding the key.
     pub match_next_seq: Signal<Out, Bits<11>>,
     pub match_limit: Signal<Out, Bits<13>>,
+    pub match_held: Signal<Out, Bits<16>>,
     /// The upcall's slot (zero unless `up_valid`).
     pub up_src: Signal<Out, Bits<8>>,
     pub up_msg_id: Signal<Out, Bits<32>>,
@@ -71,8 +78,8 @@ pub struct SlotReads {
     pub read_limit: Signal<Out, Bits<13>>,
 }
 
-/// The message's `src`, `msgID`, `msgNum` and `len`, and `limit`, `next_seq` and a CTS's `n`,
-/// one word per slot, written by the edge's action at its slot and read by slot number.
+/// The message's `src`, `msgID`, `msgNum` and `len`, and `limit`, `next_seq`, a CTS's `n` and,
+/// with selective acceptance (§11.7), `held`, one word per slot, written by the edge's action at its slot and read by slot number.
 ///
 /// Ports (Verilog names, as a child `fields$<port>`):
 ///
@@ -88,7 +95,10 @@ pub struct SlotReads {
 /// Writes: `src`, `msg_id`, `msg_num`, `len` and `capped` (`min(len, max_msg)`) only by *new*
 /// and *abort new*; `limit` by *new* (`min(len, mtu)` or `len`), *abort new* (0) and *answer*
 /// (the accepted bytes); `next_seq` and `cts_n` by *in sequence* and *answer*, never cleared (a
-/// slot's next use writes them before reading them). Each is a [`LutRam`] (one write port,
+/// slot's next use writes them before reading them); `held` (`selective` only: without it the
+/// memory is never written and synthesis removes it) by *new* and *abort new* (0), *held* and
+/// *in sequence* other than a restart (the verdict's `held`), and an in-sequence packet's
+/// `next_seq` is then the verdict's `advanced`. Each is a [`LutRam`] (one write port,
 /// asynchronous reads, one copy per read port on the ECP5) of `rx_slots + 1` words: the upcall
 /// and the delivery read word `rx_slots`, which is never written and so zero, while not valid,
 /// and show zero without a gate per bit. Two reads are not gated, because their valid would
@@ -119,6 +129,9 @@ pub struct SlotFields {
     m_next_seq: LutRam<Bits<11>, 5>,
     m_cts_n: LutRam<Bits<16>, 5>,
     m_limit: LutRam<Bits<13>, 5>,
+    m_held: LutRam<Bits<16>, 5>,
+    selective: Constant<Bit>,
+    no_held: Constant<Bits<16>>,
     new_limit: Signal<Local, Bits<13>>,
     /// The slot the verdict or the answer writes.
     slot_address: Signal<Local, Bits<5>>,
@@ -185,6 +198,18 @@ impl SlotFields {
             m_next_seq: LutRam::narrow(n + 1, 2, bits_holding((cfg.max_msg / cfg.mtu) as u64)),
             m_cts_n: LutRam::narrow(n + 1, 1, bits_holding(cfg.max_data_pkts as u64)),
             m_limit: LutRam::narrow(n + 1, LIMIT_READS, bits_holding(cfg.max_msg as u64)),
+            // The pick's and the match's; one bit stored when never written.
+            m_held: LutRam::narrow(
+                n,
+                2,
+                if cfg.selective {
+                    SELECTIVE_WINDOW as usize
+                } else {
+                    1
+                },
+            ),
+            selective: Constant::new(cfg.selective),
+            no_held: c(0),
             new_limit: Default::default(),
             slot_address: Default::default(),
             answer_opens: Default::default(),
@@ -219,6 +244,7 @@ impl Logic for SlotFields {
         self.m_limit.clock.next = self.clock.val();
         self.m_next_seq.clock.next = self.clock.val();
         self.m_cts_n.clock.next = self.clock.val();
+        self.m_held.clock.next = self.clock.val();
 
         // ---- The fields a new message brings, written once into the slot it takes (*new* and
         // *abort new* are verdicts: at `target`).
@@ -282,6 +308,9 @@ impl Logic for SlotFields {
             (self.in_sequence.val() & !self.write.restart.val()) | self.answer_opens.val();
         self.m_next_seq.write_data.next =
             (self.write.seq_low.val() + self.sequence_step.val()) & self.sequence_mask.val();
+        if self.selective.val() {
+            self.m_next_seq.write_data.next = self.write.advanced.val() & self.sequence_mask.val();
+        }
         if self.write.answer_acts.val() {
             self.m_next_seq.write_data.next = self.sequence_first.val();
         }
@@ -290,6 +319,15 @@ impl Logic for SlotFields {
             (self.in_sequence.val() & !self.write.finish.val() & self.write.new_cts.val())
                 | self.answer_opens.val();
         self.m_cts_n.write_data.next = self.write.allowance.val() & self.grant_mask.val();
+        self.m_held.write_address.next = self.slot_address.val();
+        self.m_held.write_enable.next = self.selective.val()
+            & (self.m_src.write_enable.val()
+                | (self.in_sequence.val() & !self.write.restart.val())
+                | (self.write.verdict_acts.val() & (self.write.verdict.val() == Action::Held)));
+        self.m_held.write_data.next = self.write.held.val();
+        if self.m_src.write_enable.val() {
+            self.m_held.write_data.next = self.no_held.val();
+        }
 
         // ---- Reads by slot number; the upcall and the delivery read word `n`, never written, so
         // zero, when not valid.
@@ -320,6 +358,15 @@ impl Logic for SlotFields {
         self.reads.pick_msg_num.next = self.m_msg_num.read_data[0].val();
         self.reads.pick_next_seq.next = self.m_next_seq.read_data[0].val();
         self.reads.pick_cts_n.next = self.m_cts_n.read_data[0].val();
+        self.m_held.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
+        self.m_held.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
+        // Without selective acceptance the memory is read nowhere, and synthesis removes it.
+        self.reads.pick_held.next = self.no_held.val();
+        self.reads.match_held.next = self.no_held.val();
+        if self.selective.val() {
+            self.reads.pick_held.next = self.m_held.read_data[0].val();
+            self.reads.match_held.next = self.m_held.read_data[1].val();
+        }
         self.reads.pick_limit.next = self.m_limit.read_data[0].val();
         self.reads.match_next_seq.next = self.m_next_seq.read_data[1].val();
         self.reads.match_limit.next = self.m_limit.read_data[1].val();

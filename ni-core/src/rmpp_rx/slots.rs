@@ -19,6 +19,7 @@ use crate::{c, vec_of};
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `write$*`, `delivered_acts`, `delivered_slot` | in | | the edge's action, as its three sources and their slots (the delivered register's beside the bundle: it writes no field), and the packet fields it writes ([`SlotWrite`]); its `key_node` and `key_msg_id` are also the key for `matched`, its `target` (the latched verdict's slot) the slot of `target_busy` and `target_grant`. Each slot knows it is the action's from the sources' bits and slots (decoded from registers), not from a multiplexer after a choice of the action: the node's critical path on the ECP5 ran from that choice through the multiplexer and its compare into the slot registers' enables |
+/// | `ask` | in | 1 | a *held* packet acting now asks (§11.7): its slot's CTS is due |
 /// | `clears_due` | in | 1 | the packet acting at this edge leaves `target` with no reply due (GCH's free, the last in-sequence packet): from registers only, so that `any_due` need not wait for the action's choice to know which slot it clears |
 /// | `picked` | in | 1 | the transmitter starts the reply of the picked slot at this edge |
 /// | `alive_acts` | in | 1 | a data packet of the RECEIVING slot `target` acts at this edge, whatever its verdict: that slot's repeat timer starts again |
@@ -75,6 +76,7 @@ use crate::{c, vec_of};
 pub struct RmppSlots {
     pub clock: Signal<In, Clock>,
     pub write: SlotWrite,
+    pub ask: Signal<In, Bit>,
     pub clears_due: Signal<In, Bit>,
     pub picked: Signal<In, Bit>,
     pub alive_acts: Signal<In, Bit>,
@@ -115,17 +117,23 @@ pub struct RmppSlots {
     after_crc: DFF<Bit>,
     now: DFF<Bits<21>>,
     s_key_hit: Vec<DFF<Bit>>,
-    probe: Signal<Local, Bits<16>>,
+    /// The slots' `reply_due`, a bit each.
     due_slots: Signal<Local, Bits<16>>,
-    /// Round robin (§11.5): the slots after the one picked last (none at power-on), the lowest
-    /// slot with a reply due among them, whether there is one, and the slot picked: that one,
-    /// else `due_slots`, the lowest of all.
+    /// Round robin (§11.5): the slots after the one picked last (none at power-on), those of
+    /// them with a reply due, the lowest of these and the lowest of all (`x & -x`: a carry
+    /// chain, not a scan of the slots one after another, whose chain of LUTs was the receive
+    /// path's critical path on the ECP5, 76.4 MHz), and the slot picked: the first, else the
+    /// second.
     after_pick: DFF<Bits<16>>,
     due_after_pick: Signal<Local, Bits<16>>,
-    any_after_pick: Signal<Local, Bit>,
+    lowest_after_pick: Signal<Local, Bits<16>>,
+    lowest_due: Signal<Local, Bits<16>>,
     pick_one: Signal<Local, Bits<16>>,
-    /// The scan's running OR of the slots' `reply_due`.
-    any_below: Signal<Local, Bit>,
+    /// The slots whose reply stays due unless picked; of them, those not picked (with the pick
+    /// among the slots after the last, and with the pick the lowest of all).
+    kept_slots: Signal<Local, Bits<16>>,
+    after_rest: Signal<Local, Bits<16>>,
+    due_rest: Signal<Local, Bits<16>>,
     /// The verdict, the answer register, the delivered register acts on this slot.
     hit_verdict: Signal<Local, Bit>,
     hit_answer: Signal<Local, Bit>,
@@ -147,6 +155,7 @@ pub struct RmppSlots {
     due_set: Signal<Local, Bit>,
     pick_slot: Signal<Local, Bits<4>>,
     slot_number: Vec<Constant<Bits<4>>>,
+    slot_bit: Vec<Constant<Bits<16>>>,
     slot_lowest: Constant<Bits<16>>,
     slot_none: Constant<Bits<16>>,
     no_slot: Constant<Bits<4>>,
@@ -159,6 +168,8 @@ pub struct RmppSlots {
     node_mask: Constant<Bits<8>>,
     grant_mask: Constant<Bits<16>>,
     time_mask: Constant<Bits<21>>,
+    /// Selective acceptance (§11.7): the *held* verdict acts.
+    selective: Constant<Bit>,
     _n: usize,
 }
 
@@ -169,6 +180,7 @@ impl RmppSlots {
         Self {
             clock: Default::default(),
             write: Default::default(),
+            ask: Default::default(),
             clears_due: Default::default(),
             picked: Default::default(),
             alive_acts: Default::default(),
@@ -208,13 +220,15 @@ impl RmppSlots {
             after_crc: Default::default(),
             now: Default::default(),
             s_key_hit: vec_of(n),
-            probe: Default::default(),
             due_slots: Default::default(),
             after_pick: Default::default(),
             due_after_pick: Default::default(),
-            any_after_pick: Default::default(),
+            lowest_after_pick: Default::default(),
+            lowest_due: Default::default(),
             pick_one: Default::default(),
-            any_below: Default::default(),
+            kept_slots: Default::default(),
+            after_rest: Default::default(),
+            due_rest: Default::default(),
             hit_verdict: Default::default(),
             hit_answer: Default::default(),
             hit_delivered: Default::default(),
@@ -232,6 +246,7 @@ impl RmppSlots {
             read_busy: Default::default(),
             pick_slot: Default::default(),
             slot_number: (0..n).map(|k| c(k as u64)).collect(),
+            slot_bit: (0..n).map(|k| c(1 << k)).collect(),
             slot_lowest: c(1),
             slot_none: c(0),
             no_slot: c(0),
@@ -244,6 +259,7 @@ impl RmppSlots {
             node_mask: holding(cfg.nodes as u64 - 1),
             grant_mask: holding(cfg.max_data_pkts as u64),
             time_mask: holding(cfg.gch_timeout.max(cfg.reply_timeout) as u64 + 1),
+            selective: Constant::new(cfg.selective),
             _n: n,
         }
     }
@@ -295,11 +311,7 @@ impl Logic for RmppSlots {
         self.free.next = false;
         self.free_slot.next = self.no_slot.val();
         self.due_slots.next = self.slot_none.val();
-        self.due_after_pick.next = self.slot_none.val();
-        self.any_after_pick.next = false;
-        self.any_below.next = false;
         self.target_busy.next = false;
-        self.probe.next = self.slot_lowest.val();
         for k in 0..self._n {
             if self.s_state[k].q.val() != SlotState::Free {
                 if self.s_key_hit[k].q.val() {
@@ -322,22 +334,18 @@ impl Logic for RmppSlots {
                 self.free.next = true;
                 self.free_slot.next = self.slot_number[k].val();
             }
-            if !self.any_below.val() & self.s_due[k].q.val() {
-                self.due_slots.next = self.probe.val();
+            if self.s_due[k].q.val() {
+                self.due_slots.next = self.due_slots.val() | self.slot_bit[k].val();
             }
-            self.any_below.next = self.any_below.val() | self.s_due[k].q.val();
-            if !self.any_after_pick.val()
-                & self.s_due[k].q.val()
-                & self.after_pick.q.val().get_bit(k)
-            {
-                self.due_after_pick.next = self.probe.val();
-                self.any_after_pick.next = true;
-            }
-            self.probe.next = self.probe.val() << 1;
         }
-        self.pick_one.next = self.due_slots.val();
-        if self.any_after_pick.val() {
-            self.pick_one.next = self.due_after_pick.val();
+        self.due_after_pick.next = self.due_slots.val() & self.after_pick.q.val();
+        self.lowest_after_pick.next =
+            self.due_after_pick.val() & (!self.due_after_pick.val() + self.slot_lowest.val());
+        self.lowest_due.next =
+            self.due_slots.val() & (!self.due_slots.val() + self.slot_lowest.val());
+        self.pick_one.next = self.lowest_due.val();
+        if self.due_after_pick.val().any() {
+            self.pick_one.next = self.lowest_after_pick.val();
         }
         // At a pick, the slots above the one picked go first next time.
         self.after_pick.d.next = self.after_pick.q.val();
@@ -435,8 +443,19 @@ impl Logic for RmppSlots {
                     self.s_state[k].d.next = SlotState::Free;
                     self.due_forced.next = true;
                     self.due_value.next = false;
+                } else if self.selective.val() & (self.write.verdict.val() == Action::Held) {
+                    // Selective acceptance (§11.7): a grant used; the CTS as it stands, with
+                    // what is held, if the packet before it is missing too.
+                    if self.s_grant[k].q.val().any() {
+                        self.s_grant[k].d.next = (self.s_grant[k].q.val() - self.grant_step.val())
+                            & self.grant_mask.val();
+                    }
+                    if self.ask.val() {
+                        self.due_forced.next = true;
+                        self.due_value.next = true;
+                    }
                 } else {
-                    // Abort (the verdicts that act are these six).
+                    // Abort (the verdicts that act are these seven).
                     self.s_state[k].d.next = SlotState::Dropped;
                     self.s_grant[k].d.next = self.empty_grant.val();
                     self.due_forced.next = true;
@@ -491,17 +510,27 @@ impl Logic for RmppSlots {
         // `due_kept` that ignores `clears_due`, which the co-simulation's traffic never
         // exercised), and the co-simulation compares the transmitter's starts every cycle
         // (`cli/tests/mutation.rs` shows it catching a `due_set` without *delivered*).
-        self.due_kept.next = false;
-        self.due_picked.next = false;
+        self.kept_slots.next = self.slot_none.val();
         for k in 0..self._n {
             if self.s_due[k].q.val()
                 & !(self.clears_due.val() & (self.write.target.val() == self.slot_number[k].val()))
             {
-                self.due_kept.next = true;
-                if !self.pick_one.val().get_bit(k) {
-                    self.due_picked.next = true;
-                }
+                self.kept_slots.next = self.kept_slots.val() | self.slot_bit[k].val();
             }
+        }
+        self.due_kept.next = self.kept_slots.val().any();
+        // The replies kept but the one picked, without waiting for the pick: the pick is the
+        // lowest of `X` (`due_after_pick`, else `due_slots`), and `kept & !lowest(X)` is
+        // `kept & (!X | (X - 1))`, which is `kept & (due_slots - 1)` for `X = due_slots`, as
+        // `kept` lies within it. The carry chains run beside the pick's instead of after it:
+        // through the pick, `any_due` was the ECP5 receive path's critical path (83.2 MHz).
+        self.after_rest.next = self.kept_slots.val()
+            & (!self.due_after_pick.val() | (self.due_after_pick.val() - self.slot_lowest.val()));
+        self.due_rest.next =
+            self.kept_slots.val() & (self.due_slots.val() - self.slot_lowest.val());
+        self.due_picked.next = self.due_rest.val().any();
+        if self.due_after_pick.val().any() {
+            self.due_picked.next = self.after_rest.val().any();
         }
         // `picked` is the merge's grant, from the three sources' `due`s through the arbiter:
         // it chooses between the two ORs (a LUT) instead of entering each slot's term, so the
@@ -517,7 +546,10 @@ impl Logic for RmppSlots {
                 | (self.write.verdict.val() == Action::Abort)
                 | ((self.write.verdict.val() == Action::InSequence)
                     & !self.write.finish.val()
-                    & self.write.new_cts.val())))
+                    & self.write.new_cts.val())
+                | (self.selective.val()
+                    & (self.write.verdict.val() == Action::Held)
+                    & self.ask.val())))
             | (self.write.answer_acts.val()
                 & (self.write.answer_zero.val() | self.write.answer_cts.val()))
             | self.delivered_acts.val();
@@ -575,13 +607,14 @@ mod tests {
     use std::collections::HashMap;
 
     /// The verdicts that act on a slot, with their Verilog codes (the order of [`Action`]).
-    const VERDICTS: [(Action, u64); 6] = [
+    const VERDICTS: [(Action, u64); 7] = [
         (Action::New, 1),
         (Action::AbortNew, 2),
         (Action::InSequence, 3),
         (Action::Again, 4),
         (Action::Free, 5),
         (Action::Abort, 6),
+        (Action::Held, 10),
     ];
 
     /// A 64-bit xorshift: the stimulus needs no more, and no dependency.
@@ -608,6 +641,7 @@ mod tests {
             rx_slots: 4,
             gch_timeout: 40,
             reply_timeout: 6,
+            selective: true,
             ..RmppConfig::default()
         };
         let n = cfg.rx_slots as u64;
@@ -642,7 +676,7 @@ mod tests {
         let mut awaited = false;
         for cycle in 0..cycles {
             let due_now = uut.due.val();
-            let (verdict, verdict_code) = VERDICTS[random.below(6) as usize];
+            let (verdict, verdict_code) = VERDICTS[random.below(VERDICTS.len() as u64) as usize];
             let source = random.below(4);
             let mut word = HashMap::new();
             let mut set = |name: &str, value: u64| {
@@ -669,6 +703,9 @@ mod tests {
             let finish = set("write$finish", random.below(2)) == 1;
             let new_cts = set("write$new_cts", random.below(2)) == 1;
             let allowance = set("write$allowance", 1 + random.below(16));
+            let held = set("write$held", random.below(1 << 16));
+            let advanced = set("write$advanced", random.below(64));
+            let ask = set("ask", random.below(2)) == 1;
             let answer_limit = set("write$answer_limit", random.below(1025));
             let answer_zero = set("write$answer_zero", random.below(4) / 3) == 1;
             let answer_cts = set("write$answer_cts", random.below(2)) == 1;
@@ -701,6 +738,9 @@ mod tests {
             uut.write.finish.next = finish;
             uut.write.new_cts.next = new_cts;
             uut.write.allowance.next = allowance.to_bits();
+            uut.write.held.next = held.to_bits();
+            uut.write.advanced.next = advanced.to_bits();
+            uut.ask.next = ask;
             uut.write.answer_limit.next = answer_limit.to_bits();
             uut.write.answer_zero.next = answer_zero;
             uut.write.answer_cts.next = answer_cts;

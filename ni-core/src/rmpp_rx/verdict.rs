@@ -1,6 +1,6 @@
 //! The verdict of an RMPP packet (docs/protocol.md §11.5) and where its payload is written.
 
-use idemnet_spec::rmpp::RmppConfig;
+use idemnet_spec::rmpp::{RmppConfig, SELECTIVE_WINDOW};
 use rust_hdl::prelude::*;
 
 use super::{Action, DropReason};
@@ -26,12 +26,13 @@ use crate::c;
 /// | `expected` | in | 32 | `expected[srcNID]` (the RAM holds `expected - 1`) |
 /// | `matched`, `match_slot` | in | 1, 4 | a busy slot holds (`srcNID`, `msgID`), and which (read with `prepare`, as every input from here to `free_slot`) |
 /// | `match_upcall`, `match_receiving`, `match_complete`, `match_over` | in | 1 each | its state: UPCALL, RECEIVING, COMPLETE, ENDED or DROPPED |
-/// | `match_next_seq`, `match_limit` | in | 11, 13 | its `next_seq` and `limit` |
+/// | `match_next_seq`, `match_limit`, `match_held` | in | 11, 13, 16 | its `next_seq`, `limit` and `held` (§11.7: bit `i` for packet `next_seq + 1 + i`; zero unless `selective`) |
 /// | `free`, `free_slot` | in | 1, 4 | a slot is free, and the lowest |
 /// | `action`, `reason`, `target` | out | 4, 3, 4 | the latched verdict (registers): what the packet does, why it is dropped (`action` `None`), on which slot |
 /// | `restart`, `finish`, `new_cts` | out | 1 each | (registers) an in-sequence packet restarts, completes the message, or asks for a new CTS |
 /// | `resume` | out | 1 | (register) the in-sequence verdict is a *resume*: the packet after the one expected, not written, counted `sequence`, a new CTS naming the one expected |
 /// | `alive` | out | 1 | (register) a data packet of a RECEIVING slot, whatever its verdict: its CTS timer starts again (§11.5) |
+/// | `held`, `ask`, `advanced` | out | 16, 1, 11 | (registers, `selective` only, settled from the edge after `decide`) the target's `held` after a *held* or an in-sequence (not restart) packet; a *held* packet's predecessor is missing too, so its CTS is due; an in-sequence packet's new `next_seq`, past the packets held right behind it |
 /// | `write_enable`, `write_address`, `write_data` | out | 1, 14, 32 | the buffer write of this cycle (combinational) |
 ///
 /// Timing: the slot table's inputs (`matched` to `free_slot`) are registered at the edge of
@@ -52,6 +53,18 @@ use crate::c;
 /// path was the ECP5 receive path's critical path once the action's were shortened.
 /// The byte arithmetic against `limit` (at most 4096) is 14 bits wide: the receiver gives
 /// `seq * mtu` and `(seq + 1) * mtu` in 14 bits with one "at or past 16 KB" bit each.
+///
+/// Selective acceptance (`cfg.selective`, §11.7): the *held* verdict is taken at `decide` with
+/// the rest, from registers only (`seq - 1 - next_seq` in 11 bits, registered with the view at
+/// `prepare`; its bit of the registered `held`; the byte check that `rem_in` shares), since the payload is written from the next
+/// word on and a copy already held must not be overwritten by one whose CRC later fails. What
+/// the action loads (`held`, `ask`, `advanced`, and `finish` of an in-sequence packet, which
+/// takes the held run behind it in) is worked out at the edge after `decide` (`decided`), from
+/// the run of ones at the bottom of `held` registered at `decide` (`run`): a packet acts two
+/// edges after `decide` at the earliest (its CRC flit, then its action), so the action still
+/// starts from registers, and the priority encoder, the adder and the byte compare stay off the
+/// verdict's cycle. Without `selective`, these registers are constant and synthesis removes
+/// them.
 #[derive(LogicBlock)]
 pub struct RmppVerdict {
     pub clock: Signal<In, Clock>,
@@ -80,6 +93,7 @@ pub struct RmppVerdict {
     pub match_over: Signal<In, Bit>,
     pub match_next_seq: Signal<In, Bits<11>>,
     pub match_limit: Signal<In, Bits<13>>,
+    pub match_held: Signal<In, Bits<16>>,
     pub free: Signal<In, Bit>,
     pub free_slot: Signal<In, Bits<4>>,
     pub action: Signal<Out, Action>,
@@ -90,6 +104,9 @@ pub struct RmppVerdict {
     pub new_cts: Signal<Out, Bit>,
     pub resume: Signal<Out, Bit>,
     pub alive: Signal<Out, Bit>,
+    pub held: Signal<Out, Bits<16>>,
+    pub ask: Signal<Out, Bit>,
+    pub advanced: Signal<Out, Bits<11>>,
     pub write_enable: Signal<Out, Bit>,
     pub write_address: Signal<Out, Bits<14>>,
     pub write_data: Signal<Out, Bits<32>>,
@@ -121,6 +138,36 @@ pub struct RmppVerdict {
     seen_limit: DFF<Bits<13>>,
     seen_free: DFF<Bit>,
     seen_free_slot: DFF<Bits<4>>,
+    // Selective acceptance (§11.7).
+    seen_held: DFF<Bits<16>>,
+    /// `seq - 1 - next_seq` of the matched slot, registered with the rest of the view.
+    seen_ahead: DFF<Bits<11>>,
+    seen_below_limit: DFF<Bit>,
+    /// The number of ones at the bottom of `seen_held`: the packets held right behind the one
+    /// expected (registered at every edge, settled at `decide`).
+    run: DFF<Bits<5>>,
+    /// `seq - 1 - next_seq` at `decide`: a *held* packet's bit in `held`.
+    rx_ahead: DFF<Bits<4>>,
+    decided: DFF<Bit>,
+    rx_held: DFF<Bits<16>>,
+    rx_ask: DFF<Bit>,
+    rx_advanced: DFF<Bits<11>>,
+    ahead: Signal<Local, Bits<11>>,
+    fits: Signal<Local, Bit>,
+    ahead_mask: Signal<Local, Bits<16>>,
+    bytes_in: Signal<Local, Bit>,
+    run_next: Signal<Local, Bits<5>>,
+    run_open: Signal<Local, Bit>,
+    ahead_bit: Signal<Local, Bits<16>>,
+    advanced_next: Signal<Local, Bits<11>>,
+    advanced_bytes: Signal<Local, Bits<17>>,
+    selective: Constant<Bit>,
+    held_window: Constant<Bits<11>>,
+    held_lowest: Constant<Bits<16>>,
+    run_full: Constant<Bits<5>>,
+    run_bit: Vec<Constant<Bits<5>>>,
+    log2_mtu: Constant<Bits<5>>,
+    _window: usize,
     limit_wide: Signal<Local, Bits<14>>,
     limit_after_seq: Signal<Local, Bits<14>>,
     fin: Signal<Local, Bit>,
@@ -176,6 +223,7 @@ impl RmppVerdict {
             match_over: Default::default(),
             match_next_seq: Default::default(),
             match_limit: Default::default(),
+            match_held: Default::default(),
             free: Default::default(),
             free_slot: Default::default(),
             action: Default::default(),
@@ -186,6 +234,9 @@ impl RmppVerdict {
             new_cts: Default::default(),
             resume: Default::default(),
             alive: Default::default(),
+            held: Default::default(),
+            ask: Default::default(),
+            advanced: Default::default(),
             write_enable: Default::default(),
             write_address: Default::default(),
             write_data: Default::default(),
@@ -214,6 +265,31 @@ impl RmppVerdict {
             seen_limit: Default::default(),
             seen_free: Default::default(),
             seen_free_slot: Default::default(),
+            seen_held: Default::default(),
+            seen_ahead: Default::default(),
+            seen_below_limit: Default::default(),
+            run: Default::default(),
+            rx_ahead: Default::default(),
+            decided: Default::default(),
+            rx_held: Default::default(),
+            rx_ask: Default::default(),
+            rx_advanced: Default::default(),
+            ahead: Default::default(),
+            fits: Default::default(),
+            ahead_mask: Default::default(),
+            bytes_in: Default::default(),
+            run_next: Default::default(),
+            run_open: Default::default(),
+            ahead_bit: Default::default(),
+            advanced_next: Default::default(),
+            advanced_bytes: Default::default(),
+            selective: Constant::new(cfg.selective),
+            held_window: c(SELECTIVE_WINDOW as u64),
+            held_lowest: c(1),
+            run_full: c(SELECTIVE_WINDOW as u64),
+            run_bit: (0..SELECTIVE_WINDOW as u64).map(c).collect(),
+            log2_mtu: c(cfg.mtu.trailing_zeros() as u64),
+            _window: SELECTIVE_WINDOW as usize,
             limit_wide: Default::default(),
             limit_after_seq: Default::default(),
             fin: Default::default(),
@@ -269,7 +345,16 @@ impl Logic for RmppVerdict {
             seen_next_seq,
             seen_limit,
             seen_free,
-            seen_free_slot
+            seen_free_slot,
+            seen_held,
+            seen_ahead,
+            seen_below_limit,
+            run,
+            rx_ahead,
+            decided,
+            rx_held,
+            rx_ask,
+            rx_advanced
         );
         if self.prepare.val() {
             self.seen_matched.d.next = self.matched.val();
@@ -282,6 +367,18 @@ impl Logic for RmppVerdict {
             self.seen_limit.d.next = self.match_limit.val();
             self.seen_free.d.next = self.free.val();
             self.seen_free_slot.d.next = self.free_slot.val();
+            if self.selective.val() {
+                self.seen_held.d.next = self.match_held.val();
+                // `seq - 1 - next_seq` (`!x` is `-x - 1`): `seq` is latched at word 4, so the
+                // subtraction is done here, not in word 6's cycle, where it was the receive
+                // path's critical path on the ECP5 (89.1 MHz).
+                self.seen_ahead.d.next =
+                    self.seq.val().get_bits::<11>(0) + !self.match_next_seq.val();
+                // Likewise `seq * mtu < limit` (bar `seq_far`, a register by word 6): in word
+                // 6's cycle the compare was the next critical path (93.9 MHz).
+                self.seen_below_limit.d.next =
+                    self.seq_bytes.val() < bit_cast::<14, 13>(self.match_limit.val());
+            }
         }
         self.action.next = self.rx_v.q.val();
         self.reason.next = self.rx_why.q.val();
@@ -291,6 +388,9 @@ impl Logic for RmppVerdict {
         self.new_cts.next = self.rx_cts.q.val();
         self.resume.next = self.rx_resume.q.val();
         self.alive.next = self.rx_alive.q.val();
+        self.held.next = self.rx_held.q.val();
+        self.ask.next = self.rx_ask.q.val() & self.selective.val();
+        self.advanced.next = self.rx_advanced.q.val();
 
         // `seq` is latched at word 4, so these hold its flags from the edge after, before word
         // 6: the sequence check at `decide` is an 11-bit compare and two registers, not two
@@ -308,7 +408,8 @@ impl Logic for RmppVerdict {
             self.seq_end_far.val() | (self.seq_end_bytes.val() >= self.limit_wide.val());
         self.limit_after_seq.next = self.limit_wide.val() - self.seq_bytes.val();
         self.rem_in.next = self.no_bytes.val();
-        if !self.seq_far.val() & (self.seq_bytes.val() < self.limit_wide.val()) {
+        self.bytes_in.next = !self.seq_far.val() & (self.seq_bytes.val() < self.limit_wide.val());
+        if self.bytes_in.val() {
             if self.limit_after_seq.val() > self.packet_bytes_wide.val() {
                 self.rem_in.next = self.packet_bytes_max.val();
             } else {
@@ -325,6 +426,51 @@ impl Logic for RmppVerdict {
             & self.slot_mask.val())
             << self.slot_shift.val();
 
+        // ---- Selective acceptance (§11.7): whether the packet may be held, from registers only
+        // (the packet's bit is `seq - 1 - next_seq`, registered at `prepare`), and the run of
+        // packets held right behind the one expected, registered for the edge after `decide`.
+        self.ahead.next = self.seen_ahead.q.val();
+        self.ahead_mask.next = self.held_lowest.val() << bit_cast::<16, 11>(self.ahead.val());
+        self.fits.next = self.selective.val()
+            & self.seq_small.q.val()
+            & (self.ahead.val() < self.held_window.val())
+            & !(self.seen_held.q.val() & self.ahead_mask.val()).any()
+            & !self.seq_far.val()
+            & self.seen_below_limit.q.val();
+        self.run_next.next = self.run_full.val();
+        self.run_open.next = true;
+        for k in 0..self._window {
+            if self.run_open.val() & !self.seen_held.q.val().get_bit(k) {
+                self.run_next.next = self.run_bit[k].val();
+                self.run_open.next = false;
+            }
+        }
+        if self.selective.val() {
+            self.run.d.next = self.run_next.val();
+        }
+        self.decided.d.next = self.decide.val();
+        self.ahead_bit.next = self.held_lowest.val() << bit_cast::<16, 4>(self.rx_ahead.q.val());
+        self.advanced_next.next = self.seq.val().get_bits::<11>(0)
+            + self.seq_step.val()
+            + bit_cast::<11, 5>(self.run.q.val());
+        self.advanced_bytes.next =
+            bit_cast::<17, 11>(self.advanced_next.val()) << bit_cast::<17, 5>(self.log2_mtu.val());
+        if self.selective.val() & self.decided.q.val() {
+            if self.rx_v.q.val() == Action::Held {
+                self.rx_held.d.next = self.seen_held.q.val() | self.ahead_bit.val();
+                // Its predecessor is missing too: the packet itself, or a bit clear below it.
+                self.rx_ask.d.next = !((self.seen_held.q.val() << 1) & self.ahead_bit.val()).any();
+            } else {
+                self.rx_held.d.next =
+                    (self.seen_held.q.val() >> bit_cast::<16, 5>(self.run.q.val())) >> 1;
+                self.rx_advanced.d.next = self.advanced_next.val();
+                if (self.rx_v.q.val() == Action::InSequence) & !self.rx_restart.q.val() {
+                    self.rx_fin.d.next =
+                        self.advanced_bytes.val() >= bit_cast::<17, 13>(self.seen_limit.q.val());
+                }
+            }
+        }
+
         // ---- The verdict (§11.5), in the order of its table.
         if self.decide.val() {
             self.rx_v.d.next = Action::None;
@@ -332,7 +478,10 @@ impl Logic for RmppVerdict {
             self.rx_tgt.d.next = self.seen_match_slot.q.val();
             self.rx_restart.d.next = false;
             self.rx_fin.d.next = self.fin.val();
-            self.rx_cts.d.next = self.is_stop.val();
+            // With `selective`, an in-sequence packet asks for the next block when its grant is
+            // spent (the action knows), not at STOP_DATA, which may come before a missing one.
+            self.rx_cts.d.next = self.is_stop.val() & !self.selective.val();
+            self.rx_ahead.d.next = self.ahead.val().get_bits::<4>(0);
             self.rx_resume.d.next = false;
             self.rx_alive.d.next =
                 self.is_data.val() & self.seen_matched.q.val() & self.seen_receiving.q.val();
@@ -387,7 +536,12 @@ impl Logic for RmppVerdict {
                         self.rx_v.d.next = Action::InSequence;
                         self.rx_restart.d.next = true;
                         self.rx_cts.d.next = true;
-                    } else if self.seq_small.q.val()
+                    } else if self.fits.val() {
+                        // Selective acceptance (§11.7): kept, written as in sequence.
+                        self.rx_v.d.next = Action::Held;
+                        self.rx_rem.d.next = self.rem_in.val();
+                    } else if !self.selective.val()
+                        & self.seq_small.q.val()
                         & (self.seq_before.q.val() == self.seen_next_seq.q.val())
                     {
                         // A resume (§11.7): the packet before this one is missing. Acts as a

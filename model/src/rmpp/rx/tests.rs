@@ -255,8 +255,10 @@ fn ctss(b: &mut Bench, n: usize) -> Vec<(usize, u32)> {
 
 #[test]
 fn a_receiving_slot_repeats_its_cts_while_no_data_comes() {
+    // The in-order receiver (§11.7): a packet past a gap is dropped.
     let cfg = RmppConfig {
         reply_timeout: 30,
+        selective: false,
         ..RmppConfig::default()
     };
     let mut b = Bench::new(cfg);
@@ -280,7 +282,11 @@ fn a_receiving_slot_repeats_its_cts_while_no_data_comes() {
 
 #[test]
 fn the_packet_after_a_missing_one_asks_for_it_at_once() {
-    let mut b = Bench::new(RmppConfig::default());
+    // The in-order receiver's *resume* (§11.5).
+    let mut b = Bench::new(RmppConfig {
+        selective: false,
+        ..RmppConfig::default()
+    });
     let p = receiving(&mut b, 300);
     let c = ctss(&mut b, 30);
     assert_eq!(c.len(), 1);
@@ -418,7 +424,10 @@ fn a_selective_receiver_holds_packets_past_a_gap_and_says_so_in_its_cts() {
 
 #[test]
 fn without_selective_acceptance_the_packet_past_a_gap_is_dropped() {
-    let mut b = Bench::new(RmppConfig::default());
+    let mut b = Bench::new(RmppConfig {
+        selective: false,
+        ..RmppConfig::default()
+    });
     let bytes: Vec<u8> = (0..160).map(|i| i as u8).collect();
     let mut rts = Packet::new(Type::Rts, 1, 0, 1);
     rts.msg_id = 7;

@@ -920,7 +920,12 @@ fn priority_order() {
 
 #[test]
 fn a_cts_naming_a_packet_already_sent_resumes_there() {
-    let mut s = Sender::new(cfg()).unwrap();
+    // Towards an in-order receiver (§12): everything from the packet named is sent again.
+    let mut s = Sender::new(SendConfig {
+        selective: false,
+        ..cfg()
+    })
+    .unwrap();
     let id = s.send(0, 1, bytes(300, 1)); // packets 0..=9
     let pk = |s: &mut Sender, t: u64| {
         s.next_packet(t)
