@@ -257,6 +257,12 @@ pub struct Hosts {
     /// Per node: the delivery being read.
     reading: Vec<Collect>,
     next_uid: Vec<u16>,
+    /// The input buffer given to [`Hosts::step`] keeps what the last step wrote there
+    /// ([`Hosts::with_inputs_kept`]).
+    kept: bool,
+    /// Per node: the last step wrote the inputs of a host not asking, which a kept buffer
+    /// still holds.
+    at_rest: Vec<bool>,
     /// uid -> (destination, payload, cycle taken, delivered)
     outstanding: std::collections::HashMap<u32, (u16, Vec<u8>, u64, bool)>,
     /// Stop asking (the drain).
@@ -293,6 +299,8 @@ impl Hosts {
             asking: vec![None; lay.nodes],
             reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
+            kept: false,
+            at_rest: vec![false; lay.nodes],
             outstanding: Default::default(),
             quiet: false,
             accepted: 0,
@@ -309,6 +317,14 @@ impl Hosts {
     pub fn with_length(mut self, length: Option<usize>) -> Result<Hosts, String> {
         self.offer = self.offer.with_length(length)?;
         Ok(self)
+    }
+
+    /// Hosts whose [`Hosts::step`] is given, every cycle, an input buffer that still holds what
+    /// the last step wrote there (nothing else writes their words): a host not asking then
+    /// writes nothing, its inputs being those it wrote at the last step.
+    pub fn with_inputs_kept(mut self) -> Hosts {
+        self.kept = true;
+        self
     }
 
     fn error(&mut self, e: String) {
@@ -371,11 +387,16 @@ impl Hosts {
                     inputs[len_word + p] = bytes.len() as u64;
                     // req_ready in O_(t-1) says this beat is taken now.
                     whole = ready && beats.taken();
+                    inputs[dlv_ready + p] = 1;
+                    self.at_rest[p] = false;
                 }
+                None if self.kept && self.at_rest[p] => {}
                 None => {
                     for word in [valid, data, last, dst_word, len_word] {
                         inputs[word + p] = 0;
                     }
+                    inputs[dlv_ready + p] = 1;
+                    self.at_rest[p] = true;
                 }
             }
             if whole {
@@ -386,7 +407,6 @@ impl Hosts {
                     self.accepted += 1;
                 }
             }
-            inputs[dlv_ready + p] = 1;
         }
     }
 
@@ -575,6 +595,15 @@ impl SystemHosts {
             last_cycle: 0,
             last_progress: None,
         })
+    }
+
+    /// Hosts given an input buffer that keeps what their last step wrote
+    /// ([`Hosts::with_inputs_kept`], [`MsgHosts::with_inputs_kept`]), as [`run_with_hosts`]
+    /// gives them.
+    pub fn with_inputs_kept(mut self) -> SystemHosts {
+        self.idem = self.idem.with_inputs_kept();
+        self.rmpp = self.rmpp.with_inputs_kept();
+        self
     }
 
     /// Every datagram `length` payload bytes ([`Hosts::with_length`]).
@@ -901,13 +930,15 @@ pub fn run_with_hosts_progress(
     tree: FatTree,
     ni: NiConfig,
     rmpp: RmppConfig,
-    mut hosts: SystemHosts,
+    hosts: SystemHosts,
     cycles: u64,
     faults: &crate::fault::Faults,
     drain: u64,
     mut progress: impl FnMut(u64),
 ) -> Result<SystemHosts, String> {
     let mut sys = System::new(tree, ni, rmpp)?;
+    // Only the hosts write their words of `i`, which it keeps from cycle to cycle.
+    let mut hosts = hosts.with_inputs_kept();
     let lay = sys.layout();
     let mut i = vec![0u64; lay.input_words()];
     i[Layout::LOSS] = faults.loss as u64;

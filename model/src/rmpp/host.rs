@@ -153,6 +153,11 @@ pub struct MsgHosts {
     recs: HashMap<(u16, u32), Rec>,
     next_upcall: HashMap<(u16, u16), u32>,
     sent_num: HashMap<(u16, u16), u32>,
+    /// The input buffer given to [`MsgHosts::step`] keeps what the last step wrote there
+    /// ([`MsgHosts::with_inputs_kept`]).
+    kept: bool,
+    /// Per node: the last step wrote its idle host's inputs, which a kept buffer still holds.
+    at_rest: Vec<bool>,
     /// Stop sending new messages (the drain).
     pub quiet: bool,
     pub sent: u64,
@@ -203,6 +208,8 @@ impl MsgHosts {
             recs: HashMap::new(),
             next_upcall: HashMap::new(),
             sent_num: HashMap::new(),
+            kept: false,
+            at_rest: vec![false; lay.nodes],
             quiet: false,
             sent: 0,
             upcalls: 0,
@@ -215,6 +222,14 @@ impl MsgHosts {
             latencies: Latencies::default(),
             payload_bytes: 0,
         })
+    }
+
+    /// Hosts whose [`MsgHosts::step`] is given, every cycle, an input buffer that still holds
+    /// what the last step wrote there (nothing else writes their words): a host at rest then
+    /// writes nothing, its inputs being those it wrote at the last step.
+    pub fn with_inputs_kept(mut self) -> MsgHosts {
+        self.kept = true;
+        self
     }
 
     fn error(&mut self, e: String) {
@@ -294,6 +309,19 @@ impl MsgHosts {
         let lay = self.lay;
         let n = lay.nodes;
         let ro = |x: usize, p: usize| prev[lay.rx_output(x, p)];
+        // Node p's word of a port is the port's word of node 0 plus p.
+        let (snd_valid, up_valid, dlv_valid) = (
+            lay.rx_output(rxo::SND_VALID, 0),
+            lay.rx_output(rxo::UP_VALID, 0),
+            lay.rx_output(rxo::DLV_VALID, 0),
+        );
+        let (up_ready, up_accept, dlv_ready) = (
+            lay.rx_input(rxi::UP_READY, 0),
+            lay.rx_input(rxi::UP_ACCEPT, 0),
+            lay.rx_input(rxi::DLV_READY, 0),
+        );
+        let framer_words = lay.framer_input(framer::inp::TX_VALID, 0)
+            ..lay.framer_input(framer::inp::WORDS - 1, 0) + 1;
         for p in 0..n {
             // New messages from the random source.
             // With no RMPP load no draw decides anything: skip them (the generator is this
@@ -313,21 +341,26 @@ impl MsgHosts {
             }
             // A host with nothing to send, frame, read or answer presents nothing but its
             // standing answers (what the rules below write for it).
-            let shown = ro(rxo::SND_VALID, p) | ro(rxo::UP_VALID, p) | ro(rxo::DLV_VALID, p);
+            let shown = prev[snd_valid + p] | prev[up_valid + p] | prev[dlv_valid + p];
             if shown & 1 == 0
                 && self.framing[p].is_none()
                 && self.reading[p].is_none()
                 && self.senders[p].idle()
                 && !self.senders[p].has_completions()
             {
-                framer_inputs(None, |word, value| {
-                    inputs[lay.framer_input(word, p)] = value
-                });
-                inputs[lay.rx_input(rxi::UP_READY, p)] = 0;
-                inputs[lay.rx_input(rxi::UP_ACCEPT, p)] = u32::MAX as u64;
-                inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
+                // What `framer_inputs(None, ..)` and the answers below write for it.
+                if !(self.kept && self.at_rest[p]) {
+                    for word in framer_words.clone().step_by(n) {
+                        inputs[word + p] = 0;
+                    }
+                    inputs[up_ready + p] = 0;
+                    inputs[up_accept + p] = u32::MAX as u64;
+                    inputs[dlv_ready + p] = 0;
+                    self.at_rest[p] = true;
+                }
                 continue;
             }
+            self.at_rest[p] = false;
             // Replies for the send side.
             if ro(rxo::SND_VALID, p) & 1 == 1 {
                 if let Some(ty) = Type::from_code(ro(rxo::SND_TYPE, p) as u32) {
@@ -422,6 +455,9 @@ impl MsgHosts {
             }
         }
         for p in 0..self.finishing.len() {
+            if self.finishing[p].is_none() {
+                continue;
+            }
             if let Some((taken, mut r)) = self.finishing[p].take() {
                 r.words.push(o[lay.rx_output(rxo::RD_DATA, p)] as u32);
                 self.delivery(taken, p, r);
