@@ -48,6 +48,8 @@ pub struct System {
     fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
+    /// The fault inputs (`loss`, `corrupt`, `dead$j`) the fabric was last given, once given.
+    faults_in: Option<Vec<u64>>,
     /// `O_t`, the flat output buffer ([`Layout`]): the blocks write only the words that change
     /// (`crate::view::Outputs::kept`), so it is the system's own and outlives each step.
     shown: Vec<u64>,
@@ -82,6 +84,7 @@ impl System {
             fabric_out_before: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
+            faults_in: None,
             shown: vec![0; lay.output_words()],
         })
     }
@@ -130,10 +133,15 @@ impl System {
         let o = &mut self.shown[..];
         let loss = i[Layout::LOSS] as u16;
         let corrupt = i[Layout::CORRUPT] as u16;
-        for (j, d) in self.dead.iter_mut().enumerate() {
-            *d = i[lay.dead(j)] & 1 == 1;
+        // The fault inputs come first; the fabric keeps them until they change.
+        let faults_in = &i[..lay.dead(lay.links)];
+        if self.faults_in.as_deref() != Some(faults_in) {
+            for (j, d) in self.dead.iter_mut().enumerate() {
+                *d = i[lay.dead(j)] & 1 == 1;
+            }
+            self.fabric.set_faults(loss, corrupt, &self.dead);
+            self.faults_in = Some(faults_in.to_vec());
         }
-        self.fabric.set_faults(loss, corrupt, &self.dead);
         // The wires of cycle t, from the registers of O_(t-1); a calm cycle's injectors pass
         // every flit as it is (`InjectorSet::calm`).
         let calm = self.node_inj.calm(loss, corrupt, false);
@@ -158,9 +166,12 @@ impl System {
             };
             self.node_net_out[p] = self.nodes[p].step(net_in, i, o);
         }
-        let drops = self.fabric.drops();
-        for (o, &d) in o[lay.drop(0)..][..drops.len()].iter_mut().zip(drops) {
-            *o = d as u64;
+        // `o` keeps the counters the last step wrote (all zero before the first, as they are).
+        if self.fabric.drops_moved() {
+            let drops = self.fabric.drops();
+            for (o, &d) in o[lay.drop(0)..][..drops.len()].iter_mut().zip(drops) {
+                *o = d as u64;
+            }
         }
     }
 }
@@ -174,6 +185,8 @@ pub struct Offer {
     rng: rand_chacha::ChaCha8Rng,
     load: f64,
     q: f64,
+    /// `gen_bool(q)`'s distribution, made once (`gen_bool` makes it at every draw).
+    asks: rand::distributions::Bernoulli,
     /// Every datagram's payload bytes; `None`: uniform in 0..=32.
     length: Option<usize>,
     pattern: Pattern,
@@ -187,13 +200,20 @@ impl Offer {
             return Err(format!("load {load}: must be in 0..=1"));
         }
         pattern.check(nodes)?;
+        let q = Offer::rate(load, None);
         Ok(Offer {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             load,
-            q: Offer::rate(load, None),
+            q,
+            asks: Offer::asks(q),
             length: None,
             pattern,
         })
+    }
+
+    /// The draw of whether an idle host asks, with probability `q` (`q` is in 0..=1).
+    fn asks(q: f64) -> rand::distributions::Bernoulli {
+        rand::distributions::Bernoulli::new(q).expect("a probability")
     }
 
     /// The chance per cycle that an idle host asks: `load / E[w + 3]`, the SEND's flits.
@@ -218,6 +238,7 @@ impl Offer {
         }
         self.length = length;
         self.q = Offer::rate(self.load, length);
+        self.asks = Offer::asks(self.q);
         Ok(self)
     }
 
@@ -225,7 +246,8 @@ impl Offer {
     /// asks.
     pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Vec<u8>)> {
         use rand::Rng;
-        if !self.pattern.sends(p, nodes) || !self.rng.gen_bool(self.q) {
+        // What `gen_bool(self.q)` draws.
+        if !self.pattern.sends(p, nodes) || !self.rng.sample(self.asks) {
             return None;
         }
         let dst = self.pattern.destination(p, nodes, &mut self.rng);
@@ -838,6 +860,9 @@ struct Counters {
     totals: Vec<u64>,
     /// Cycles observed since the last fold.
     since: u64,
+    /// Copy the counters' words only at a fold, and when [`Counters::settle`] is called at the
+    /// end of a run ([`run_with_hosts`]): `now` is only read after the last copy.
+    lazy: bool,
 }
 
 impl Counters {
@@ -853,17 +878,25 @@ impl Counters {
             folded: vec![0; words],
             totals: vec![0; Self::NI + Self::RX],
             since: 0,
+            lazy: false,
         }
     }
 
-    fn observe(&mut self, o: &[u64]) {
+    /// Copies the counters' words of `o` into `now`.
+    fn settle(&mut self, o: &[u64]) {
         let (lay, n) = (self.lay, self.lay.nodes);
         let ni = lay.ni_output(ni::out::COUNTERS, 0);
         let rx = lay.rx_output(rx::out::COUNTERS, 0);
         let (ni_now, rx_now) = self.now.split_at_mut(Self::NI * n);
         ni_now.copy_from_slice(&o[ni..ni + Self::NI * n]);
         rx_now.copy_from_slice(&o[rx..rx + Self::RX * n]);
+    }
+
+    fn observe(&mut self, o: &[u64]) {
         self.since += 1;
+        if !self.lazy || self.since == Self::FOLD {
+            self.settle(o);
+        }
         if self.since == Self::FOLD {
             for c in 0..self.totals.len() {
                 self.totals[c] += self.increments(c);
@@ -952,6 +985,8 @@ pub fn run_with_hosts_progress(
     let end = cycles.checked_add(drain).ok_or_else(|| {
         format!("{cycles} cycles and a drain of {drain}: the run would pass 2^64 cycles")
     })?;
+    // The counters are read after the run: copied at their folds and at its end only.
+    hosts.counters.lazy = true;
     let mut t = 0;
     while t < cycles || (hosts.in_flight() > 0 && t < end) {
         hosts.set_quiet(t >= cycles);
@@ -964,6 +999,8 @@ pub fn run_with_hosts_progress(
             progress(t);
         }
     }
+    hosts.counters.settle(sys.outputs());
+    hosts.counters.lazy = false;
     Ok(hosts)
 }
 
