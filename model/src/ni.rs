@@ -115,11 +115,13 @@ impl Packet {
 /// is how a SEND carries them (§8.1, §8.5).
 fn slot_payload(words: &[u32], len: usize) -> [u32; PAYLOAD_WORDS] {
     let mut payload = [0u32; PAYLOAD_WORDS];
-    for (j, word) in bytes_to_words(&words_to_bytes(words, len))
-        .into_iter()
-        .enumerate()
-    {
-        payload[j] = word;
+    for (j, (p, &word)) in payload.iter_mut().zip(words).enumerate() {
+        // Word j holds bytes 4j..4j+4, byte 4j in bits 31:24: keep those below `len`.
+        let kept = len.saturating_sub(4 * j).min(4);
+        *p = match kept {
+            0 => 0,
+            k => word & (u32::MAX << (8 * (4 - k))),
+        };
     }
     payload
 }

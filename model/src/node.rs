@@ -158,14 +158,18 @@ impl Merge {
     /// The grants of cycle `t` from the sources' `net_out` and `tx_req` as shown after edge
     /// `t-1`; moves `turn` at edge `t`.
     pub fn step(&mut self, flits: [u64; 3], reqs: [bool; 3]) -> [bool; 3] {
-        let f = flits.iter().fold(0, |a, &b| a | b);
+        let f = flits[0] | flits[1] | flits[2];
         let free = f & VALID == 0 || f & TAIL != 0;
+        let next = |j: usize| if j == 2 { 0 } else { j + 1 };
         let mut gnt = [false; 3];
-        if free {
-            if let Some(j) = (0..3).map(|k| (self.turn + k) % 3).find(|&j| reqs[j]) {
-                gnt[j] = true;
-                self.turn = (j + 1) % 3;
+        if free && reqs.contains(&true) {
+            // The first source asking from `turn` on.
+            let mut j = self.turn;
+            while !reqs[j] {
+                j = next(j);
             }
+            gnt[j] = true;
+            self.turn = next(j);
         }
         gnt
     }

@@ -283,6 +283,7 @@ impl MsgHosts {
 
     /// Host `p` sends `data` to `dst` now (for scripted runs; the random source does the same).
     pub fn send(&mut self, t: u64, p: usize, dst: u16, data: Vec<u8>) -> u32 {
+        self.at_rest[p] = false;
         let msg_id = self.senders[p].send(t, dst, data.clone());
         self.sent += 1;
         // Numbered per pair in send order (§3.8), counted here independently of the sender.
@@ -322,6 +323,15 @@ impl MsgHosts {
         );
         let framer_words = lay.framer_input(framer::inp::TX_VALID, 0)
             ..lay.framer_input(framer::inp::WORDS - 1, 0) + 1;
+        // Every host at rest at the last step (a message given since clears its mark), none
+        // drawing a message, and no receive path showing a reply, upcall or delivery: each
+        // finds itself at rest again, and a kept buffer holds what it would write.
+        if self.kept && (self.q <= 0.0 || self.quiet) && self.at_rest.iter().all(|&r| r) {
+            let shown = |w: usize| prev[w..w + n].iter().fold(0, |a, &x| a | x);
+            if (shown(snd_valid) | shown(up_valid) | shown(dlv_valid)) & 1 == 0 {
+                return;
+            }
+        }
         for p in 0..n {
             // New messages from the random source.
             // With no RMPP load no draw decides anything: skip them (the generator is this

@@ -182,6 +182,9 @@ pub struct RmppRx {
     /// [`RmppRx::at_rest`] after the last step (nothing else changes the state in between but
     /// [`RmppRx::cut_worm`], which clears it).
     resting: bool,
+    /// The read port's inputs (`rd_slot`, `rd_word`) at the last step, when it was a resting one
+    /// (which changes nothing the read port reads).
+    rested_read: Option<(u64, u64)>,
     /// The slot the transmitter's search for a reply due starts at: the one after the slot
     /// picked last (§11.5; slot 0 at power-on).
     reply_turn: usize,
@@ -226,6 +229,7 @@ impl RmppRx {
             seen: Vec::new(),
             before: Vec::new(),
             resting: false,
+            rested_read: None,
             reply_turn: 0,
             tx: Vec::new(),
             tx_next: 0,
@@ -710,8 +714,16 @@ impl Ports for RmppRx {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         let cfg = self.cfg;
+        let read = (i[inp::RD_SLOT], i[inp::RD_WORD]);
+        let resting = self.resting && i[inp::NET_IN] & VALID == 0;
+        if resting && o.kept() && self.rested_read == Some(read) && self.rd_data == self.rd_next {
+            // A resting step after one with the same read address: it would read the word it
+            // read then and show the one it shows.
+            return;
+        }
+        self.rested_read = resting.then_some(read);
         self.read_port(i);
-        if self.resting && i[inp::NET_IN] & VALID == 0 {
+        if resting {
             // Nothing held, owed or counting, and no flit: the edge changes only the read
             // port, which `read_port` took (docs/protocol.md §11.6).
             if o.kept() {
