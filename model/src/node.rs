@@ -57,6 +57,11 @@ impl Framer {
         }
     }
 
+    /// Ready, holding nothing and sending nothing: an edge with no beat changes nothing.
+    fn resting(&self) -> bool {
+        self.ready && self.held.is_empty() && self.net_out == 0
+    }
+
     /// `tx_req` as shown in the last `O_t`: holding a packet, no worm in flight.
     pub fn req(&self) -> bool {
         !self.held.is_empty() && self.sending.is_none()
@@ -97,8 +102,7 @@ impl Ports for Framer {
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         // Ready, holding nothing, sending nothing, and no beat: the edge changes nothing, and
         // a buffer that kept the last outputs already shows them.
-        let resting = self.ready && self.held.is_empty() && self.net_out == 0;
-        if resting && i[inp::TX_VALID] & 1 == 0 && o.kept() {
+        if self.resting() && i[inp::TX_VALID] & 1 == 0 && o.kept() {
             return;
         }
         let req = self.req();
@@ -330,9 +334,15 @@ impl Node {
         link_in[rx::inp::NET_IN] = to_rx;
         link_in[rx::inp::TX_GNT] = gnt[1] as u64;
         step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
-        let mut link_in = [0u64; FRAMER_LINK_IN];
-        link_in[inp::TX_GNT] = gnt[2] as u64;
-        step_placed(&mut self.framer, link_in, i, framer_link, o, self.places[2]);
+        // A framer at rest with no beat offered changes nothing (its step's first test, read
+        // here before its buffers are set up); holding nothing, it is granted nothing.
+        let framer_in = self.places[2].0;
+        let tx_valid = i[framer_in.base + framer_in.stride * (inp::TX_VALID - FRAMER_LINK_IN)];
+        if !(self.framer.resting() && tx_valid & 1 == 0) {
+            let mut link_in = [0u64; FRAMER_LINK_IN];
+            link_in[inp::TX_GNT] = gnt[2] as u64;
+            step_placed(&mut self.framer, link_in, i, framer_link, o, self.places[2]);
+        }
         ni_link[ni::out::NET_OUT] | rx_link[rx::out::NET_OUT] | framer_link[out::NET_OUT]
     }
 }

@@ -286,7 +286,7 @@ pub struct Hosts {
     /// still holds.
     at_rest: Vec<bool>,
     /// uid -> (destination, payload, cycle taken, delivered)
-    outstanding: std::collections::HashMap<u32, (u16, Vec<u8>, u64, bool)>,
+    outstanding: crate::hash::FastMap<u32, (u16, Vec<u8>, u64, bool)>,
     /// Stop asking (the drain).
     pub quiet: bool,
     pub accepted: u64,
@@ -440,8 +440,12 @@ impl Hosts {
             lay.ni_output(ni::out::DLV_VALID, 0),
             lay.ni_output(ni::out::DONE_VALID, 0),
         );
-        for q in 0..lay.nodes {
-            if (o[dlv_valid + q] | o[done_valid + q]) & 1 == 0 {
+        let n = lay.nodes;
+        let shown = o[dlv_valid..dlv_valid + n]
+            .iter()
+            .zip(&o[done_valid..done_valid + n]);
+        for (q, (&dlv, &done)) in shown.enumerate() {
+            if (dlv | done) & 1 == 0 {
                 continue;
             }
             let shown = |word| o[lay.ni_output(word, q)];
@@ -482,17 +486,16 @@ impl Hosts {
             }
             Some(e) => {
                 e.3 = true;
-                let (dst, want, at) = (e.0, e.1.clone(), e.2);
+                let (dst, wanted, right, at) = (e.0, e.1.len(), e.1 == data, e.2);
                 self.delivered += 1;
                 if !self.quiet {
-                    self.payload_bytes += want.len() as u64;
+                    self.payload_bytes += wanted as u64;
                 }
                 self.latencies.record(first - at);
-                if dst as usize != q || src as u32 != uid >> 16 || want != data {
+                if dst as usize != q || src as u32 != uid >> 16 || !right {
                     self.error(format!(
-                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
+                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {wanted} bytes",
                         data.len(),
-                        want.len()
                     ));
                 }
             }
