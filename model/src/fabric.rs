@@ -259,10 +259,11 @@ impl Fabric {
             &mut self.decided_drops_moved,
             self.counters.drops != drops_before,
         );
-        let b = self.tree.b();
-        let km = self.tree.k - 1;
-        for (p, o) in node_out[..n].iter_mut().enumerate() {
-            *o = self.bus_cur[(p >> b) * k2 + (p & km)];
+        // Node p hangs from down port p mod k of leaf switch p / k (switch s's outputs are
+        // words s*2k.. of the bus, down ports first).
+        let k = self.tree.k;
+        for (out, leaf) in node_out[..n].chunks_mut(k).zip(self.bus_cur.chunks(k2)) {
+            out.copy_from_slice(&leaf[..k]);
         }
         std::mem::swap(&mut self.bus_prev, &mut self.bus_cur);
         self.cycles += 1;

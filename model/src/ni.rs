@@ -459,10 +459,16 @@ impl Ni {
     }
 
     /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
+    #[inline]
     fn receive(&mut self, f: u64) -> Option<Arrived> {
         if f & VALID == 0 {
             return None;
         }
+        self.receive_valid(f)
+    }
+
+    /// [`Ni::receive`] for a valid flit.
+    fn receive_valid(&mut self, f: u64) -> Option<Arrived> {
         let head = f & HEAD != 0;
         let tail = f & TAIL != 0;
         let d = f as u32;

@@ -330,14 +330,24 @@ impl Node {
         link_in[ni::inp::NET_IN] = to_ni;
         link_in[ni::inp::TX_GNT] = gnt[0] as u64;
         step_placed(&mut self.ni, link_in, i, ni_link, o, self.places[0]);
-        let mut link_in = [0u64; RX_LINK_IN];
-        link_in[rx::inp::NET_IN] = to_rx;
-        link_in[rx::inp::TX_GNT] = gnt[1] as u64;
-        step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
+        // The receive path's step, when it would change nothing (its own first test, read here
+        // before its buffers are set up; resting, it asks for no grant).
+        let host_word =
+            |block: Strided, word: usize, link: usize| i[block.base + block.stride * (word - link)];
+        let rx_in = self.places[1].0;
+        let read = (
+            host_word(rx_in, rx::inp::RD_SLOT, RX_LINK_IN),
+            host_word(rx_in, rx::inp::RD_WORD, RX_LINK_IN),
+        );
+        if !self.rx.unchanged_by(to_rx, read) {
+            let mut link_in = [0u64; RX_LINK_IN];
+            link_in[rx::inp::NET_IN] = to_rx;
+            link_in[rx::inp::TX_GNT] = gnt[1] as u64;
+            step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
+        }
         // A framer at rest with no beat offered changes nothing (its step's first test, read
         // here before its buffers are set up); holding nothing, it is granted nothing.
-        let framer_in = self.places[2].0;
-        let tx_valid = i[framer_in.base + framer_in.stride * (inp::TX_VALID - FRAMER_LINK_IN)];
+        let tx_valid = host_word(self.places[2].0, inp::TX_VALID, FRAMER_LINK_IN);
         if !(self.framer.resting() && tx_valid & 1 == 0) {
             let mut link_in = [0u64; FRAMER_LINK_IN];
             link_in[inp::TX_GNT] = gnt[2] as u64;

@@ -157,6 +157,9 @@ pub struct MsgHosts {
     kept: bool,
     /// Per node: the last step wrote its idle host's inputs, which a kept buffer still holds.
     at_rest: Vec<bool>,
+    /// Every host was at rest at the last step (none framing, reading, answering or sending,
+    /// and none given a message since): nothing is being read.
+    all_rest: bool,
     /// Stop sending new messages (the drain).
     pub quiet: bool,
     pub sent: u64,
@@ -209,6 +212,7 @@ impl MsgHosts {
             sent_num: FastMap::default(),
             kept: false,
             at_rest: vec![false; lay.nodes],
+            all_rest: false,
             quiet: false,
             sent: 0,
             upcalls: 0,
@@ -283,6 +287,7 @@ impl MsgHosts {
     /// Host `p` sends `data` to `dst` now (for scripted runs; the random source does the same).
     pub fn send(&mut self, t: u64, p: usize, dst: u16, data: Vec<u8>) -> u32 {
         self.at_rest[p] = false;
+        self.all_rest = false;
         let msg_id = self.senders[p].send(t, dst, data.clone());
         self.sent += 1;
         // Numbered per pair in send order (§3.8), counted here independently of the sender.
@@ -325,12 +330,13 @@ impl MsgHosts {
         // Every host at rest at the last step (a message given since clears its mark), none
         // drawing a message, and no receive path showing a reply, upcall or delivery: each
         // finds itself at rest again, and a kept buffer holds what it would write.
-        if self.kept && (self.q <= 0.0 || self.quiet) && self.at_rest.iter().all(|&r| r) {
+        if self.kept && (self.q <= 0.0 || self.quiet) && self.all_rest {
             let shown = |w: usize| prev[w..w + n].iter().fold(0, |a, &x| a | x);
             if (shown(snd_valid) | shown(up_valid) | shown(dlv_valid)) & 1 == 0 {
                 return;
             }
         }
+        let mut all_rest = true;
         for p in 0..n {
             // New messages from the random source.
             // With no RMPP load no draw decides anything: skip them (the generator is this
@@ -370,6 +376,7 @@ impl MsgHosts {
                 continue;
             }
             self.at_rest[p] = false;
+            all_rest = false;
             // Replies for the send side.
             if ro(rxo::SND_VALID, p) & 1 == 1 {
                 if let Some(ty) = Type::from_code(ro(rxo::SND_TYPE, p) as u32) {
@@ -449,12 +456,14 @@ impl MsgHosts {
                 }
             }
         }
+        self.all_rest = all_rest;
     }
 
     /// Collects the word addressed in cycle `t - 1`, shown in `O_t` (§11.6), and makes the
     /// deliveries whose last word that is.
     pub fn observe(&mut self, _t: u64, o: &[u64]) {
-        if self.reading.iter().all(Option::is_none) && self.finishing.iter().all(Option::is_none) {
+        // A host at rest reads nothing (its `reading` and `finishing` are empty).
+        if self.all_rest {
             return;
         }
         let lay = self.lay;

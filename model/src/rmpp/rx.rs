@@ -293,6 +293,15 @@ impl RmppRx {
         }
     }
 
+    /// Whether a step with `net_in` and the read port's inputs `read` changes nothing and
+    /// shows what the last showed: a resting step after one with the same read address, which
+    /// would read the word it read then and show the one it shows.
+    #[inline]
+    pub(crate) fn unchanged_by(&self, net_in: u64, read: (u64, u64)) -> bool {
+        let resting = self.resting && net_in & VALID == 0;
+        resting && self.rested_read == Some(read) && self.rd_data == self.rd_next
+    }
+
     /// Slot `k` owes its reply (set at this edge).
     fn owe(&mut self, k: usize) {
         self.slots[k].reply_due = true;
@@ -715,12 +724,10 @@ impl Ports for RmppRx {
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         let cfg = self.cfg;
         let read = (i[inp::RD_SLOT], i[inp::RD_WORD]);
-        let resting = self.resting && i[inp::NET_IN] & VALID == 0;
-        if resting && o.kept() && self.rested_read == Some(read) && self.rd_data == self.rd_next {
-            // A resting step after one with the same read address: it would read the word it
-            // read then and show the one it shows.
+        if o.kept() && self.unchanged_by(i[inp::NET_IN], read) {
             return;
         }
+        let resting = self.resting && i[inp::NET_IN] & VALID == 0;
         self.rested_read = resting.then_some(read);
         self.read_port(i);
         if resting {
