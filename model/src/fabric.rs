@@ -229,15 +229,20 @@ impl Fabric {
         for s in 0..self.nsw {
             let base = s * k2;
             let ins = &mut inp[..k2];
-            match faulted {
-                Some(v) => ins.copy_from_slice(&v[base..base + k2]),
-                None => {
+            let (valid, heads) = match (faulted, k2) {
+                (Some(v), _) => {
+                    ins.copy_from_slice(&v[base..base + k2]);
+                    masks(ins)
+                }
+                // The usual 4-ary tree's switches, unrolled.
+                (None, 8) => gather::<8>(ins, &self.src[base..base + k2], bus_prev),
+                (None, _) => {
                     for (x, &j) in ins.iter_mut().zip(&self.src[base..base + k2]) {
                         *x = bus_prev[j as usize];
                     }
+                    masks(ins)
                 }
-            }
-            let (valid, heads) = masks(ins);
+            };
             if valid == 0 {
                 self.lfsr[s] = lfsr::step(self.lfsr[s]);
                 continue;
@@ -295,6 +300,17 @@ impl Fabric {
             .filter(|&&f| f & crate::switch::VALID != 0)
             .count()
     }
+}
+
+/// A switch's `N` input flits, `ins[j] = bus[srcs[j]]`, and their [`masks`].
+#[inline(always)]
+fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> (u32, u32) {
+    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
+    let srcs: &[u32; N] = srcs.try_into().expect("N inputs");
+    for (x, &j) in ins.iter_mut().zip(srcs) {
+        *x = bus[j as usize];
+    }
+    masks(ins)
 }
 
 impl ModelBlock for Fabric {
