@@ -230,11 +230,12 @@ impl Fabric {
             let base = s * k2;
             let ins = &mut inp[..k2];
             let (valid, heads) = match (faulted, k2) {
+                // The usual 4-ary tree's switches, unrolled.
+                (Some(v), 8) => copy::<8>(ins, &v[base..base + k2]),
                 (Some(v), _) => {
                     ins.copy_from_slice(&v[base..base + k2]);
                     masks(ins)
                 }
-                // The usual 4-ary tree's switches, unrolled.
                 (None, 8) => gather::<8>(ins, &self.src[base..base + k2], bus_prev),
                 (None, _) => {
                     for (x, &j) in ins.iter_mut().zip(&self.src[base..base + k2]) {
@@ -310,6 +311,14 @@ fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> (u32, u
     for (x, &j) in ins.iter_mut().zip(srcs) {
         *x = bus[j as usize];
     }
+    masks(ins)
+}
+
+/// A switch's `N` input flits copied into `ins`, and their [`masks`].
+#[inline(always)]
+fn copy<const N: usize>(ins: &mut [u64], from: &[u64]) -> (u32, u32) {
+    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
+    ins.copy_from_slice(from);
     masks(ins)
 }
 
