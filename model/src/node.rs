@@ -38,6 +38,8 @@ pub struct Framer {
     ready: bool,
     net_out: u64,
     host_errors: u16,
+    /// [`Framer::resting`] after the last step (only a step changes what it reads).
+    rests: bool,
 }
 
 /// The packets a framer holds at most (§13.1: the one on the wire and the next).
@@ -54,12 +56,17 @@ impl Framer {
             ready: false,
             net_out: 0,
             host_errors: 0,
+            rests: false,
         }
     }
 
     /// Ready, holding nothing and sending nothing: an edge with no beat changes nothing.
     fn resting(&self) -> bool {
-        self.ready && self.held.is_empty() && self.net_out == 0
+        debug_assert_eq!(
+            self.rests,
+            self.ready && self.held.is_empty() && self.net_out == 0
+        );
+        self.rests
     }
 
     /// `tx_req` as shown in the last `O_t`: holding a packet, no worm in flight.
@@ -149,6 +156,7 @@ impl Ports for Framer {
         o[out::TX_REQ] = self.req() as u64;
         o[out::TX_READY] = self.ready as u64;
         o[out::TX_CNT_HOST_ERROR] = self.host_errors as u64;
+        self.rests = self.ready && self.held.is_empty() && self.net_out == 0;
     }
 }
 

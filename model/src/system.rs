@@ -244,18 +244,25 @@ impl Offer {
 
     /// The idle host of node `p` (of `nodes`) in this cycle: its destination and payload if it
     /// asks.
+    #[inline]
     pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Vec<u8>)> {
         use rand::Rng;
         // What `gen_bool(self.q)` draws.
         if !self.pattern.sends(p, nodes) || !self.rng.sample(self.asks) {
             return None;
         }
+        Some(self.datagram(p, nodes))
+    }
+
+    /// The destination and payload of the datagram host `p` asks to send.
+    fn datagram(&mut self, p: usize, nodes: usize) -> (u16, Vec<u8>) {
+        use rand::Rng;
         let dst = self.pattern.destination(p, nodes, &mut self.rng);
         let len = match self.length {
             Some(l) => l,
             None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
         };
-        Some((dst, (0..len).map(|_| self.rng.gen()).collect()))
+        (dst, (0..len).map(|_| self.rng.gen()).collect())
     }
 }
 
