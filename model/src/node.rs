@@ -315,6 +315,7 @@ impl Node {
 
     /// One cycle with the fabric's flit `net_in` and the system's inputs `i` of `I_t`; writes
     /// this node's host outputs of `O_t` into the system's `o` and returns its `net_out`.
+    #[inline]
     pub fn step(&mut self, net_in: u64, i: &[u64], o: &mut [u64]) -> u64 {
         let [ni_link, rx_link, framer_link] = &mut self.links;
         let flits = [ni_link[0], rx_link[0], framer_link[0]];
