@@ -139,6 +139,8 @@ pub struct MsgHosts {
     lay: Layout,
     traffic: MsgTraffic,
     q: f64,
+    /// `gen_bool(q)`'s distribution, made once (`gen_bool` makes it at every draw).
+    sends: rand::distributions::Bernoulli,
     pub senders: Vec<Sender>,
     /// Per node: the packet being streamed to the framer, and its beats.
     framing: Vec<Option<(Packet, Beats)>>,
@@ -197,10 +199,12 @@ impl MsgHosts {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let q = (traffic.load / traffic.mean_flits()).min(1.0);
         Ok(MsgHosts {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x524d_5050),
             lay,
-            q: (traffic.load / traffic.mean_flits()).min(1.0),
+            q,
+            sends: rand::distributions::Bernoulli::new(q).expect("a probability"),
             traffic,
             senders,
             framing: vec![None; lay.nodes],
@@ -345,7 +349,8 @@ impl MsgHosts {
                 && !self.quiet
                 && self.traffic.pattern.sends(p, n)
                 && self.senders[p].queued() < 64
-                && self.rng.gen_bool(self.q)
+                // What `gen_bool(self.q)` draws.
+                && self.rng.sample(self.sends)
             {
                 let dst = self.traffic.pattern.destination(p, n, &mut self.rng);
                 let len = self
