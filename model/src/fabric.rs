@@ -17,10 +17,10 @@
 //! their LFSR.
 
 use crate::block::ModelBlock;
-use crate::fault::{InjectorSet, LinkFault};
+use crate::fault::InjectorSet;
 use crate::lfsr;
 use crate::ports::PortSpec;
-use crate::switch::{cycle, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
+use crate::switch::{decide, masks, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
 use crate::topology::{ConfigError, FatTree, Peer};
 
 /// The whole fabric.
@@ -46,6 +46,10 @@ pub struct Fabric {
     /// behind).
     decided_drops: Vec<u16>,
     drops: Vec<u16>,
+    /// The last cycle's decisions counted a drop: `decided_drops` differs from `drops`.
+    decided_drops_moved: bool,
+    /// The last step changed `drops`.
+    drops_moved: bool,
     counters: Counters,
     cycles: u64,
     /// The injectors of the inter-switch links (§9), when the fabric has them.
@@ -118,6 +122,8 @@ impl Fabric {
             lfsr: (0..nsw).map(lfsr::seed).collect(),
             decided_drops: vec![0; so],
             drops: vec![0; so],
+            decided_drops_moved: false,
+            drops_moved: false,
             counters: Counters::default(),
             cycles: 0,
             faults: None,
@@ -194,46 +200,59 @@ impl Fabric {
         // Edge t shows what cycle t - 1 decided.
         self.bus_cur[..so].copy_from_slice(&self.decided);
         self.decided.fill(0);
-        self.drops.copy_from_slice(&self.decided_drops);
-        let mut calm = true;
-        if let Some(ff) = self.faults.as_mut() {
-            calm = ff.inj.calm(ff.loss, ff.corrupt, ff.any_dead);
+        // The counters change only where the last cycle counted a drop.
+        if self.decided_drops_moved {
+            self.drops.copy_from_slice(&self.decided_drops);
         }
+        // In a calm cycle the injectors pass every valid flit as it is and make an invalid one
+        // zero (`LinkFault::pass_calm`); what they carry here, a switch's output register, is
+        // a valid flit or zero (`decide` writes only valid flits), so a calm cycle's switch
+        // inputs are the bus's words, as in a fabric without injectors.
+        let mut faulted = None;
         if let Some(ff) = self.faults.as_mut() {
-            for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
-                let f = self.bus_prev[j as usize];
-                ff.ins[x] = if i == NO_INJ {
-                    f
-                } else if calm {
-                    LinkFault::pass_calm(f)
-                } else {
-                    let dead = ff.dead[i as usize / 2];
-                    ff.inj.inj[i as usize].pass(f, ff.loss, ff.corrupt, dead)
-                };
+            if !ff.inj.calm(ff.loss, ff.corrupt, ff.any_dead) {
+                for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
+                    let f = self.bus_prev[j as usize];
+                    ff.ins[x] = if i == NO_INJ {
+                        f
+                    } else {
+                        let dead = ff.dead[i as usize / 2];
+                        ff.inj.inj[i as usize].pass(f, ff.loss, ff.corrupt, dead)
+                    };
+                }
+                faulted = Some(&ff.ins[..]);
             }
         }
-        let faulted = self.faults.as_ref().map(|ff| &ff.ins[..]);
         let bus_prev = &self.bus_prev[..];
         let mut inp = [0u64; 16];
+        let drops_before = self.counters.drops;
         for s in 0..self.nsw {
             let base = s * k2;
-            let srcs = &self.src[base..base + k2];
-            let mut any = 0u64;
-            for (jj, (x, &j)) in inp[..k2].iter_mut().zip(srcs).enumerate() {
-                let f = match faulted {
-                    Some(v) => v[base + jj],
-                    None => bus_prev[j as usize],
-                };
-                *x = f;
-                any |= f;
-            }
-            if any & crate::switch::VALID == 0 {
+            let ins = &mut inp[..k2];
+            let (valid, heads) = match (faulted, k2) {
+                // The usual 4-ary tree's switches, unrolled.
+                (Some(v), 8) => copy::<8>(ins, &v[base..base + k2]),
+                (Some(v), _) => {
+                    ins.copy_from_slice(&v[base..base + k2]);
+                    masks(ins)
+                }
+                (None, 8) => gather::<8>(ins, &self.src[base..base + k2], bus_prev),
+                (None, _) => {
+                    for (x, &j) in ins.iter_mut().zip(&self.src[base..base + k2]) {
+                        *x = bus_prev[j as usize];
+                    }
+                    masks(ins)
+                }
+            };
+            if valid == 0 {
                 self.lfsr[s] = lfsr::step(self.lfsr[s]);
                 continue;
             }
-            cycle(
+            decide(
                 &self.geom[s],
-                &inp[..k2],
+                ins,
+                valid,
+                heads,
                 &mut self.state[base..base + k2],
                 &mut self.held[s],
                 &mut self.lfsr[s],
@@ -242,10 +261,15 @@ impl Fabric {
                 &mut self.counters,
             );
         }
-        let b = self.tree.b();
-        let km = self.tree.k - 1;
-        for (p, o) in node_out[..n].iter_mut().enumerate() {
-            *o = self.bus_cur[(p >> b) * k2 + (p & km)];
+        self.drops_moved = std::mem::replace(
+            &mut self.decided_drops_moved,
+            self.counters.drops != drops_before,
+        );
+        // Node p hangs from down port p mod k of leaf switch p / k (switch s's outputs are
+        // words s*2k.. of the bus, down ports first).
+        let k = self.tree.k;
+        for (out, leaf) in node_out[..n].chunks_mut(k).zip(self.bus_cur.chunks(k2)) {
+            out.copy_from_slice(&leaf[..k]);
         }
         std::mem::swap(&mut self.bus_prev, &mut self.bus_cur);
         self.cycles += 1;
@@ -254,6 +278,10 @@ impl Fabric {
     /// The drop counters, `drops[s*2k + i]` (16 bits, wrapping) as shown in the last `O_t`.
     pub fn drops(&self) -> &[u16] {
         &self.drops
+    }
+    /// Whether the last step changed [`Fabric::drops`].
+    pub fn drops_moved(&self) -> bool {
+        self.drops_moved
     }
     /// Worms discarded since power-on (not wrapping; one cycle ahead of [`Fabric::drops`]).
     pub fn total_drops(&self) -> u64 {
@@ -273,6 +301,25 @@ impl Fabric {
             .filter(|&&f| f & crate::switch::VALID != 0)
             .count()
     }
+}
+
+/// A switch's `N` input flits, `ins[j] = bus[srcs[j]]`, and their [`masks`].
+#[inline(always)]
+fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> (u32, u32) {
+    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
+    let srcs: &[u32; N] = srcs.try_into().expect("N inputs");
+    for (x, &j) in ins.iter_mut().zip(srcs) {
+        *x = bus[j as usize];
+    }
+    masks(ins)
+}
+
+/// A switch's `N` input flits copied into `ins`, and their [`masks`].
+#[inline(always)]
+fn copy<const N: usize>(ins: &mut [u64], from: &[u64]) -> (u32, u32) {
+    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
+    ins.copy_from_slice(from);
+    masks(ins)
 }
 
 impl ModelBlock for Fabric {

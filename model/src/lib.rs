@@ -16,6 +16,7 @@ pub mod baseline;
 pub mod block;
 pub mod fabric;
 pub mod fault;
+mod hash;
 pub mod latency;
 pub mod lfsr;
 pub mod ni;

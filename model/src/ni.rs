@@ -115,11 +115,13 @@ impl Packet {
 /// is how a SEND carries them (§8.1, §8.5).
 fn slot_payload(words: &[u32], len: usize) -> [u32; PAYLOAD_WORDS] {
     let mut payload = [0u32; PAYLOAD_WORDS];
-    for (j, word) in bytes_to_words(&words_to_bytes(words, len))
-        .into_iter()
-        .enumerate()
-    {
-        payload[j] = word;
+    for (j, (p, &word)) in payload.iter_mut().zip(words).enumerate() {
+        // Word j holds bytes 4j..4j+4, byte 4j in bits 31:24: keep those below `len`.
+        let kept = len.saturating_sub(4 * j).min(4);
+        *p = match kept {
+            0 => 0,
+            k => word & (u32::MAX << (8 * (4 - k))),
+        };
     }
     payload
 }
@@ -279,6 +281,13 @@ pub struct Ni {
     lfsr: u16,
     send: Vec<SendSlot>,
     recv: Vec<RecvSlot>,
+    /// Bit `s` set where send slot `s` is in that state, and bit `r` of `active` where receive
+    /// slot `r` is: the slot tables' states as masks (`set_send_state`, `set_active` keep them),
+    /// so that a search over the slots in index order walks the set bits upward.
+    free: u32,
+    waiting: u32,
+    forgetting: u32,
+    active: u32,
     counter: u16,
     late_forget: Option<(u32, u16)>,
     /// The next packet (§8.5), `None` when none was due.
@@ -334,6 +343,10 @@ impl Ni {
             cfg,
             send: vec![free; cfg.send_slots],
             recv: vec![RecvSlot::default(); cfg.recv_slots],
+            free: (1 << cfg.send_slots) - 1,
+            waiting: 0,
+            forgetting: 0,
+            active: 0,
             counter: 0,
             late_forget: None,
             pick: None,
@@ -394,6 +407,7 @@ impl Ni {
     /// uid and its SEND is due at once (§8.5).
     fn commit(&mut self, request: RequestHeader, words: &[u32]) {
         debug_assert_eq!(self.send[request.slot].state, SendState::Free);
+        self.set_send_state(request.slot, SendState::Wait);
         self.send[request.slot] = SendSlot {
             state: SendState::Wait,
             counter: self.counter,
@@ -412,20 +426,15 @@ impl Ni {
             return Some(Pick::Late { uid, dst });
         }
         let send = &self.send;
-        if let Some(s) = send
-            .iter()
-            .position(|s| s.state == SendState::ForgetPending)
-        {
+        if let Some(s) = bits(self.forgetting).next() {
             return Some(Pick::Forget(s));
         }
         let now = self.now;
-        if let Some(r) = self.recv.iter().position(|r| r.active && r.due <= now) {
+        if let Some(r) = bits(self.active).find(|&r| self.recv[r].due <= now) {
             let uid = self.recv[r].uid;
             return Some(Pick::Ack { slot: r, uid });
         }
-        let s = send
-            .iter()
-            .position(|s| s.state == SendState::Wait && s.due <= now)?;
+        let s = bits(self.waiting).find(|&s| send[s].due <= now)?;
         Some(Pick::Send {
             slot: s,
             sent: send[s].sent,
@@ -450,10 +459,16 @@ impl Ni {
     }
 
     /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
+    #[inline]
     fn receive(&mut self, f: u64) -> Option<Arrived> {
         if f & VALID == 0 {
             return None;
         }
+        self.receive_valid(f)
+    }
+
+    /// [`Ni::receive`] for a valid flit.
+    fn receive_valid(&mut self, f: u64) -> Option<Arrived> {
         let head = f & HEAD != 0;
         let tail = f & TAIL != 0;
         let d = f as u32;
@@ -606,11 +621,7 @@ impl Ports for Ni {
             let first = || {
                 // req_ready said a slot was free before this edge; the request keeps the
                 // lowest one until its last beat.
-                let slot = self
-                    .send
-                    .iter()
-                    .position(|s| s.state == SendState::Free)
-                    .unwrap_or(0);
+                let slot = bits(self.free).next().unwrap_or(0);
                 let len = (i[inp::REQ_LEN] & 0x3F) as u8;
                 let header = RequestHeader {
                     slot,
@@ -635,8 +646,10 @@ impl Ports for Ni {
             match p.kind {
                 Kind::Send => {
                     // No receive slot has changed at this edge yet.
-                    let dup = self.recv.iter().any(|r| r.active && r.uid == p.uid);
-                    let free = self.recv.iter().position(|r| !r.active);
+                    let recv = &self.recv;
+                    let dup = bits(self.active).any(|r| recv[r].uid == p.uid);
+                    let all = (1u32 << recv.len()) - 1;
+                    let free = bits(!self.active & all).next();
                     match (dup, free) {
                         (true, _) => self.count(cnt::DUPLICATE),
                         (false, Some(r)) if !delivering_before => {
@@ -645,6 +658,7 @@ impl Ports for Ni {
                                 uid: p.uid,
                                 due: 0,
                             };
+                            self.active |= 1 << r;
                             let words = if p.len == 0 {
                                 vec![0]
                             } else {
@@ -663,15 +677,13 @@ impl Ports for Ni {
                 }
                 Kind::Ack => {
                     // A slot a request took at this edge was free before it.
-                    let held = self.send.iter().enumerate().position(|(k, s)| {
-                        s.state != SendState::Free
-                            && Some(k) != committed
-                            && s.counter == p.uid as u16
-                    });
+                    let all = (1u32 << self.send.len()) - 1;
+                    let held = bits(!self.free & all)
+                        .find(|&k| Some(k) != committed && self.send[k].counter == p.uid as u16);
                     match held {
                         Some(s) => {
                             if self.send[s].state == SendState::Wait {
-                                self.send[s].state = SendState::ForgetPending;
+                                self.set_send_state(s, SendState::ForgetPending);
                             }
                         }
                         None if late_before.is_none() => {
@@ -680,8 +692,11 @@ impl Ports for Ni {
                         None => self.count(cnt::BUSY),
                     }
                 }
-                Kind::Forget => match self.recv.iter().position(|r| r.active && r.uid == p.uid) {
-                    Some(r) => self.recv[r].active = false,
+                Kind::Forget => match bits(self.active).find(|&r| self.recv[r].uid == p.uid) {
+                    Some(r) => {
+                        self.recv[r].active = false;
+                        self.active &= !(1 << r);
+                    }
                     None => self.count(cnt::UNKNOWN),
                 },
             }
@@ -703,7 +718,7 @@ impl Ports for Ni {
                     }
                     Pick::Forget(s) => {
                         let worm = self.own_packet(Kind::Forget, s);
-                        self.send[s].state = SendState::Free;
+                        self.set_send_state(s, SendState::Free);
                         self.done = Some(worm.uid);
                         worm
                     }
@@ -749,20 +764,60 @@ impl Ports for Ni {
         // Timers count down except where just reloaded: a reload above put its value after
         // this edge, which every other timer comes one step nearer to its end at.
         self.now += 1;
-        self.req_ready = self.send.iter().any(|s| s.state == SendState::Free);
+        self.req_ready = self.free != 0;
         self.show(o);
         self.resting = self.at_rest();
+        debug_assert!(self.masks_agree(), "the slot masks follow the slot tables");
     }
 }
 
+/// The set bits of `mask`, lowest first.
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
 impl Ni {
+    /// Whether the state masks are the slot tables'.
+    fn masks_agree(&self) -> bool {
+        let mask = |f: &dyn Fn(usize) -> bool, n: usize| {
+            (0..n).filter(|&k| f(k)).fold(0, |m, k| m | 1 << k)
+        };
+        let send = |state| mask(&|s| self.send[s].state == state, self.send.len());
+        (self.free, self.waiting, self.forgetting, self.active)
+            == (
+                send(SendState::Free),
+                send(SendState::Wait),
+                send(SendState::ForgetPending),
+                mask(&|r| self.recv[r].active, self.recv.len()),
+            )
+    }
+
+    /// Sets send slot `s`'s state, and its bit in the state masks.
+    fn set_send_state(&mut self, s: usize, state: SendState) {
+        self.send[s].state = state;
+        let bit = 1 << s;
+        self.free &= !bit;
+        self.waiting &= !bit;
+        self.forgetting &= !bit;
+        *match state {
+            SendState::Free => &mut self.free,
+            SendState::Wait => &mut self.waiting,
+            SendState::ForgetPending => &mut self.forgetting,
+        } |= bit;
+    }
+
     /// The step from which the first timer that can make a packet due reads 0: a waiting
     /// SEND's retry timer or an active receive slot's ACK timer ([`Ni::pick_of`]).
     fn wake(&self) -> u64 {
-        let sends = self.send.iter().filter(|s| s.state == SendState::Wait);
-        let acks = self.recv.iter().filter(|r| r.active);
-        let send = sends.map(|s| s.due).min().unwrap_or(u64::MAX);
-        acks.map(|r| r.due).min().unwrap_or(u64::MAX).min(send)
+        let send = bits(self.waiting).map(|s| self.send[s].due).min();
+        let ack = bits(self.active).map(|r| self.recv[r].due).min();
+        ack.unwrap_or(u64::MAX).min(send.unwrap_or(u64::MAX))
     }
 
     /// Whether an edge with no flit in and no request beat taken only counts the timers down:
@@ -780,10 +835,7 @@ impl Ni {
             && self.done.is_none()
             && self.shown == self.counters
             && self.settled == self.counters
-            && self
-                .send
-                .iter()
-                .all(|s| s.state != SendState::ForgetPending);
+            && self.forgetting == 0;
         if !quiet {
             return false;
         }

@@ -38,6 +38,8 @@ pub struct Framer {
     ready: bool,
     net_out: u64,
     host_errors: u16,
+    /// [`Framer::resting`] after the last step (only a step changes what it reads).
+    rests: bool,
 }
 
 /// The packets a framer holds at most (§13.1: the one on the wire and the next).
@@ -54,7 +56,17 @@ impl Framer {
             ready: false,
             net_out: 0,
             host_errors: 0,
+            rests: false,
         }
+    }
+
+    /// Ready, holding nothing and sending nothing: an edge with no beat changes nothing.
+    fn resting(&self) -> bool {
+        debug_assert_eq!(
+            self.rests,
+            self.ready && self.held.is_empty() && self.net_out == 0
+        );
+        self.rests
     }
 
     /// `tx_req` as shown in the last `O_t`: holding a packet, no worm in flight.
@@ -97,8 +109,7 @@ impl Ports for Framer {
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         // Ready, holding nothing, sending nothing, and no beat: the edge changes nothing, and
         // a buffer that kept the last outputs already shows them.
-        let resting = self.ready && self.held.is_empty() && self.net_out == 0;
-        if resting && i[inp::TX_VALID] & 1 == 0 && o.kept() {
+        if self.resting() && i[inp::TX_VALID] & 1 == 0 && o.kept() {
             return;
         }
         let req = self.req();
@@ -145,6 +156,7 @@ impl Ports for Framer {
         o[out::TX_REQ] = self.req() as u64;
         o[out::TX_READY] = self.ready as u64;
         o[out::TX_CNT_HOST_ERROR] = self.host_errors as u64;
+        self.rests = self.ready && self.held.is_empty() && self.net_out == 0;
     }
 }
 
@@ -158,14 +170,18 @@ impl Merge {
     /// The grants of cycle `t` from the sources' `net_out` and `tx_req` as shown after edge
     /// `t-1`; moves `turn` at edge `t`.
     pub fn step(&mut self, flits: [u64; 3], reqs: [bool; 3]) -> [bool; 3] {
-        let f = flits.iter().fold(0, |a, &b| a | b);
+        let f = flits[0] | flits[1] | flits[2];
         let free = f & VALID == 0 || f & TAIL != 0;
+        let next = |j: usize| if j == 2 { 0 } else { j + 1 };
         let mut gnt = [false; 3];
-        if free {
-            if let Some(j) = (0..3).map(|k| (self.turn + k) % 3).find(|&j| reqs[j]) {
-                gnt[j] = true;
-                self.turn = (j + 1) % 3;
+        if free && reqs.contains(&true) {
+            // The first source asking from `turn` on.
+            let mut j = self.turn;
+            while !reqs[j] {
+                j = next(j);
             }
+            gnt[j] = true;
+            self.turn = next(j);
         }
         gnt
     }
@@ -299,6 +315,7 @@ impl Node {
 
     /// One cycle with the fabric's flit `net_in` and the system's inputs `i` of `I_t`; writes
     /// this node's host outputs of `O_t` into the system's `o` and returns its `net_out`.
+    #[inline]
     pub fn step(&mut self, net_in: u64, i: &[u64], o: &mut [u64]) -> u64 {
         let [ni_link, rx_link, framer_link] = &mut self.links;
         let flits = [ni_link[0], rx_link[0], framer_link[0]];
@@ -322,13 +339,29 @@ impl Node {
         link_in[ni::inp::NET_IN] = to_ni;
         link_in[ni::inp::TX_GNT] = gnt[0] as u64;
         step_placed(&mut self.ni, link_in, i, ni_link, o, self.places[0]);
-        let mut link_in = [0u64; RX_LINK_IN];
-        link_in[rx::inp::NET_IN] = to_rx;
-        link_in[rx::inp::TX_GNT] = gnt[1] as u64;
-        step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
-        let mut link_in = [0u64; FRAMER_LINK_IN];
-        link_in[inp::TX_GNT] = gnt[2] as u64;
-        step_placed(&mut self.framer, link_in, i, framer_link, o, self.places[2]);
+        // The receive path's step, when it would change nothing (its own first test, read here
+        // before its buffers are set up; resting, it asks for no grant).
+        let host_word =
+            |block: Strided, word: usize, link: usize| i[block.base + block.stride * (word - link)];
+        let rx_in = self.places[1].0;
+        let read = (
+            host_word(rx_in, rx::inp::RD_SLOT, RX_LINK_IN),
+            host_word(rx_in, rx::inp::RD_WORD, RX_LINK_IN),
+        );
+        if !self.rx.unchanged_by(to_rx, read) {
+            let mut link_in = [0u64; RX_LINK_IN];
+            link_in[rx::inp::NET_IN] = to_rx;
+            link_in[rx::inp::TX_GNT] = gnt[1] as u64;
+            step_placed(&mut self.rx, link_in, i, rx_link, o, self.places[1]);
+        }
+        // A framer at rest with no beat offered changes nothing (its step's first test, read
+        // here before its buffers are set up); holding nothing, it is granted nothing.
+        let tx_valid = host_word(self.places[2].0, inp::TX_VALID, FRAMER_LINK_IN);
+        if !(self.framer.resting() && tx_valid & 1 == 0) {
+            let mut link_in = [0u64; FRAMER_LINK_IN];
+            link_in[inp::TX_GNT] = gnt[2] as u64;
+            step_placed(&mut self.framer, link_in, i, framer_link, o, self.places[2]);
+        }
         ni_link[ni::out::NET_OUT] | rx_link[rx::out::NET_OUT] | framer_link[out::NET_OUT]
     }
 }

@@ -111,7 +111,9 @@ impl<H> Requests<H> {
             }
             State::Between => {
                 let (header, bytes) = first();
-                (header, bytes, Vec::new())
+                // Room for the longest well-formed request: no regrowth.
+                let most = request_beats(self.header_beats, MAX_PAYLOAD);
+                (header, bytes, Vec::with_capacity(most))
             }
             State::Taking {
                 header,
@@ -195,7 +197,12 @@ impl Collect {
             self.first_shown = shown;
         }
         self.words.push(data);
-        last.then(|| (std::mem::take(&mut self.words), self.first_shown))
+        // The next datagram's words start with room for the longest one: no regrowth.
+        let most = beats(MAX_PAYLOAD);
+        last.then(|| {
+            let next = Vec::with_capacity(most);
+            (std::mem::replace(&mut self.words, next), self.first_shown)
+        })
     }
 
     /// Beats of a datagram taken so far (0 between datagrams).

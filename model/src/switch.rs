@@ -10,7 +10,7 @@
 //! counted in cycle `t` shows in `O_(t+1)`, and an output no worm drives in cycle `t` is all zero
 //! in `O_(t+1)`. `O_0` is all zero (counters 0).
 //!
-//! The decision logic of one cycle lives in [`cycle`], shared with the flat-array
+//! The decision logic of one cycle lives in [`decide`], shared with the flat-array
 //! [`crate::fabric::Fabric`]; the one-cycle delay is the `decided` outputs kept until the next
 //! step.
 
@@ -67,16 +67,30 @@ pub struct Counters {
     pub discarded_flits: u64,
 }
 
+/// Bit `i` of the first mask: input flit `i` is valid; of the second: it is a head.
+#[inline(always)]
+pub(crate) fn masks(inp: &[u64]) -> (u32, u32) {
+    let mut valid: u32 = 0;
+    let mut heads: u32 = 0;
+    for (i, &f) in inp.iter().enumerate() {
+        valid |= (((f >> 34) & 1) as u32) << i;
+        heads |= (((f >> 33) & 1) as u32) << i;
+    }
+    (valid, heads)
+}
+
 /// The decisions of §4 for one cycle of one switch (its outputs show them one cycle later).
 ///
-/// `inp`: the `2k` input flits (down then up). `out`: the `2k` flits decided for the outputs,
-/// which the caller has zeroed. `state`, `drops`: per input. `held`: bit `o` set while output `o`
-/// is held.
+/// `inp`: the `2k` input flits (down then up), `valid` and `heads` their [`masks`]. `out`: the
+/// `2k` flits decided for the outputs, which the caller has zeroed. `state`, `drops`: per
+/// input. `held`: bit `o` set while output `o` is held.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn cycle(
+pub(crate) fn decide(
     g: &Geom,
     inp: &[u64],
+    valid: u32,
+    heads: u32,
     state: &mut [u8],
     held: &mut u16,
     lfsr_v: &mut u16,
@@ -91,18 +105,12 @@ pub(crate) fn cycle(
     let drops = &mut drops[..n_in];
     let out = &mut out[..n_in];
 
-    let mut valid: u32 = 0;
-    let mut heads: u32 = 0;
-    for (i, &f) in inp.iter().enumerate() {
-        valid |= (((f >> 34) & 1) as u32) << i;
-        heads |= (((f >> 33) & 1) as u32) << i;
-    }
     let lv = *lfsr_v;
     *lfsr_v = lfsr::step(lv);
     if valid == 0 {
         return;
     }
-    heads &= valid;
+    let heads = heads & valid;
 
     // A head arriving on an input still in forward(o) releases o before any arbitration.
     let mut m = heads;
@@ -268,9 +276,12 @@ impl Switch {
         std::mem::swap(&mut self.out, &mut self.decided);
         self.drops.copy_from_slice(&self.decided_drops);
         self.decided.fill(0);
-        cycle(
+        let (valid, heads) = masks(&inputs[..n_in]);
+        decide(
             &self.geom,
             inputs,
+            valid,
+            heads,
             &mut self.state,
             &mut self.held,
             &mut self.lfsr,

@@ -48,6 +48,8 @@ pub struct System {
     fabric_out_before: Vec<u64>,
     fabric_in: Vec<u64>,
     dead: Vec<bool>,
+    /// The fault inputs (`loss`, `corrupt`, `dead$j`) the fabric was last given, once given.
+    faults_in: Option<Vec<u64>>,
     /// `O_t`, the flat output buffer ([`Layout`]): the blocks write only the words that change
     /// (`crate::view::Outputs::kept`), so it is the system's own and outlives each step.
     shown: Vec<u64>,
@@ -82,6 +84,7 @@ impl System {
             fabric_out_before: vec![0; lay.nodes],
             fabric_in: vec![0; lay.nodes],
             dead: vec![false; lay.links],
+            faults_in: None,
             shown: vec![0; lay.output_words()],
         })
     }
@@ -130,10 +133,15 @@ impl System {
         let o = &mut self.shown[..];
         let loss = i[Layout::LOSS] as u16;
         let corrupt = i[Layout::CORRUPT] as u16;
-        for (j, d) in self.dead.iter_mut().enumerate() {
-            *d = i[lay.dead(j)] & 1 == 1;
+        // The fault inputs come first; the fabric keeps them until they change.
+        let faults_in = &i[..lay.dead(lay.links)];
+        if self.faults_in.as_deref() != Some(faults_in) {
+            for (j, d) in self.dead.iter_mut().enumerate() {
+                *d = i[lay.dead(j)] & 1 == 1;
+            }
+            self.fabric.set_faults(loss, corrupt, &self.dead);
+            self.faults_in = Some(faults_in.to_vec());
         }
-        self.fabric.set_faults(loss, corrupt, &self.dead);
         // The wires of cycle t, from the registers of O_(t-1); a calm cycle's injectors pass
         // every flit as it is (`InjectorSet::calm`).
         let calm = self.node_inj.calm(loss, corrupt, false);
@@ -158,9 +166,12 @@ impl System {
             };
             self.node_net_out[p] = self.nodes[p].step(net_in, i, o);
         }
-        let drops = self.fabric.drops();
-        for (o, &d) in o[lay.drop(0)..][..drops.len()].iter_mut().zip(drops) {
-            *o = d as u64;
+        // `o` keeps the counters the last step wrote (all zero before the first, as they are).
+        if self.fabric.drops_moved() {
+            let drops = self.fabric.drops();
+            for (o, &d) in o[lay.drop(0)..][..drops.len()].iter_mut().zip(drops) {
+                *o = d as u64;
+            }
         }
     }
 }
@@ -174,6 +185,8 @@ pub struct Offer {
     rng: rand_chacha::ChaCha8Rng,
     load: f64,
     q: f64,
+    /// `gen_bool(q)`'s distribution, made once (`gen_bool` makes it at every draw).
+    asks: rand::distributions::Bernoulli,
     /// Every datagram's payload bytes; `None`: uniform in 0..=32.
     length: Option<usize>,
     pattern: Pattern,
@@ -187,13 +200,20 @@ impl Offer {
             return Err(format!("load {load}: must be in 0..=1"));
         }
         pattern.check(nodes)?;
+        let q = Offer::rate(load, None);
         Ok(Offer {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             load,
-            q: Offer::rate(load, None),
+            q,
+            asks: Offer::asks(q),
             length: None,
             pattern,
         })
+    }
+
+    /// The draw of whether an idle host asks, with probability `q` (`q` is in 0..=1).
+    fn asks(q: f64) -> rand::distributions::Bernoulli {
+        rand::distributions::Bernoulli::new(q).expect("a probability")
     }
 
     /// The chance per cycle that an idle host asks: `load / E[w + 3]`, the SEND's flits.
@@ -218,22 +238,31 @@ impl Offer {
         }
         self.length = length;
         self.q = Offer::rate(self.load, length);
+        self.asks = Offer::asks(self.q);
         Ok(self)
     }
 
     /// The idle host of node `p` (of `nodes`) in this cycle: its destination and payload if it
     /// asks.
+    #[inline]
     pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Vec<u8>)> {
         use rand::Rng;
-        if !self.pattern.sends(p, nodes) || !self.rng.gen_bool(self.q) {
+        // What `gen_bool(self.q)` draws.
+        if !self.pattern.sends(p, nodes) || !self.rng.sample(self.asks) {
             return None;
         }
+        Some(self.datagram(p, nodes))
+    }
+
+    /// The destination and payload of the datagram host `p` asks to send.
+    fn datagram(&mut self, p: usize, nodes: usize) -> (u16, Vec<u8>) {
+        use rand::Rng;
         let dst = self.pattern.destination(p, nodes, &mut self.rng);
         let len = match self.length {
             Some(l) => l,
             None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
         };
-        Some((dst, (0..len).map(|_| self.rng.gen()).collect()))
+        (dst, (0..len).map(|_| self.rng.gen()).collect())
     }
 }
 
@@ -257,8 +286,14 @@ pub struct Hosts {
     /// Per node: the delivery being read.
     reading: Vec<Collect>,
     next_uid: Vec<u16>,
+    /// The input buffer given to [`Hosts::step`] keeps what the last step wrote there
+    /// ([`Hosts::with_inputs_kept`]).
+    kept: bool,
+    /// Per node: the last step wrote the inputs of a host not asking, which a kept buffer
+    /// still holds.
+    at_rest: Vec<bool>,
     /// uid -> (destination, payload, cycle taken, delivered)
-    outstanding: std::collections::HashMap<u32, (u16, Vec<u8>, u64, bool)>,
+    outstanding: crate::hash::FastMap<u32, (u16, Vec<u8>, u64, bool)>,
     /// Stop asking (the drain).
     pub quiet: bool,
     pub accepted: u64,
@@ -293,6 +328,8 @@ impl Hosts {
             asking: vec![None; lay.nodes],
             reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
+            kept: false,
+            at_rest: vec![false; lay.nodes],
             outstanding: Default::default(),
             quiet: false,
             accepted: 0,
@@ -309,6 +346,14 @@ impl Hosts {
     pub fn with_length(mut self, length: Option<usize>) -> Result<Hosts, String> {
         self.offer = self.offer.with_length(length)?;
         Ok(self)
+    }
+
+    /// Hosts whose [`Hosts::step`] is given, every cycle, an input buffer that still holds what
+    /// the last step wrote there (nothing else writes their words): a host not asking then
+    /// writes nothing, its inputs being those it wrote at the last step.
+    pub fn with_inputs_kept(mut self) -> Hosts {
+        self.kept = true;
+        self
     }
 
     fn error(&mut self, e: String) {
@@ -371,11 +416,16 @@ impl Hosts {
                     inputs[len_word + p] = bytes.len() as u64;
                     // req_ready in O_(t-1) says this beat is taken now.
                     whole = ready && beats.taken();
+                    inputs[dlv_ready + p] = 1;
+                    self.at_rest[p] = false;
                 }
+                None if self.kept && self.at_rest[p] => {}
                 None => {
                     for word in [valid, data, last, dst_word, len_word] {
                         inputs[word + p] = 0;
                     }
+                    inputs[dlv_ready + p] = 1;
+                    self.at_rest[p] = true;
                 }
             }
             if whole {
@@ -386,7 +436,6 @@ impl Hosts {
                     self.accepted += 1;
                 }
             }
-            inputs[dlv_ready + p] = 1;
         }
     }
 
@@ -398,8 +447,12 @@ impl Hosts {
             lay.ni_output(ni::out::DLV_VALID, 0),
             lay.ni_output(ni::out::DONE_VALID, 0),
         );
-        for q in 0..lay.nodes {
-            if (o[dlv_valid + q] | o[done_valid + q]) & 1 == 0 {
+        let n = lay.nodes;
+        let shown = o[dlv_valid..dlv_valid + n]
+            .iter()
+            .zip(&o[done_valid..done_valid + n]);
+        for (q, (&dlv, &done)) in shown.enumerate() {
+            if (dlv | done) & 1 == 0 {
                 continue;
             }
             let shown = |word| o[lay.ni_output(word, q)];
@@ -440,17 +493,16 @@ impl Hosts {
             }
             Some(e) => {
                 e.3 = true;
-                let (dst, want, at) = (e.0, e.1.clone(), e.2);
+                let (dst, wanted, right, at) = (e.0, e.1.len(), e.1 == data, e.2);
                 self.delivered += 1;
                 if !self.quiet {
-                    self.payload_bytes += want.len() as u64;
+                    self.payload_bytes += wanted as u64;
                 }
                 self.latencies.record(first - at);
-                if dst as usize != q || src as u32 != uid >> 16 || want != data {
+                if dst as usize != q || src as u32 != uid >> 16 || !right {
                     self.error(format!(
-                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {} bytes",
+                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {wanted} bytes",
                         data.len(),
-                        want.len()
                     ));
                 }
             }
@@ -575,6 +627,15 @@ impl SystemHosts {
             last_cycle: 0,
             last_progress: None,
         })
+    }
+
+    /// Hosts given an input buffer that keeps what their last step wrote
+    /// ([`Hosts::with_inputs_kept`], [`MsgHosts::with_inputs_kept`]), as [`run_with_hosts`]
+    /// gives them.
+    pub fn with_inputs_kept(mut self) -> SystemHosts {
+        self.idem = self.idem.with_inputs_kept();
+        self.rmpp = self.rmpp.with_inputs_kept();
+        self
     }
 
     /// Every datagram `length` payload bytes ([`Hosts::with_length`]).
@@ -809,6 +870,9 @@ struct Counters {
     totals: Vec<u64>,
     /// Cycles observed since the last fold.
     since: u64,
+    /// Copy the counters' words only at a fold, and when [`Counters::settle`] is called at the
+    /// end of a run ([`run_with_hosts`]): `now` is only read after the last copy.
+    lazy: bool,
 }
 
 impl Counters {
@@ -824,17 +888,25 @@ impl Counters {
             folded: vec![0; words],
             totals: vec![0; Self::NI + Self::RX],
             since: 0,
+            lazy: false,
         }
     }
 
-    fn observe(&mut self, o: &[u64]) {
+    /// Copies the counters' words of `o` into `now`.
+    fn settle(&mut self, o: &[u64]) {
         let (lay, n) = (self.lay, self.lay.nodes);
         let ni = lay.ni_output(ni::out::COUNTERS, 0);
         let rx = lay.rx_output(rx::out::COUNTERS, 0);
         let (ni_now, rx_now) = self.now.split_at_mut(Self::NI * n);
         ni_now.copy_from_slice(&o[ni..ni + Self::NI * n]);
         rx_now.copy_from_slice(&o[rx..rx + Self::RX * n]);
+    }
+
+    fn observe(&mut self, o: &[u64]) {
         self.since += 1;
+        if !self.lazy || self.since == Self::FOLD {
+            self.settle(o);
+        }
         if self.since == Self::FOLD {
             for c in 0..self.totals.len() {
                 self.totals[c] += self.increments(c);
@@ -901,13 +973,15 @@ pub fn run_with_hosts_progress(
     tree: FatTree,
     ni: NiConfig,
     rmpp: RmppConfig,
-    mut hosts: SystemHosts,
+    hosts: SystemHosts,
     cycles: u64,
     faults: &crate::fault::Faults,
     drain: u64,
     mut progress: impl FnMut(u64),
 ) -> Result<SystemHosts, String> {
     let mut sys = System::new(tree, ni, rmpp)?;
+    // Only the hosts write their words of `i`, which it keeps from cycle to cycle.
+    let mut hosts = hosts.with_inputs_kept();
     let lay = sys.layout();
     let mut i = vec![0u64; lay.input_words()];
     i[Layout::LOSS] = faults.loss as u64;
@@ -921,6 +995,8 @@ pub fn run_with_hosts_progress(
     let end = cycles.checked_add(drain).ok_or_else(|| {
         format!("{cycles} cycles and a drain of {drain}: the run would pass 2^64 cycles")
     })?;
+    // The counters are read after the run: copied at their folds and at its end only.
+    hosts.counters.lazy = true;
     let mut t = 0;
     while t < cycles || (hosts.in_flight() > 0 && t < end) {
         hosts.set_quiet(t >= cycles);
@@ -933,6 +1009,8 @@ pub fn run_with_hosts_progress(
             progress(t);
         }
     }
+    hosts.counters.settle(sys.outputs());
+    hosts.counters.lazy = false;
     Ok(hosts)
 }
 

@@ -15,12 +15,11 @@
 //! upcall, exactly the bytes sent) and every completion at the sender (MSGEND with the whole
 //! length). After a drain, a message sent but not delivered is lost.
 
-use std::collections::HashMap;
-
 use rand::{Rng, SeedableRng};
 
 use super::send::{Completion, Outcome, SendConfig, Sender};
 use super::{rx::inp as rxi, rx::out as rxo, Packet, Type};
+use crate::hash::FastMap;
 use crate::latency::Latencies;
 use crate::ni;
 use crate::node::{framer_beats, framer_inputs};
@@ -140,6 +139,8 @@ pub struct MsgHosts {
     lay: Layout,
     traffic: MsgTraffic,
     q: f64,
+    /// `gen_bool(q)`'s distribution, made once (`gen_bool` makes it at every draw).
+    sends: rand::distributions::Bernoulli,
     pub senders: Vec<Sender>,
     /// Per node: the packet being streamed to the framer, and its beats.
     framing: Vec<Option<(Packet, Beats)>>,
@@ -150,9 +151,17 @@ pub struct MsgHosts {
     /// A delivery names only the slot (docs/protocol.md §11.3), which holds that message from
     /// its upcall until its delivery is taken.
     slot_messages: Vec<[Option<(u16, u32)>; SLOT_NUMBERS]>,
-    recs: HashMap<(u16, u32), Rec>,
-    next_upcall: HashMap<(u16, u16), u32>,
-    sent_num: HashMap<(u16, u16), u32>,
+    recs: FastMap<(u16, u32), Rec>,
+    next_upcall: FastMap<(u16, u16), u32>,
+    sent_num: FastMap<(u16, u16), u32>,
+    /// The input buffer given to [`MsgHosts::step`] keeps what the last step wrote there
+    /// ([`MsgHosts::with_inputs_kept`]).
+    kept: bool,
+    /// Per node: the last step wrote its idle host's inputs, which a kept buffer still holds.
+    at_rest: Vec<bool>,
+    /// Every host was at rest at the last step (none framing, reading, answering or sending,
+    /// and none given a message since): nothing is being read.
+    all_rest: bool,
     /// Stop sending new messages (the drain).
     pub quiet: bool,
     pub sent: u64,
@@ -190,19 +199,24 @@ impl MsgHosts {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let q = (traffic.load / traffic.mean_flits()).min(1.0);
         Ok(MsgHosts {
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x524d_5050),
             lay,
-            q: (traffic.load / traffic.mean_flits()).min(1.0),
+            q,
+            sends: rand::distributions::Bernoulli::new(q).expect("a probability"),
             traffic,
             senders,
             framing: vec![None; lay.nodes],
             reading: (0..lay.nodes).map(|_| None).collect(),
             finishing: (0..lay.nodes).map(|_| None).collect(),
             slot_messages: vec![[None; SLOT_NUMBERS]; lay.nodes],
-            recs: HashMap::new(),
-            next_upcall: HashMap::new(),
-            sent_num: HashMap::new(),
+            recs: FastMap::default(),
+            next_upcall: FastMap::default(),
+            sent_num: FastMap::default(),
+            kept: false,
+            at_rest: vec![false; lay.nodes],
+            all_rest: false,
             quiet: false,
             sent: 0,
             upcalls: 0,
@@ -215,6 +229,14 @@ impl MsgHosts {
             latencies: Latencies::default(),
             payload_bytes: 0,
         })
+    }
+
+    /// Hosts whose [`MsgHosts::step`] is given, every cycle, an input buffer that still holds
+    /// what the last step wrote there (nothing else writes their words): a host at rest then
+    /// writes nothing, its inputs being those it wrote at the last step.
+    pub fn with_inputs_kept(mut self) -> MsgHosts {
+        self.kept = true;
+        self
     }
 
     fn error(&mut self, e: String) {
@@ -268,6 +290,8 @@ impl MsgHosts {
 
     /// Host `p` sends `data` to `dst` now (for scripted runs; the random source does the same).
     pub fn send(&mut self, t: u64, p: usize, dst: u16, data: Vec<u8>) -> u32 {
+        self.at_rest[p] = false;
+        self.all_rest = false;
         let msg_id = self.senders[p].send(t, dst, data.clone());
         self.sent += 1;
         // Numbered per pair in send order (§3.8), counted here independently of the sender.
@@ -294,6 +318,29 @@ impl MsgHosts {
         let lay = self.lay;
         let n = lay.nodes;
         let ro = |x: usize, p: usize| prev[lay.rx_output(x, p)];
+        // Node p's word of a port is the port's word of node 0 plus p.
+        let (snd_valid, up_valid, dlv_valid) = (
+            lay.rx_output(rxo::SND_VALID, 0),
+            lay.rx_output(rxo::UP_VALID, 0),
+            lay.rx_output(rxo::DLV_VALID, 0),
+        );
+        let (up_ready, up_accept, dlv_ready) = (
+            lay.rx_input(rxi::UP_READY, 0),
+            lay.rx_input(rxi::UP_ACCEPT, 0),
+            lay.rx_input(rxi::DLV_READY, 0),
+        );
+        let framer_words = lay.framer_input(framer::inp::TX_VALID, 0)
+            ..lay.framer_input(framer::inp::WORDS - 1, 0) + 1;
+        // Every host at rest at the last step (a message given since clears its mark), none
+        // drawing a message, and no receive path showing a reply, upcall or delivery: each
+        // finds itself at rest again, and a kept buffer holds what it would write.
+        if self.kept && (self.q <= 0.0 || self.quiet) && self.all_rest {
+            let shown = |w: usize| prev[w..w + n].iter().fold(0, |a, &x| a | x);
+            if (shown(snd_valid) | shown(up_valid) | shown(dlv_valid)) & 1 == 0 {
+                return;
+            }
+        }
+        let mut all_rest = true;
         for p in 0..n {
             // New messages from the random source.
             // With no RMPP load no draw decides anything: skip them (the generator is this
@@ -302,7 +349,8 @@ impl MsgHosts {
                 && !self.quiet
                 && self.traffic.pattern.sends(p, n)
                 && self.senders[p].queued() < 64
-                && self.rng.gen_bool(self.q)
+                // What `gen_bool(self.q)` draws.
+                && self.rng.sample(self.sends)
             {
                 let dst = self.traffic.pattern.destination(p, n, &mut self.rng);
                 let len = self
@@ -313,21 +361,27 @@ impl MsgHosts {
             }
             // A host with nothing to send, frame, read or answer presents nothing but its
             // standing answers (what the rules below write for it).
-            let shown = ro(rxo::SND_VALID, p) | ro(rxo::UP_VALID, p) | ro(rxo::DLV_VALID, p);
+            let shown = prev[snd_valid + p] | prev[up_valid + p] | prev[dlv_valid + p];
             if shown & 1 == 0
                 && self.framing[p].is_none()
                 && self.reading[p].is_none()
                 && self.senders[p].idle()
                 && !self.senders[p].has_completions()
             {
-                framer_inputs(None, |word, value| {
-                    inputs[lay.framer_input(word, p)] = value
-                });
-                inputs[lay.rx_input(rxi::UP_READY, p)] = 0;
-                inputs[lay.rx_input(rxi::UP_ACCEPT, p)] = u32::MAX as u64;
-                inputs[lay.rx_input(rxi::DLV_READY, p)] = 0;
+                // What `framer_inputs(None, ..)` and the answers below write for it.
+                if !(self.kept && self.at_rest[p]) {
+                    for word in framer_words.clone().step_by(n) {
+                        inputs[word + p] = 0;
+                    }
+                    inputs[up_ready + p] = 0;
+                    inputs[up_accept + p] = u32::MAX as u64;
+                    inputs[dlv_ready + p] = 0;
+                    self.at_rest[p] = true;
+                }
                 continue;
             }
+            self.at_rest[p] = false;
+            all_rest = false;
             // Replies for the send side.
             if ro(rxo::SND_VALID, p) & 1 == 1 {
                 if let Some(ty) = Type::from_code(ro(rxo::SND_TYPE, p) as u32) {
@@ -407,11 +461,16 @@ impl MsgHosts {
                 }
             }
         }
+        self.all_rest = all_rest;
     }
 
     /// Collects the word addressed in cycle `t - 1`, shown in `O_t` (§11.6), and makes the
     /// deliveries whose last word that is.
     pub fn observe(&mut self, _t: u64, o: &[u64]) {
+        // A host at rest reads nothing (its `reading` and `finishing` are empty).
+        if self.all_rest {
+            return;
+        }
         let lay = self.lay;
         for (p, r) in self.reading.iter_mut().enumerate() {
             if let Some(r) = r {
@@ -422,6 +481,9 @@ impl MsgHosts {
             }
         }
         for p in 0..self.finishing.len() {
+            if self.finishing[p].is_none() {
+                continue;
+            }
             if let Some((taken, mut r)) = self.finishing[p].take() {
                 r.words.push(o[lay.rx_output(rxo::RD_DATA, p)] as u32);
                 self.delivery(taken, p, r);

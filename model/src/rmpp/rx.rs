@@ -182,6 +182,9 @@ pub struct RmppRx {
     /// [`RmppRx::at_rest`] after the last step (nothing else changes the state in between but
     /// [`RmppRx::cut_worm`], which clears it).
     resting: bool,
+    /// The read port's inputs (`rd_slot`, `rd_word`) at the last step, when it was a resting one
+    /// (which changes nothing the read port reads).
+    rested_read: Option<(u64, u64)>,
     /// The slot the transmitter's search for a reply due starts at: the one after the slot
     /// picked last (§11.5; slot 0 at power-on).
     reply_turn: usize,
@@ -226,6 +229,7 @@ impl RmppRx {
             seen: Vec::new(),
             before: Vec::new(),
             resting: false,
+            rested_read: None,
             reply_turn: 0,
             tx: Vec::new(),
             tx_next: 0,
@@ -287,6 +291,15 @@ impl RmppRx {
             self.count(cnt::TRUNCATED);
             self.resting = false;
         }
+    }
+
+    /// Whether a step with `net_in` and the read port's inputs `read` changes nothing and
+    /// shows what the last showed: a resting step after one with the same read address, which
+    /// would read the word it read then and show the one it shows.
+    #[inline]
+    pub(crate) fn unchanged_by(&self, net_in: u64, read: (u64, u64)) -> bool {
+        let resting = self.resting && net_in & VALID == 0;
+        resting && self.rested_read == Some(read) && self.rd_data == self.rd_next
     }
 
     /// Slot `k` owes its reply (set at this edge).
@@ -710,8 +723,14 @@ impl Ports for RmppRx {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         let cfg = self.cfg;
+        let read = (i[inp::RD_SLOT], i[inp::RD_WORD]);
+        if o.kept() && self.unchanged_by(i[inp::NET_IN], read) {
+            return;
+        }
+        let resting = self.resting && i[inp::NET_IN] & VALID == 0;
+        self.rested_read = resting.then_some(read);
         self.read_port(i);
-        if self.resting && i[inp::NET_IN] & VALID == 0 {
+        if resting {
             // Nothing held, owed or counting, and no flit: the edge changes only the read
             // port, which `read_port` took (docs/protocol.md §11.6).
             if o.kept() {
