@@ -520,7 +520,7 @@ impl Logic for RmppRxCore {
         self.reply.header_valid.next = self.worm.header_valid.val();
         self.reply.index.next = self.worm.index.val();
         self.worm.word.next = self.reply.word.val();
-        self.reply.pick_src.next = self.slots.reads.pick_src.val();
+        self.reply.pick_src.next = self.slots.pick_src.val();
         self.reply.pick_msg_id.next = self.slots.reads.pick_msg_id.val();
         self.reply.pick_msg_num.next = self.slots.reads.pick_msg_num.val();
         self.reply.pick_limit.next = self.slots.reads.pick_limit.val();

@@ -52,8 +52,8 @@ pub struct SlotWrite {
 /// ([`super::slots::RmppSlots`]) hands on as its own outputs.
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct SlotReads {
-    /// The slot the transmitter picks: `src`, `msgID`, `msgNum`, `limit`, `next_seq`, a CTS's `n`.
-    pub pick_src: Signal<Out, Bits<8>>,
+    /// The slot the transmitter picks: `msgID`, `msgNum`, `limit`, `next_seq`, a CTS's `n` (its
+    /// `src` comes from the slot table's flip-flops, [`super::slots::RmppSlots`]'s `pick_src`).
     pub pick_msg_id: Signal<Out, Bits<32>>,
     pub pick_msg_num: Signal<Out, Bits<32>>,
     pub pick_limit: Signal<Out, Bits<13>>,
@@ -158,7 +158,8 @@ pub struct SlotFields {
     grant_mask: Constant<Bits<16>>,
 }
 
-/// Read ports of the `src`, `msgID` and `msgNum` memories: the pick and the upcall (a delivery
+/// Read ports of the `msgID` and `msgNum` memories: the pick and the upcall (`src`'s: the upcall
+/// only) (a delivery
 /// shows only its slot and `limit`, docs/protocol.md §11.3).
 const WORD_READS: usize = 2;
 /// Reads of `limit`: the match, the pick, the delivery and the read port's slot.
@@ -190,7 +191,8 @@ impl SlotFields {
             dlv_slot: Default::default(),
             read_slot: Default::default(),
             reads: Default::default(),
-            m_src: LutRam::narrow(n + 1, WORD_READS, bits_holding(cfg.nodes as u64 - 1)),
+            // The upcall's only: the pick's `src` is the slot table's flip-flops.
+            m_src: LutRam::narrow(n + 1, 1, bits_holding(cfg.nodes as u64 - 1)),
             m_msg_id: LutRam::new(n + 1, WORD_READS),
             m_msg_num: LutRam::new(n + 1, WORD_READS),
             m_len: LutRam::new(n + 1, 1),
@@ -339,7 +341,6 @@ impl Logic for SlotFields {
         if self.dlv_valid.val() {
             self.dlv_address.next = bit_cast::<5, 4>(self.dlv_slot.val());
         }
-        self.m_src.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_msg_id.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_msg_num.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_next_seq.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
@@ -347,13 +348,12 @@ impl Logic for SlotFields {
         self.m_limit.read_address[0].next = bit_cast::<5, 4>(self.pick_slot.val());
         self.m_next_seq.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
         self.m_limit.read_address[1].next = bit_cast::<5, 4>(self.match_slot.val());
-        self.m_src.read_address[1].next = self.up_address.val();
+        self.m_src.read_address[0].next = self.up_address.val();
         self.m_msg_id.read_address[1].next = self.up_address.val();
         self.m_msg_num.read_address[1].next = self.up_address.val();
         self.m_len.read_address[0].next = self.up_address.val();
         self.m_limit.read_address[2].next = self.dlv_address.val();
         self.m_limit.read_address[3].next = bit_cast::<5, 4>(self.read_slot.val());
-        self.reads.pick_src.next = self.m_src.read_data[0].val();
         self.reads.pick_msg_id.next = self.m_msg_id.read_data[0].val();
         self.reads.pick_msg_num.next = self.m_msg_num.read_data[0].val();
         self.reads.pick_next_seq.next = self.m_next_seq.read_data[0].val();
@@ -370,7 +370,7 @@ impl Logic for SlotFields {
         self.reads.pick_limit.next = self.m_limit.read_data[0].val();
         self.reads.match_next_seq.next = self.m_next_seq.read_data[1].val();
         self.reads.match_limit.next = self.m_limit.read_data[1].val();
-        self.reads.up_src.next = self.m_src.read_data[1].val();
+        self.reads.up_src.next = self.m_src.read_data[0].val();
         self.reads.up_msg_id.next = self.m_msg_id.read_data[1].val();
         self.reads.up_msg_num.next = self.m_msg_num.read_data[1].val();
         self.reads.up_len.next = self.m_len.read_data[0].val();

@@ -31,8 +31,8 @@ use crate::{c, vec_of};
 /// | `read_busy` | out | 1 | `read_slot` is busy (the read port shows nothing of a free slot) |
 /// | `due`, `target_busy` | out | 1, 1 | a reply is due (a register, `any_due`: the OR of the slots' `reply_due` after the same edge); the `target` slot is busy (read by the counters and `any_due`: *replies again* sets a reply due only at a busy slot, which each slot knows of itself) |
 /// | `target_grant` | out | 16 | the `grant` of `target` (the slot a packet that returns grants acts on; an answer's slot holds none) |
-/// | `pick_receiving`, `pick_ended` | out | 1, 1 | the picked slot (the first with a reply due after the one picked last, else the lowest) is RECEIVING, ENDED |
-/// | `reads$*` | out | | ([`SlotReads`]) the picked slot: `pick_src`, `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
+/// | `pick_receiving`, `pick_ended`, `pick_src` | out | 1, 1, 8 | the picked slot (the first with a reply due after the one picked last, else the lowest) is RECEIVING, ENDED; its `src`, from the key compare's flip-flops selected by the one-hot pick: the reply's route word is combinational from it in the pick's cycle, and read from LUT RAM at the encoded pick it was the ECP5 receive path's critical path (91.6 MHz) |
+/// | `reads$*` | out | | ([`SlotReads`]) the picked slot: `pick_msg_id`, `pick_msg_num`, `pick_limit`, `pick_next_seq`, `pick_cts_n` (not defined while no reply is due); the matched slot's `match_next_seq` and `match_limit` (not defined while nothing matched); the fields of `up_slot` (zero unless `up_valid`), the `limit` of `dlv_slot` (zero unless `dlv_valid`), and `read_slot`'s `limit` |
 ///
 /// Widths: the registers are as wide as the largest configuration (`src` 8, `limit` 13,
 /// `next_seq` 11, `grant` and `cts_n` 16, the deadlines 21 bits); every value loaded into them
@@ -102,6 +102,7 @@ pub struct RmppSlots {
     pub reads: SlotReads,
     pub pick_receiving: Signal<Out, Bit>,
     pub pick_ended: Signal<Out, Bit>,
+    pub pick_src: Signal<Out, Bits<8>>,
     pub read_busy: Signal<Out, Bit>,
     s_state: Vec<DFF<SlotState>>,
     s_src: Vec<DFF<Bits<8>>>,
@@ -166,6 +167,7 @@ pub struct RmppSlots {
     repeat_end: Constant<Bits<21>>,
     repeat_mask: Constant<Bits<21>>,
     node_mask: Constant<Bits<8>>,
+    no_node: Constant<Bits<8>>,
     grant_mask: Constant<Bits<16>>,
     time_mask: Constant<Bits<21>>,
     /// Selective acceptance (§11.7): the *held* verdict acts.
@@ -206,6 +208,7 @@ impl RmppSlots {
             reads: Default::default(),
             pick_receiving: Default::default(),
             pick_ended: Default::default(),
+            pick_src: Default::default(),
             s_state: vec_of(n),
             s_src: vec_of(n),
             s_msg_id: vec_of(n),
@@ -257,6 +260,7 @@ impl RmppSlots {
             repeat_end: c(cfg.reply_timeout as u64),
             repeat_mask: holding(cfg.reply_timeout as u64),
             node_mask: holding(cfg.nodes as u64 - 1),
+            no_node: c(0),
             grant_mask: holding(cfg.max_data_pkts as u64),
             time_mask: holding(cfg.gch_timeout.max(cfg.reply_timeout) as u64 + 1),
             selective: Constant::new(cfg.selective),
@@ -567,6 +571,7 @@ impl Logic for RmppSlots {
         self.target_grant.next = self.empty_grant.val();
         self.pick_receiving.next = false;
         self.pick_ended.next = false;
+        self.pick_src.next = self.no_node.val();
         self.read_busy.next = false;
         for k in 0..self._n {
             if self.write.target.val() == self.slot_number[k].val() {
@@ -577,6 +582,7 @@ impl Logic for RmppSlots {
                     self.pick_receiving.val() | (self.s_state[k].q.val() == SlotState::Receiving);
                 self.pick_ended.next =
                     self.pick_ended.val() | (self.s_state[k].q.val() == SlotState::Ended);
+                self.pick_src.next = self.pick_src.val() | self.s_src[k].q.val();
             }
             if (self.read_slot.val() == self.slot_number[k].val())
                 & (self.s_state[k].q.val() != SlotState::Free)
