@@ -43,6 +43,7 @@ pub struct RunSettings<'a> {
     pub load: f64,
     pub faults: &'a FaultArgs,
     pub traffic: &'a TrafficArgs,
+    pub ni: &'a NiArgs,
     /// The Verilated RTL runs (`cosim`), not the golden model alone (`model`).
     pub rtl: bool,
 }
@@ -50,7 +51,7 @@ pub struct RunSettings<'a> {
 impl Command {
     /// The settings of a `cosim` or `model` command.
     pub fn run_settings(&self) -> Option<RunSettings<'_>> {
-        let (block, k, n, cycles, seed, load, faults, traffic, rtl) = match self {
+        let (block, k, n, cycles, seed, load, faults, traffic, ni, rtl) = match self {
             Command::Cosim {
                 block,
                 k,
@@ -60,8 +61,9 @@ impl Command {
                 load,
                 faults,
                 traffic,
+                ni,
                 ..
-            } => (block, k, n, cycles, seed, load, faults, traffic, true),
+            } => (block, k, n, cycles, seed, load, faults, traffic, ni, true),
             Command::Model {
                 block,
                 k,
@@ -71,8 +73,9 @@ impl Command {
                 load,
                 faults,
                 traffic,
+                ni,
                 ..
-            } => (block, k, n, cycles, seed, load, faults, traffic, false),
+            } => (block, k, n, cycles, seed, load, faults, traffic, ni, false),
             _ => return None,
         };
         Some(RunSettings {
@@ -84,6 +87,7 @@ impl Command {
             load: *load,
             faults,
             traffic,
+            ni,
             rtl,
         })
     }
@@ -98,6 +102,7 @@ impl RunSettings<'_> {
         }
         let mut cfg = config(self.block, self.k, self.n)?;
         cfg.rmpp.selective = !self.traffic.rmpp_in_order;
+        self.ni.apply(&mut cfg.ni)?;
         if self.rtl {
             cfg.check_rtl_size()?;
         } else {
@@ -420,6 +425,60 @@ impl TrafficArgs {
     }
 }
 
+/// The idempotent NI's parameters (docs/protocol.md §8.2), for every NI of the system and for
+/// `--block ni`; what is not given keeps its default. The RTL is generated with them too, so a
+/// co-simulation checks the same NI the golden model runs.
+#[derive(clap::Args)]
+pub struct NiArgs {
+    /// NI: send slots, 1..=16 (default 4): the datagrams a node has in flight at most.
+    #[arg(long, value_name = "N")]
+    pub send_slots: Option<usize>,
+    /// NI: receive slots, 1..=16 (default 8): the uids a node remembers until their FORGET.
+    #[arg(long, value_name = "N")]
+    pub recv_slots: Option<usize>,
+    /// NI: cycles between two SENDs of one datagram, 1..=65535 (default 128), spread as
+    /// --retry-spread says.
+    #[arg(long, value_name = "CYCLES")]
+    pub retry_interval: Option<u16>,
+    /// NI: the retry's random spread, 0 or a power of two up to --retry-interval (default: an
+    /// eighth of the retry interval, rounded down to a power of two: 16 for 128).
+    #[arg(long, value_name = "CYCLES")]
+    pub retry_spread: Option<u16>,
+    /// NI: cycles between two ACKs of one uid, 1..=65535 (default 64).
+    #[arg(long, value_name = "CYCLES")]
+    pub ack_interval: Option<u16>,
+}
+
+impl NiArgs {
+    /// Sets the parameters given in `ni` and checks the whole (§8.2's ranges); the spread
+    /// follows a retry interval given without one, as in a replay trace (docs/replay.md).
+    pub fn apply(&self, ni: &mut idemnet_model::ni::NiConfig) -> Result<()> {
+        let before = *ni;
+        if let Some(v) = self.send_slots {
+            ni.send_slots = v;
+        }
+        if let Some(v) = self.recv_slots {
+            ni.recv_slots = v;
+        }
+        if let Some(v) = self.retry_interval {
+            ni.retry_interval = v;
+            ni.retry_spread = idemnet_model::ni::NiConfig::spread_for(v);
+        }
+        if let Some(v) = self.retry_spread {
+            ni.retry_spread = v;
+        }
+        if let Some(v) = self.ack_interval {
+            ni.ack_interval = v;
+        }
+        if *ni != before {
+            // The checks name the fields; the user wrote the options.
+            ni.validate()
+                .map_err(|e| anyhow::anyhow!("NI: --{}", e.replace('_', "-")))?;
+        }
+        Ok(())
+    }
+}
+
 /// The system's settings as the first line of a run prints them, and, when the dead links
 /// disconnect nodes, a second line saying so before the run.
 fn system_header(
@@ -675,6 +734,13 @@ fn record(
             "corrupt_threshold": opts.faults.corrupt,
             "dead_links": opts.faults.dead,
             "drain": opts.drain,
+            "ni": {
+                "send_slots": cfg.ni.send_slots,
+                "recv_slots": cfg.ni.recv_slots,
+                "retry_interval": cfg.ni.retry_interval,
+                "retry_spread": cfg.ni.retry_spread,
+                "ack_interval": cfg.ni.ack_interval,
+            },
         });
     }
     rec

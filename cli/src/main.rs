@@ -130,6 +130,8 @@ enum Command {
         faults: cmd::FaultArgs,
         #[command(flatten)]
         traffic: cmd::TrafficArgs,
+        #[command(flatten)]
+        ni: cmd::NiArgs,
     },
     /// Run the golden model alone (the fast simulator for large experiments).
     #[command(
@@ -160,6 +162,8 @@ enum Command {
         faults: cmd::FaultArgs,
         #[command(flatten)]
         traffic: cmd::TrafficArgs,
+        #[command(flatten)]
+        ni: cmd::NiArgs,
     },
     /// Drive one network-interface block from a packet trace (JSON Lines, format in
     /// docs/replay.md) and print what it does, one JSON line per action.
@@ -353,6 +357,15 @@ const SYSTEM_ONLY: &[&str] = &[
     "rmpp_in_order",
 ];
 
+/// The idempotent NI's parameters: the system's NIs and `--block ni` take them.
+const NI_OPTIONS: &[&str] = &[
+    "send_slots",
+    "recv_slots",
+    "retry_interval",
+    "retry_spread",
+    "ack_interval",
+];
+
 /// An option given for a block that does not use it is an error naming it, never ignored.
 fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -> Result<()> {
     let Some(run) = command.run_settings() else {
@@ -360,22 +373,30 @@ fn check_applicable(command: &Command, spec: &clap::Command, sub: &ArgMatches) -
     };
     let (block, model) = (run.block, !run.rtl);
     let system_only = |id: &str| !SYSTEM_ONLY.contains(&id);
+    let not_ni = |id: &str| !NI_OPTIONS.contains(&id);
     match block {
         BlockArg::System => Ok(()),
         BlockArg::Router | BlockArg::Fabric => args::reject_inapplicable(
             spec,
             sub,
-            system_only,
-            "the fault, drain and traffic options apply to --block system",
+            |id| system_only(id) && not_ni(id),
+            "the fault, drain and traffic options apply to --block system, the NI's options \
+             to --block system and --block ni",
         ),
-        BlockArg::RmppRx if model => Ok(()),
+        BlockArg::RmppRx if model => args::reject_inapplicable(
+            spec,
+            sub,
+            not_ni,
+            "the NI's options apply to --block system and --block ni",
+        ),
         // The receive path alone's senders are the model's, and accept selectively with it.
         BlockArg::RmppRx => args::reject_inapplicable(
             spec,
             sub,
-            |id| (system_only(id) || id == "rmpp_in_order") && id != "k" && id != "n",
-            "--block rmpp-rx runs one block of the 16-node machine (no --k, --n), and the \
-             fault, drain and traffic options but --rmpp-in-order apply to --block system",
+            |id| (system_only(id) || id == "rmpp_in_order") && not_ni(id) && id != "k" && id != "n",
+            "--block rmpp-rx runs one block of the 16-node machine (no --k, --n), the fault, \
+             drain and traffic options but --rmpp-in-order apply to --block system, and the \
+             NI's options to --block system and --block ni",
         ),
         BlockArg::Ni => args::reject_inapplicable(
             spec,

@@ -132,6 +132,72 @@ fn options_the_block_does_not_use_are_errors() {
     );
 }
 
+#[test]
+fn the_nis_parameters_are_checked_named_and_used() {
+    for (args, needle) in [
+        (
+            &["--send-slots", "17"][..],
+            "--send-slots = 17: must be in 1..=16",
+        ),
+        (&["--recv-slots", "0"], "--recv-slots = 0"),
+        (&["--retry-interval", "0"], "--retry-interval = 0"),
+        (&["--retry-interval", "65536"], "--retry-interval"),
+        (
+            &["--retry-spread", "3"],
+            "--retry-spread = 3: must be 0 or a power of two",
+        ),
+        (
+            &["--retry-interval", "64", "--retry-spread", "128"],
+            "at most retry-interval (64)",
+        ),
+        (&["--ack-interval", "-1"], "--ack-interval"),
+    ] {
+        let mut a = vec!["model", "--block", "system", "--cycles", "10"];
+        a.extend_from_slice(args);
+        refused(&a, needle);
+    }
+    refused(
+        &["model", "--block", "fabric", "--send-slots", "2"],
+        "--send-slots does not apply",
+    );
+    refused(
+        &["cosim", "--block", "rmpp-rx", "--ack-interval", "8"],
+        "--ack-interval does not apply",
+    );
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "model", "--block", "system", "--cycles", "20000", "--load", "0.3", "--seed", "4",
+        ];
+        a.extend_from_slice(extra);
+        let o = idemnet(&a);
+        assert_eq!(o.status.code(), Some(0), "{a:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let (default, one) = (
+        run(&[]),
+        run(&["--send-slots", "1", "--retry-interval", "64"]),
+    );
+    assert!(
+        !default.lines().next().unwrap().contains("NIs:"),
+        "{default}"
+    );
+    // The spread follows the retry interval given alone: an eighth of 64.
+    assert!(
+        one.lines()
+            .next()
+            .unwrap()
+            .contains("(NIs: send slots 1, receive slots 8, retry 64 spread 8, ack 64)"),
+        "{one}"
+    );
+    let retransmissions = |out: &str| {
+        out.lines()
+            .find(|l| l.contains("retransmissions"))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("{out}"))
+    };
+    assert_ne!(retransmissions(&default), retransmissions(&one));
+}
+
 /// The value of the figure line `  name: value` of a run's output.
 fn figure(out: &str, name: &str) -> u64 {
     out.lines()

@@ -102,6 +102,14 @@ impl System {
         self.tree
     }
 
+    /// The flits of the last step's cycle at the fabric's edge, indexed by node: what entered
+    /// the fabric (`node_in`, after the node links' injectors) and what the nodes were given
+    /// (`node_out` of the cycle before, before the injectors). For studies of the fabric's
+    /// discards (`examples/discards.rs`).
+    pub fn links(&self) -> (&[u64], &[u64]) {
+        (&self.fabric_in, &self.fabric_out_before)
+    }
+
     /// Worms discarded by the switches since power-on.
     pub fn switch_drops(&self) -> u64 {
         self.fabric.total_drops()

@@ -399,7 +399,18 @@ impl fmt::Display for Config {
                 );
             }
         };
-        write!(f, "{b} of the {}-ary {}-tree", self.k, self.n)
+        write!(f, "{b} of the {}-ary {}-tree", self.k, self.n)?;
+        // A system's NIs are named when they are not the documented ones (§8.2), so that a
+        // run's first line and its JSON record say what ran.
+        let c = &self.ni;
+        if self.block == Block::System && (NiConfig { node: 0, ..*c }) != NiConfig::DEFAULT {
+            write!(
+                f,
+                " (NIs: send slots {}, receive slots {}, retry {} spread {}, ack {})",
+                c.send_slots, c.recv_slots, c.retry_interval, c.retry_spread, c.ack_interval
+            )?;
+        }
+        Ok(())
     }
 }
 
