@@ -450,10 +450,15 @@ pub struct NiArgs {
 }
 
 impl NiArgs {
-    /// Sets the parameters given in `ni` and checks the whole (§8.2's ranges); the spread
-    /// follows a retry interval given without one, as in a replay trace (docs/replay.md).
-    pub fn apply(&self, ni: &mut idemnet_model::ni::NiConfig) -> Result<()> {
-        let before = *ni;
+    /// The defaults with the parameters given set, unchecked; the spread follows a retry
+    /// interval given without one, as in a replay trace (docs/replay.md).
+    pub fn config(&self) -> idemnet_model::ni::NiConfig {
+        let mut ni = idemnet_model::ni::NiConfig::DEFAULT;
+        self.set(&mut ni);
+        ni
+    }
+
+    fn set(&self, ni: &mut idemnet_model::ni::NiConfig) {
         if let Some(v) = self.send_slots {
             ni.send_slots = v;
         }
@@ -470,6 +475,12 @@ impl NiArgs {
         if let Some(v) = self.ack_interval {
             ni.ack_interval = v;
         }
+    }
+
+    /// Sets the parameters given in `ni` and checks the whole (§8.2's ranges).
+    pub fn apply(&self, ni: &mut idemnet_model::ni::NiConfig) -> Result<()> {
+        let before = *ni;
+        self.set(ni);
         if *ni != before {
             // The checks name the fields; the user wrote the options.
             ni.validate()

@@ -63,6 +63,12 @@ pub struct SweepArgs {
     /// Every datagram exactly B payload bytes, 0..=32 (without it, uniform in 0..=32).
     #[arg(long, value_name = "B")]
     pub dgram_len: Option<usize>,
+    /// RMPP's receivers take the paper's in-order rule instead of the default selective
+    /// acceptance (docs/protocol.md §11.7).
+    #[arg(long)]
+    pub rmpp_in_order: bool,
+    #[command(flatten)]
+    pub ni: crate::cmd::NiArgs,
     /// Runs at once, 1 to 256 (default: the machine's cores).
     #[arg(long, value_parser = jobs)]
     pub jobs: Option<usize>,
@@ -111,6 +117,8 @@ impl SweepArgs {
             loss_load: self.loss_load,
             max_len: self.max_len,
             dgram_len: self.dgram_len,
+            ni: self.ni.config(),
+            rmpp_selective: !self.rmpp_in_order,
         }
     }
 }
@@ -142,10 +150,14 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
+    // The system as a run's first line names it: its NIs too when they are not the defaults.
+    let system = idemnet_testbench::Config {
+        ni: grid.ni,
+        ..idemnet_testbench::Config::system(grid.k, grid.n)
+    };
     outln!(
-        "idemnet sweep: {total} runs of the {}-ary {}-tree system model ({} cycles, drain at most {}) on {jobs} threads, into {}",
-        grid.k,
-        grid.n,
+        "idemnet sweep: {total} runs of the golden model of the {system}{} ({} cycles, drain at most {}) on {jobs} threads, into {}",
+        if grid.rmpp_selective { "" } else { ", RMPP in order" },
         grid.cycles,
         grid.drain,
         a.out.display()

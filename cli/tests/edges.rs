@@ -186,7 +186,7 @@ fn the_nis_parameters_are_checked_named_and_used() {
         one.lines()
             .next()
             .unwrap()
-            .contains("(NIs: send slots 1, receive slots 8, retry 64 spread 8, ack 64)"),
+            .contains("(NIs: send slots 1, receive slots 8, retry 64 spread 8, ack 32)"),
         "{one}"
     );
     let retransmissions = |out: &str| {

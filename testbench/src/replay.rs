@@ -38,6 +38,10 @@ pub use crate::replay_io::{
     Engine, Idle, BUSY_BOUND, BUSY_BOUND_TEXT, CYCLE_BOUND, CYCLE_BOUND_TEXT,
 };
 
+/// The ACK interval of a trace that names none (docs/replay.md's table): the NI's default
+/// until issue 17 halved it, kept so that every trace means what it meant.
+pub const TRACE_ACK_INTERVAL: u16 = 64;
+
 /// The NI configuration keys a trace may set.
 pub const NI_KEYS: [&str; 7] = [
     "node",
@@ -136,7 +140,12 @@ pub(crate) fn parse_packet(value: &Value, what: &str) -> Result<Packet> {
 impl NiTrace {
     /// Parses the text of a trace; errors name the line.
     pub fn parse(text: &str) -> Result<NiTrace> {
-        let mut config = NiConfig::default();
+        // A trace's ACK interval is 64 cycles unless it says otherwise (docs/replay.md), as before
+        // the NI's default became 32 (docs/protocol.md §8.7): a trace keeps its meaning.
+        let mut config = NiConfig {
+            ack_interval: TRACE_ACK_INTERVAL,
+            ..NiConfig::default()
+        };
         let mut nodes = 16u32;
         let mut events = vec![];
         let end = read_lines(text, &NI_KEYS, |what, line| {

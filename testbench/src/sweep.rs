@@ -19,8 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{anyhow, bail, Context, Result};
 use idemnet_model::baseline::{Baseline, BaselineConfig, Policy};
 use idemnet_model::fault::Faults;
+use idemnet_model::ni::NiConfig;
 use idemnet_model::rmpp::host::{MsgTraffic, Pattern};
 use idemnet_model::rmpp::send::SendConfig;
+use idemnet_model::rmpp::RmppConfig;
 use idemnet_model::system::{run_with_hosts, ProtocolFigures, SystemHosts};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -121,6 +123,24 @@ pub struct Grid {
     pub max_len: usize,
     /// Every datagram this many payload bytes (`None`: uniform in 0..=32).
     pub dgram_len: Option<usize>,
+    /// The NIs' parameters (docs/protocol.md §8.2; `node` is set per node).
+    #[serde(serialize_with = "ni_parameters")]
+    pub ni: NiConfig,
+    /// RMPP's receivers accept selectively (docs/protocol.md §11.7; false: the paper's
+    /// in-order rule, `--rmpp-in-order`).
+    pub rmpp_selective: bool,
+}
+
+/// The NI's parameters in `sweep.json`, as the command line names them.
+fn ni_parameters<S: serde::Serializer>(ni: &NiConfig, s: S) -> Result<S::Ok, S::Error> {
+    serde_json::json!({
+        "send_slots": ni.send_slots,
+        "recv_slots": ni.recv_slots,
+        "retry_interval": ni.retry_interval,
+        "retry_spread": ni.retry_spread,
+        "ack_interval": ni.ack_interval,
+    })
+    .serialize(s)
 }
 
 /// The default grid's lists as the command line writes them (`idemnet sweep --help` shows these).
@@ -165,6 +185,8 @@ impl Default for Grid {
             loss_load: defaults::LOSS_LOAD,
             max_len: defaults::MAX_LEN,
             dgram_len: None,
+            ni: NiConfig::DEFAULT,
+            rmpp_selective: RmppConfig::DEFAULT.selective,
         }
     }
 }
@@ -223,6 +245,10 @@ impl Grid {
             );
         }
         crate::config::check_dgram_len(self.dgram_len)?;
+        // The checks name the fields; the user wrote the options.
+        self.ni
+            .validate()
+            .map_err(|e| anyhow!("NI: --{}", e.replace('_', "-")))?;
         for (name, v) in [
             ("--seeds", self.seeds.is_empty()),
             ("--protocols", self.protocols.is_empty()),
@@ -320,22 +346,19 @@ impl Grid {
             pattern,
             send: SendConfig {
                 mtu: cfg.rmpp.mtu,
+                selective: self.rmpp_selective,
                 ..SendConfig::DEFAULT
             },
+        };
+        let rmpp = RmppConfig {
+            selective: self.rmpp_selective,
+            ..cfg.rmpp
         };
         let hosts = SystemHosts::with_pattern(&tree, idem_load, pattern, messages, point.seed)
             .and_then(|h| h.with_dgram_len(self.dgram_len))
             .map_err(|e| anyhow!(e))?;
-        let h = run_with_hosts(
-            tree,
-            cfg.ni,
-            cfg.rmpp,
-            hosts,
-            self.cycles,
-            &faults,
-            self.drain,
-        )
-        .map_err(|e| anyhow!(e))?;
+        let h = run_with_hosts(tree, self.ni, rmpp, hosts, self.cycles, &faults, self.drain)
+            .map_err(|e| anyhow!(e))?;
         let figures = h.summary(self.cycles);
         let f = match point.protocol {
             Protocol::Rmpp => figures.rmpp,

@@ -209,7 +209,8 @@ fn first_send_delivered_once_then_acked_until_forget() {
     // ACK due at once from the action edge (§8.4), picked at the edge after and started the
     // cycle after that (§8.5), then every ack_interval cycles.
     assert_eq!(acks[0], 6);
-    assert!(acks.windows(2).all(|w| w[1] - w[0] == 64), "{acks:?}");
+    let every = u64::from(NiConfig::DEFAULT.ack_interval);
+    assert!(acks.windows(2).all(|w| w[1] - w[0] == every), "{acks:?}");
     assert!(acks.len() >= 5);
     b.feed(&pkt(Kind::Forget, 2, 5, 0x2_0001, &[]));
     let n = b.packets().len();
