@@ -182,8 +182,10 @@ struct Delivery {
     src: u16,
     uid: u32,
     len: u8,
-    /// One word per beat: `ceil(len / 4)` words, or one word 0 for no bytes.
-    words: Vec<u32>,
+    /// One word per beat, the first `beats` of these: `ceil(len / 4)` words, or one word 0 for
+    /// no bytes (the packet's words, held in place).
+    words: [u32; PAYLOAD_WORDS],
+    beats: usize,
     beat: usize,
 }
 
@@ -323,6 +325,10 @@ pub struct Ni {
     /// The counters at the end of the last step, shown at the next: a cut counted before a
     /// step (`cut_worm`) is of that step's edge, so the snapshot is taken after each step.
     settled: [u16; COUNTERS.len()],
+    /// Steps whose `show` still moves a counter from `counters` through `settled` to `shown`:
+    /// 2 when one was counted since the last step, 0 once all three agree (most steps, which
+    /// then neither copy nor compare them).
+    unsettled: u8,
 }
 
 impl Ni {
@@ -376,6 +382,7 @@ impl Ni {
             counters: [0; COUNTERS.len()],
             shown: [0; COUNTERS.len()],
             settled: [0; COUNTERS.len()],
+            unsettled: 0,
         })
     }
 
@@ -390,6 +397,7 @@ impl Ni {
 
     fn count(&mut self, c: usize) {
         self.counters[c] = self.counters[c].wrapping_add(1);
+        self.unsettled = 2;
     }
 
     /// The node's one receiver (§13.3) saw a head go to the other block: a worm of this block
@@ -570,16 +578,31 @@ impl ModelBlock for Ni {
 impl Ports for Ni {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
-        if self.resting
-            && i[inp::NET_IN] & VALID == 0
-            && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1)
-        {
+        // No flit in and no request beat taken: the cycles the two fast paths below take.
+        let nothing_in =
+            i[inp::NET_IN] & VALID == 0 && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1);
+        if self.resting && nothing_in {
             // Nothing to send, deliver or take, and no flit: the edge only counts the timers
             // down (the full rules below give the same), and the NI rests until one of them
             // runs out.
             self.now += 1;
             self.resting = self.now < self.wake;
             if !o.kept() {
+                self.show(o);
+            }
+            return;
+        }
+        if nothing_in && self.streams() {
+            // A worm going out and nothing else to do: the edge sends its next flit, which is
+            // not its last (so no pick is made), and counts the timers down; what the full
+            // rules below do then. Of the outputs only `net_out` changes (`tx_req` stays low
+            // while a worm is out; no delivery, completion or counter shows).
+            self.net_out = self.tx[self.tx_next];
+            self.tx_next += 1;
+            self.now += 1;
+            if o.kept() {
+                o[out::NET_OUT] = self.net_out;
+            } else {
                 self.show(o);
             }
             return;
@@ -611,7 +634,7 @@ impl Ports for Ni {
         if let Some(d) = self.delivery.as_mut() {
             if i[inp::DLV_READY] & 1 == 1 {
                 d.beat += 1;
-                if d.beat == d.words.len() {
+                if d.beat == d.beats {
                     self.delivery = None;
                 }
             }
@@ -659,16 +682,15 @@ impl Ports for Ni {
                                 due: 0,
                             };
                             self.active |= 1 << r;
-                            let words = if p.len == 0 {
-                                vec![0]
-                            } else {
-                                p.data[..(p.len as usize).div_ceil(4)].to_vec()
-                            };
+                            // No bytes: one beat, its word 0 (the receive path zeroes a
+                            // packet's words at its head).
+                            debug_assert!(p.len > 0 || p.data[0] == 0);
                             self.delivery = Some(Delivery {
                                 src: p.src,
                                 uid: p.uid,
                                 len: p.len,
-                                words,
+                                words: p.data,
+                                beats: crate::stream::beats(p.len as usize),
                                 beat: 0,
                             });
                         }
@@ -833,14 +855,25 @@ impl Ni {
             && self.pick.is_none()
             && self.late_forget.is_none()
             && self.done.is_none()
-            && self.shown == self.counters
-            && self.settled == self.counters
+            && self.unsettled == 0
             && self.forgetting == 0;
         if !quiet {
             return false;
         }
         self.wake = self.wake();
         self.now < self.wake
+    }
+
+    /// Whether the NI is in the middle of sending a worm, before its last flit, with nothing
+    /// else under way: no packet arrived to act on, no delivery or completion shown, the
+    /// counters settled. An edge with no flit in and no request beat taken then only sends
+    /// the next flit ([`Ports::step_ports`]).
+    fn streams(&self) -> bool {
+        self.tx_next + 1 < self.tx.len()
+            && self.arrived.is_none()
+            && self.delivery.is_none()
+            && self.done.is_none()
+            && self.unsettled == 0
     }
 
     /// Writes `O_t` from the registers after the edge.
@@ -851,7 +884,7 @@ impl Ni {
         o[out::NET_OUT] = self.net_out;
         o[out::REQ_READY] = self.req_ready as u64;
         let shown = self.delivery.as_ref().map(|d| {
-            let last = d.beat + 1 == d.words.len();
+            let last = d.beat + 1 == d.beats;
             (d.words[d.beat], last, d.src, d.uid, d.len)
         });
         if !kept || shown.is_some() || self.showed.delivery {
@@ -868,11 +901,21 @@ impl Ni {
             o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
         }
         o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.pick.is_some()) as u64;
-        // The counters show the events of the edges before this one (§8.2).
-        let before = self.shown;
-        self.shown = self.settled;
-        self.settled = self.counters;
-        if !kept || self.shown != before {
+        // The counters show the events of the edges before this one (§8.2). Two steps after
+        // the last count the three copies agree, and a kept buffer shows them already.
+        debug_assert_eq!(
+            self.unsettled == 0,
+            self.shown == self.counters && self.settled == self.counters
+        );
+        let mut moved = false;
+        if self.unsettled > 0 {
+            self.unsettled -= 1;
+            let before = self.shown;
+            self.shown = self.settled;
+            self.settled = self.counters;
+            moved = self.shown != before;
+        }
+        if !kept || moved {
             for (k, &c) in self.shown.iter().enumerate() {
                 o[out::COUNTERS + k] = c as u64;
             }
