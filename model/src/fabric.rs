@@ -20,7 +20,7 @@ use crate::block::ModelBlock;
 use crate::fault::InjectorSet;
 use crate::lfsr;
 use crate::ports::PortSpec;
-use crate::switch::{decide, masks, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
+use crate::switch::{decide, valid_mask, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
 use crate::topology::{ConfigError, FatTree, Peer};
 
 /// The whole fabric.
@@ -37,7 +37,9 @@ pub struct Fabric {
     bus_prev: Vec<u64>,
     bus_cur: Vec<u64>,
     /// Per switch output `s*2k + o`: the flit decided in the last cycle, which its output
-    /// register shows after the next edge.
+    /// register shows after the next edge. As long as the bus, so that the three buffers
+    /// rotate (`step`) in place of copying one into the other; its words past `S*2k` are
+    /// zero.
     decided: Vec<u64>,
     state: Vec<u8>,
     held: Vec<u16>,
@@ -116,7 +118,7 @@ impl Fabric {
             src,
             bus_prev: vec![0; so + nodes + 1],
             bus_cur: vec![0; so + nodes + 1],
-            decided: vec![0; so],
+            decided: vec![0; so + nodes + 1],
             state: vec![IDLE; so],
             held: vec![0; nsw],
             lfsr: (0..nsw).map(lfsr::seed).collect(),
@@ -197,9 +199,12 @@ impl Fabric {
         let n = self.nodes;
         let k2 = self.k2;
         self.bus_prev[so..so + n].copy_from_slice(&node_in[..n]);
-        // Edge t shows what cycle t - 1 decided.
-        self.bus_cur[..so].copy_from_slice(&self.decided);
-        self.decided.fill(0);
+        // Edge t shows what cycle t - 1 decided: those flits become the bus's output registers,
+        // and the registers of cycle t - 2, read by nobody now, take this cycle's decisions.
+        // (The node inputs and the zero past `S*2k` are written, or stay zero, in every
+        // buffer before they are read.)
+        std::mem::swap(&mut self.bus_cur, &mut self.decided);
+        self.decided[..so].fill(0);
         // The counters change only where the last cycle counted a drop.
         if self.decided_drops_moved {
             self.drops.copy_from_slice(&self.decided_drops);
@@ -225,23 +230,24 @@ impl Fabric {
         }
         let bus_prev = &self.bus_prev[..];
         let mut inp = [0u64; 16];
+        let decided = &mut self.decided[..so];
         let drops_before = self.counters.drops;
         for s in 0..self.nsw {
             let base = s * k2;
             let ins = &mut inp[..k2];
-            let (valid, heads) = match (faulted, k2) {
+            let valid = match (faulted, k2) {
                 // The usual 4-ary tree's switches, unrolled.
                 (Some(v), 8) => copy::<8>(ins, &v[base..base + k2]),
                 (Some(v), _) => {
                     ins.copy_from_slice(&v[base..base + k2]);
-                    masks(ins)
+                    valid_mask(ins)
                 }
                 (None, 8) => gather::<8>(ins, &self.src[base..base + k2], bus_prev),
                 (None, _) => {
                     for (x, &j) in ins.iter_mut().zip(&self.src[base..base + k2]) {
                         *x = bus_prev[j as usize];
                     }
-                    masks(ins)
+                    valid_mask(ins)
                 }
             };
             if valid == 0 {
@@ -252,12 +258,11 @@ impl Fabric {
                 &self.geom[s],
                 ins,
                 valid,
-                heads,
                 &mut self.state[base..base + k2],
                 &mut self.held[s],
                 &mut self.lfsr[s],
                 &mut self.decided_drops[base..base + k2],
-                &mut self.decided[base..base + k2],
+                &mut decided[base..base + k2],
                 &mut self.counters,
             );
         }
@@ -297,29 +302,29 @@ impl Fabric {
         // After step, the latest outputs are in bus_prev.
         self.bus_prev[..self.nsw * self.k2]
             .iter()
-            .chain(&self.decided)
+            .chain(&self.decided[..self.nsw * self.k2])
             .filter(|&&f| f & crate::switch::VALID != 0)
             .count()
     }
 }
 
-/// A switch's `N` input flits, `ins[j] = bus[srcs[j]]`, and their [`masks`].
+/// A switch's `N` input flits, `ins[j] = bus[srcs[j]]`, and their [`valid_mask`].
 #[inline(always)]
-fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> (u32, u32) {
+fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> u32 {
     let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
     let srcs: &[u32; N] = srcs.try_into().expect("N inputs");
     for (x, &j) in ins.iter_mut().zip(srcs) {
         *x = bus[j as usize];
     }
-    masks(ins)
+    valid_mask(ins)
 }
 
-/// A switch's `N` input flits copied into `ins`, and their [`masks`].
+/// A switch's `N` input flits copied into `ins`, and their [`valid_mask`].
 #[inline(always)]
-fn copy<const N: usize>(ins: &mut [u64], from: &[u64]) -> (u32, u32) {
+fn copy<const N: usize>(ins: &mut [u64], from: &[u64]) -> u32 {
     let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
     ins.copy_from_slice(from);
-    masks(ins)
+    valid_mask(ins)
 }
 
 impl ModelBlock for Fabric {

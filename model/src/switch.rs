@@ -67,21 +67,19 @@ pub struct Counters {
     pub discarded_flits: u64,
 }
 
-/// Bit `i` of the first mask: input flit `i` is valid; of the second: it is a head.
+/// Bit `i` set where input flit `i` is valid.
 #[inline(always)]
-pub(crate) fn masks(inp: &[u64]) -> (u32, u32) {
+pub(crate) fn valid_mask(inp: &[u64]) -> u32 {
     let mut valid: u32 = 0;
-    let mut heads: u32 = 0;
     for (i, &f) in inp.iter().enumerate() {
         valid |= (((f >> 34) & 1) as u32) << i;
-        heads |= (((f >> 33) & 1) as u32) << i;
     }
-    (valid, heads)
+    valid
 }
 
 /// The decisions of §4 for one cycle of one switch (its outputs show them one cycle later).
 ///
-/// `inp`: the `2k` input flits (down then up), `valid` and `heads` their [`masks`]. `out`: the
+/// `inp`: the `2k` input flits (down then up), `valid` their [`valid_mask`]. `out`: the
 /// `2k` flits decided for the outputs, which the caller has zeroed. `state`, `drops`: per
 /// input. `held`: bit `o` set while output `o` is held.
 #[inline(always)]
@@ -90,7 +88,6 @@ pub(crate) fn decide(
     g: &Geom,
     inp: &[u64],
     valid: u32,
-    heads: u32,
     state: &mut [u8],
     held: &mut u16,
     lfsr_v: &mut u16,
@@ -110,15 +107,15 @@ pub(crate) fn decide(
     if valid == 0 {
         return;
     }
-    let heads = heads & valid;
 
-    // A head arriving on an input still in forward(o) releases o before any arbitration.
-    let mut m = heads;
+    // A head arriving on an input still in forward(o) releases o before any arbitration. (The
+    // valid inputs are few: testing each for a head costs less than a mask of the heads.)
+    let mut m = valid;
     while m != 0 {
         let i = m.trailing_zeros() as usize;
         m &= m - 1;
         let st = state[i];
-        if (st as usize) < n_in {
+        if inp[i] & HEAD != 0 && (st as usize) < n_in {
             *held &= !(1u16 << st);
             state[i] = IDLE;
         }
@@ -276,12 +273,11 @@ impl Switch {
         std::mem::swap(&mut self.out, &mut self.decided);
         self.drops.copy_from_slice(&self.decided_drops);
         self.decided.fill(0);
-        let (valid, heads) = masks(&inputs[..n_in]);
+        let valid = valid_mask(&inputs[..n_in]);
         decide(
             &self.geom,
             inputs,
             valid,
-            heads,
             &mut self.state,
             &mut self.held,
             &mut self.lfsr,
