@@ -607,7 +607,6 @@ impl Ports for Ni {
             }
             return;
         }
-        let cfg = self.cfg;
         // Decisions below read the state before the edge. Each reads the slot tables before
         // anything at this edge writes what it reads, but for these, taken first: the pick
         // for the next worm, the receive slots in use, and (below) the send slot a request
@@ -747,7 +746,7 @@ impl Ports for Ni {
                     Pick::Ack { slot: r, uid } => {
                         // A FORGET at the pick's edge may have freed the slot: no reload then.
                         if acked_slot_active {
-                            let timer = cfg.ack_interval.saturating_sub(2);
+                            let timer = self.cfg.ack_interval.saturating_sub(2);
                             self.recv[r].due = self.now + 1 + timer as u64;
                         }
                         Outgoing::control(Kind::Ack, (uid >> 16) as u16, uid)
@@ -757,10 +756,10 @@ impl Ports for Ni {
                         // The repeat comes `retry_interval - retry_spread / 2 + r` cycles
                         // after this start, `r` the LFSR's low bits (§8.5); the timer runs two
                         // cycles short of that, which the pick and the start take.
-                        let spread = cfg.retry_spread;
+                        let spread = self.cfg.retry_spread;
                         let r = self.lfsr & spread.saturating_sub(1);
                         self.lfsr = crate::lfsr::step(self.lfsr);
-                        let timer = (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
+                        let timer = (self.cfg.retry_interval - spread / 2).saturating_sub(2) + r;
                         self.send[slot].due = self.now + 1 + timer as u64;
                         if sent {
                             self.count(cnt::RETRANSMIT);
@@ -769,7 +768,7 @@ impl Ports for Ni {
                         worm
                     }
                 };
-                worm.flits_into(cfg.node, &mut self.tx);
+                worm.flits_into(self.cfg.node, &mut self.tx);
                 self.tx_next = 0;
             }
         }

@@ -227,6 +227,9 @@ struct Asking {
     dst: u16,
     payload: Payload,
     next: usize,
+    /// The last step wrote the inputs of beat `next`, which a kept buffer still holds (a host
+    /// waits on `req_ready` for many cycles when the NI's send slots are full).
+    written: bool,
 }
 
 /// The datagrams the hosts offer (§10), from one seeded generator: whether an idle host asks in
@@ -461,6 +464,7 @@ impl Hosts {
                         dst,
                         payload,
                         next: 0,
+                        written: false,
                     });
                 }
             }
@@ -473,17 +477,21 @@ impl Hosts {
             match self.asking[p].as_mut() {
                 Some(a) => {
                     let beats = a.payload.beats();
-                    inputs[valid + p] = 1;
-                    inputs[data + p] = a.payload.word(a.next) as u64;
-                    inputs[last + p] = (a.next + 1 >= beats) as u64;
-                    inputs[dst_word + p] = a.dst as u64;
-                    inputs[len_word + p] = a.payload.len() as u64;
+                    if !(self.kept && a.written) {
+                        inputs[valid + p] = 1;
+                        inputs[data + p] = a.payload.word(a.next) as u64;
+                        inputs[last + p] = (a.next + 1 >= beats) as u64;
+                        inputs[dst_word + p] = a.dst as u64;
+                        inputs[len_word + p] = a.payload.len() as u64;
+                        inputs[dlv_ready + p] = 1;
+                        a.written = true;
+                    }
                     // req_ready in O_(t-1) says this beat is taken now.
                     if ready {
                         a.next += 1;
+                        a.written = false;
                         whole = a.next >= beats;
                     }
-                    inputs[dlv_ready + p] = 1;
                     self.at_rest[p] = false;
                 }
                 None if self.kept && self.at_rest[p] => {}
