@@ -585,8 +585,7 @@ impl Ports for Ni {
             // Nothing to send, deliver or take, and no flit: the edge only counts the timers
             // down (the full rules below give the same), and the NI rests until one of them
             // runs out.
-            self.now += 1;
-            self.resting = self.now < self.wake;
+            self.rest();
             if !o.kept() {
                 self.show(o);
             }
@@ -861,6 +860,20 @@ impl Ni {
         }
         self.wake = self.wake();
         self.now < self.wake
+    }
+
+    /// Whether a step with no flit in and request-valid input `req_valid` would only count
+    /// the timers down ([`Ports::step_ports`]'s first fast path).
+    pub(crate) fn rests_without(&self, req_valid: u64) -> bool {
+        self.resting && !(self.req_ready && req_valid & 1 == 1)
+    }
+
+    /// That step ([`Ni::rests_without`]) on a buffer that keeps the outputs, which it leaves as
+    /// they are.
+    pub(crate) fn rest(&mut self) {
+        debug_assert!(self.resting);
+        self.now += 1;
+        self.resting = self.now < self.wake;
     }
 
     /// Whether the NI is in the middle of sending a worm, before its last flit, with nothing
