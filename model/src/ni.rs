@@ -466,17 +466,17 @@ impl Ni {
         }
     }
 
-    /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
+    /// The receive path (§8.3) for one flit; the packet that completed, if any, goes to
+    /// `arrived` (which its caller has emptied).
     #[inline]
-    fn receive(&mut self, f: u64) -> Option<Arrived> {
-        if f & VALID == 0 {
-            return None;
+    fn receive(&mut self, f: u64) {
+        if f & VALID != 0 {
+            self.receive_valid(f);
         }
-        self.receive_valid(f)
     }
 
     /// [`Ni::receive`] for a valid flit.
-    fn receive_valid(&mut self, f: u64) -> Option<Arrived> {
+    fn receive_valid(&mut self, f: u64) {
         let head = f & HEAD != 0;
         let tail = f & TAIL != 0;
         let d = f as u32;
@@ -496,7 +496,7 @@ impl Ni {
             if tail {
                 self.count(cnt::TRUNCATED);
             }
-            return None;
+            return;
         }
         match r.state {
             Rx::Idle => {
@@ -550,7 +550,7 @@ impl Ni {
                     } else if r.dst != self.cfg.node {
                         self.count(cnt::MISROUTED);
                     } else {
-                        return Some(Arrived {
+                        self.arrived = Some(Arrived {
                             kind: r.kind,
                             src: r.src,
                             uid: r.uid,
@@ -561,7 +561,6 @@ impl Ni {
                 }
             }
         }
-        None
     }
 }
 
@@ -606,6 +605,15 @@ impl Ports for Ni {
             }
             return;
         }
+        self.step_full(i, o);
+    }
+}
+
+impl Ni {
+    /// [`Ports::step_ports`] by the full rules, apart from its fast paths so that these need
+    /// not set up what it does (its registers and stack).
+    #[inline(never)]
+    fn step_full<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         // Decisions below read the state before the edge. Each reads the slot tables before
         // anything at this edge writes what it reads, but for these, taken first: the pick
         // for the next worm, the receive slots in use, and (below) the send slot a request
@@ -721,7 +729,8 @@ impl Ports for Ni {
                 },
             }
         }
-        self.arrived = self.receive(i[inp::NET_IN]);
+        // `arrived` was emptied above.
+        self.receive(i[inp::NET_IN]);
         // Transmitter (§8.5).
         self.done = None;
         if tx_idle {
