@@ -24,7 +24,7 @@ use crate::block::ModelBlock;
 use crate::fault::InjectorSet;
 use crate::lfsr;
 use crate::ports::PortSpec;
-use crate::switch::{decide, valid_mask, Counters, Geom, Outs, DROP_BITS, FLIT_BITS, IDLE};
+use crate::switch::{decide, masks, masks_of, Counters, Geom, Outs, DROP_BITS, FLIT_BITS, IDLE};
 use crate::topology::{ConfigError, FatTree, Peer};
 
 /// The whole fabric.
@@ -248,10 +248,10 @@ impl Fabric {
         for s in 0..self.nsw {
             let base = s * k2;
             let ins = &ins[base..base + k2];
-            let valid = match k2 {
+            let (valid, heads) = match k2 {
                 // The usual 4-ary tree's switches, unrolled.
-                8 => valid_mask::<8>(ins),
-                _ => crate::switch::valid_mask_of(ins),
+                8 => masks::<8>(ins),
+                _ => masks_of(ins),
             };
             if valid == 0 {
                 self.lfsr[s] = lfsr::step(self.lfsr[s]);
@@ -261,6 +261,7 @@ impl Fabric {
                 &self.geom[s],
                 ins,
                 valid,
+                heads,
                 &mut self.state[base..base + k2],
                 &mut self.held[s],
                 &mut self.lfsr[s],

@@ -854,16 +854,18 @@ impl Ni {
     /// delivery or completion shown, and the counters shown as counted. Leaves `wake` up to
     /// date when it says yes, which the fast path ([`Ports::step_ports`]) then reads alone.
     fn at_rest(&mut self) -> bool {
-        let quiet = self.rx.state == Rx::Idle
-            && self.arrived.is_none()
-            && self.delivery.is_none()
-            && self.tx_next >= self.tx.len()
-            && self.net_out == 0
-            && self.pick.is_none()
-            && self.late_forget.is_none()
-            && self.done.is_none()
-            && self.unsettled == 0
-            && self.forgetting == 0;
+        // All of them read at once (`&`, not `&&`): each is a field, and a branch per test
+        // would guess wrong as often as the traffic changes its answer.
+        let quiet = (self.rx.state == Rx::Idle)
+            & self.arrived.is_none()
+            & self.delivery.is_none()
+            & (self.tx_next >= self.tx.len())
+            & (self.net_out == 0)
+            & self.pick.is_none()
+            & self.late_forget.is_none()
+            & self.done.is_none()
+            & (self.unsettled == 0)
+            & (self.forgetting == 0);
         if !quiet {
             return false;
         }

@@ -67,21 +67,24 @@ pub struct Counters {
     pub discarded_flits: u64,
 }
 
-/// Bit `i` set where input flit `i` is valid.
+/// Bit `i` of the first mask: input flit `i` is valid; of the second: it is a head. (Made
+/// without a branch: whether a flit is a head is what a branch would guess worst.)
 #[inline(always)]
-pub(crate) fn valid_mask_of(inp: &[u64]) -> u32 {
+pub(crate) fn masks_of(inp: &[u64]) -> (u32, u32) {
     let mut valid: u32 = 0;
+    let mut heads: u32 = 0;
     for (i, &f) in inp.iter().enumerate() {
         valid |= (((f >> 34) & 1) as u32) << i;
+        heads |= (((f >> 33) & 1) as u32) << i;
     }
-    valid
+    (valid, heads)
 }
 
-/// [`valid_mask_of`] `N` flits, unrolled (`N` = 8 for a 4-ary tree's switches).
+/// [`masks_of`] `N` flits, unrolled (`N` = 8 for a 4-ary tree's switches).
 #[inline(always)]
-pub(crate) fn valid_mask<const N: usize>(inp: &[u64]) -> u32 {
+pub(crate) fn masks<const N: usize>(inp: &[u64]) -> (u32, u32) {
     let inp: &[u64; N] = inp.try_into().expect("N inputs");
-    valid_mask_of(inp)
+    masks_of(inp)
 }
 
 /// Where [`decide`] puts the flit it forwards to output `o` (`0..2k`): a switch's own outputs
@@ -99,7 +102,7 @@ impl Outs for [u64] {
 
 /// The decisions of §4 for one cycle of one switch (its outputs show them one cycle later).
 ///
-/// `inp`: the `2k` input flits (down then up), `valid` their [`valid_mask_of`]. `out`: where the
+/// `inp`: the `2k` input flits (down then up), `valid` and `heads` their [`masks_of`]. `out`: where the
 /// flits decided for the `2k` outputs go, which the caller has zeroed. `state`, `drops`: per
 /// input. `held`: bit `o` set while output `o` is held.
 #[inline(always)]
@@ -108,6 +111,7 @@ pub(crate) fn decide(
     g: &Geom,
     inp: &[u64],
     valid: u32,
+    heads: u32,
     state: &mut [u8],
     held: &mut u16,
     lfsr_v: &mut u16,
@@ -126,15 +130,15 @@ pub(crate) fn decide(
     if valid == 0 {
         return;
     }
+    let heads = heads & valid;
 
-    // A head arriving on an input still in forward(o) releases o before any arbitration. (The
-    // valid inputs are few: testing each for a head costs less than a mask of the heads.)
-    let mut m = valid;
+    // A head arriving on an input still in forward(o) releases o before any arbitration.
+    let mut m = heads;
     while m != 0 {
         let i = m.trailing_zeros() as usize;
         m &= m - 1;
         let st = state[i];
-        if inp[i] & HEAD != 0 && (st as usize) < n_in {
+        if (st as usize) < n_in {
             *held &= !(1u16 << st);
             state[i] = IDLE;
         }
@@ -292,11 +296,12 @@ impl Switch {
         std::mem::swap(&mut self.out, &mut self.decided);
         self.drops.copy_from_slice(&self.decided_drops);
         self.decided.fill(0);
-        let valid = valid_mask_of(&inputs[..n_in]);
+        let (valid, heads) = masks_of(&inputs[..n_in]);
         decide(
             &self.geom,
             inputs,
             valid,
+            heads,
             &mut self.state,
             &mut self.held,
             &mut self.lfsr,
