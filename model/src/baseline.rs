@@ -407,7 +407,7 @@ pub struct Baseline {
     fabric_in: Vec<u64>,
     offer: Offer,
     /// Per node: the message its host is asking to send (destination, payload).
-    asking: Vec<Option<(u16, Vec<u8>)>>,
+    asking: Vec<Option<(u16, crate::system::Payload)>>,
     /// Per pair (source, destination): messages delivered, to name one in an error.
     delivered_numbers: HashMap<(u16, u16), u64>,
     /// Per pair: each message not yet delivered, in order.
@@ -533,9 +533,10 @@ impl Baseline {
         if self.endpoints[p].senders[dst as usize].window.len() >= window {
             return;
         }
-        let Some((_, data)) = self.asking[p].take() else {
+        let Some((_, payload)) = self.asking[p].take() else {
             return;
         };
+        let data = payload.as_slice().to_vec();
         let pair = (p as u16, dst);
         self.in_flight
             .entry(pair)

@@ -12,15 +12,19 @@
 //! `O_(t+4L+1)`, and a drop counted in cycle `t` shows in `O_(t+1)`. Up inputs of top-level
 //! switches are tied to zero.
 //!
-//! Implementation: flat arrays, double-buffered link bus, the decided flits kept for one edge
-//! beside it, no allocation per cycle, and switches whose inputs are all invalid only step
-//! their LFSR.
+//! Implementation: flat arrays, no allocation per cycle, and switches whose inputs are all
+//! invalid only step their LFSR. The flits are kept by where they go, not where they come from:
+//! a switch writes the flit it decides for an output at the word of the input (or node) that
+//! output drives, so that the flits a switch reads in a cycle lie together (its `2k` words) and
+//! need no gathering. Three such buffers rotate: the inputs of this cycle (the output registers
+//! of `O_(t-1)`, and the node inputs), the registers of `O_t` (decided in cycle `t-1`), and the
+//! decisions of this cycle.
 
 use crate::block::ModelBlock;
 use crate::fault::InjectorSet;
 use crate::lfsr;
 use crate::ports::PortSpec;
-use crate::switch::{decide, masks, Counters, Geom, DROP_BITS, FLIT_BITS, IDLE};
+use crate::switch::{decide, masks, masks_of, Counters, Geom, Outs, DROP_BITS, FLIT_BITS, IDLE};
 use crate::topology::{ConfigError, FatTree, Peer};
 
 /// The whole fabric.
@@ -31,13 +35,17 @@ pub struct Fabric {
     nsw: usize,
     nodes: usize,
     geom: Vec<Geom>,
-    /// For switch input `s*2k + j`: index into the bus (`..S*2k` switch outputs of the previous
-    /// cycle, `S*2k..S*2k+N` this cycle's node inputs, `S*2k+N` a constant zero).
-    src: Vec<u32>,
-    bus_prev: Vec<u64>,
-    bus_cur: Vec<u64>,
-    /// Per switch output `s*2k + o`: the flit decided in the last cycle, which its output
-    /// register shows after the next edge.
+    /// For switch output `s*2k + o`: the word of the buffers it drives (`..S*2k` the switch
+    /// inputs `s'*2k + j`, `S*2k + p` node `p`, `S*2k + N` for an output that drives nothing).
+    dest: Vec<u32>,
+    /// For node `p`: the switch input it drives.
+    node_input: Vec<u32>,
+    /// The flits at the switch inputs in this cycle, by input: the output registers of
+    /// `O_(t-1)` and this cycle's node inputs.
+    ins: Vec<u64>,
+    /// The output registers of `O_t` (what the last cycle decided), by the word each drives.
+    regs: Vec<u64>,
+    /// The flits this cycle decides, by the word each output drives; zero where none.
     decided: Vec<u64>,
     state: Vec<u8>,
     held: Vec<u16>,
@@ -88,23 +96,30 @@ impl Fabric {
         let nsw = tree.switches();
         let nodes = tree.nodes();
         let so = nsw * k2;
-        let zero = (so + nodes) as u32;
-        let mut src = vec![zero; so];
+        let nowhere = (so + nodes) as u32;
+        let mut dest = vec![nowhere; so];
+        let mut node_input = vec![0; nodes];
         let mut geom = Vec::with_capacity(nsw);
         for s in 0..nsw {
             let (l, w) = tree.switch_lw(s);
             geom.push(Geom::new(&tree, l, w));
             for j in 0..k2 {
-                // Input j of switch s is driven by the output at the other end of port j.
-                src[s * k2 + j] = match tree.peer(s, j) {
-                    Peer::Node(p) => (so + p) as u32,
+                // Input j of switch s is driven by the output at the other end of port j, and
+                // output j drives that end.
+                let x = (s * k2 + j) as u32;
+                match tree.peer(s, j) {
+                    Peer::Node(p) => {
+                        node_input[p] = x;
+                        dest[s * k2 + j] = (so + p) as u32;
+                    }
                     // Reached from below (j < k): the peer's up port; from above: its down port.
                     Peer::Switch { switch, port } => {
                         let out = if j < k { k + port } else { port };
-                        (switch * k2 + out) as u32
+                        dest[switch * k2 + out] = x;
                     }
-                    Peer::None => zero,
-                };
+                    // Tied to zero: no output writes its word.
+                    Peer::None => {}
+                }
             }
         }
         Fabric {
@@ -113,10 +128,11 @@ impl Fabric {
             nsw,
             nodes,
             geom,
-            src,
-            bus_prev: vec![0; so + nodes + 1],
-            bus_cur: vec![0; so + nodes + 1],
-            decided: vec![0; so],
+            dest,
+            node_input,
+            ins: vec![0; so + nodes + 1],
+            regs: vec![0; so + nodes + 1],
+            decided: vec![0; so + nodes + 1],
             state: vec![IDLE; so],
             held: vec![0; nsw],
             lfsr: (0..nsw).map(lfsr::seed).collect(),
@@ -196,10 +212,15 @@ impl Fabric {
         let so = self.nsw * self.k2;
         let n = self.nodes;
         let k2 = self.k2;
-        self.bus_prev[so..so + n].copy_from_slice(&node_in[..n]);
-        // Edge t shows what cycle t - 1 decided.
-        self.bus_cur[..so].copy_from_slice(&self.decided);
+        // Edge t shows what cycle t - 1 decided: those flits become the output registers, the
+        // registers of O_(t-1) this cycle's inputs, and the buffer of cycle t - 2, read by
+        // nobody now, takes this cycle's decisions.
+        std::mem::swap(&mut self.ins, &mut self.regs);
+        std::mem::swap(&mut self.regs, &mut self.decided);
         self.decided.fill(0);
+        for (&x, &f) in self.node_input.iter().zip(&node_in[..n]) {
+            self.ins[x as usize] = f;
+        }
         // The counters change only where the last cycle counted a drop.
         if self.decided_drops_moved {
             self.drops.copy_from_slice(&self.decided_drops);
@@ -207,12 +228,11 @@ impl Fabric {
         // In a calm cycle the injectors pass every valid flit as it is and make an invalid one
         // zero (`LinkFault::pass_calm`); what they carry here, a switch's output register, is
         // a valid flit or zero (`decide` writes only valid flits), so a calm cycle's switch
-        // inputs are the bus's words, as in a fabric without injectors.
+        // inputs are the buffer's words, as in a fabric without injectors.
         let mut faulted = None;
         if let Some(ff) = self.faults.as_mut() {
             if !ff.inj.calm(ff.loss, ff.corrupt, ff.any_dead) {
-                for (x, (&j, &i)) in self.src.iter().zip(ff.inj_of.iter()).enumerate() {
-                    let f = self.bus_prev[j as usize];
+                for (x, (&f, &i)) in self.ins[..so].iter().zip(ff.inj_of.iter()).enumerate() {
                     ff.ins[x] = if i == NO_INJ {
                         f
                     } else {
@@ -223,26 +243,15 @@ impl Fabric {
                 faulted = Some(&ff.ins[..]);
             }
         }
-        let bus_prev = &self.bus_prev[..];
-        let mut inp = [0u64; 16];
+        let ins = faulted.unwrap_or(&self.ins[..so]);
         let drops_before = self.counters.drops;
         for s in 0..self.nsw {
             let base = s * k2;
-            let ins = &mut inp[..k2];
-            let (valid, heads) = match (faulted, k2) {
+            let ins = &ins[base..base + k2];
+            let (valid, heads) = match k2 {
                 // The usual 4-ary tree's switches, unrolled.
-                (Some(v), 8) => copy::<8>(ins, &v[base..base + k2]),
-                (Some(v), _) => {
-                    ins.copy_from_slice(&v[base..base + k2]);
-                    masks(ins)
-                }
-                (None, 8) => gather::<8>(ins, &self.src[base..base + k2], bus_prev),
-                (None, _) => {
-                    for (x, &j) in ins.iter_mut().zip(&self.src[base..base + k2]) {
-                        *x = bus_prev[j as usize];
-                    }
-                    masks(ins)
-                }
+                8 => masks::<8>(ins),
+                _ => masks_of(ins),
             };
             if valid == 0 {
                 self.lfsr[s] = lfsr::step(self.lfsr[s]);
@@ -257,7 +266,10 @@ impl Fabric {
                 &mut self.held[s],
                 &mut self.lfsr[s],
                 &mut self.decided_drops[base..base + k2],
-                &mut self.decided[base..base + k2],
+                &mut Scatter {
+                    words: &mut self.decided,
+                    dest: &self.dest[base..base + k2],
+                },
                 &mut self.counters,
             );
         }
@@ -265,13 +277,8 @@ impl Fabric {
             &mut self.decided_drops_moved,
             self.counters.drops != drops_before,
         );
-        // Node p hangs from down port p mod k of leaf switch p / k (switch s's outputs are
-        // words s*2k.. of the bus, down ports first).
-        let k = self.tree.k;
-        for (out, leaf) in node_out[..n].chunks_mut(k).zip(self.bus_cur.chunks(k2)) {
-            out.copy_from_slice(&leaf[..k]);
-        }
-        std::mem::swap(&mut self.bus_prev, &mut self.bus_cur);
+        // The leaf switches' down output registers, by the node each drives.
+        node_out[..n].copy_from_slice(&self.regs[so..so + n]);
         self.cycles += 1;
     }
 
@@ -294,32 +301,28 @@ impl Fabric {
     /// Valid flits currently in the switches, decided or in output registers (in flight, or at
     /// `node_out`).
     pub fn flits_in_registers(&self) -> usize {
-        // After step, the latest outputs are in bus_prev.
-        self.bus_prev[..self.nsw * self.k2]
+        // After step, the latest outputs are in regs; no output drives the last word.
+        let words = self.nsw * self.k2 + self.nodes;
+        self.regs[..words]
             .iter()
-            .chain(&self.decided)
+            .chain(&self.decided[..words])
             .filter(|&&f| f & crate::switch::VALID != 0)
             .count()
     }
 }
 
-/// A switch's `N` input flits, `ins[j] = bus[srcs[j]]`, and their [`masks`].
-#[inline(always)]
-fn gather<const N: usize>(ins: &mut [u64], srcs: &[u32], bus: &[u64]) -> (u32, u32) {
-    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
-    let srcs: &[u32; N] = srcs.try_into().expect("N inputs");
-    for (x, &j) in ins.iter_mut().zip(srcs) {
-        *x = bus[j as usize];
-    }
-    masks(ins)
+/// A switch's outputs in the fabric: output `o`'s flit goes to the word `dest[o]` of the
+/// buffer of this cycle's decisions, the input (or node) it drives.
+struct Scatter<'a> {
+    words: &'a mut [u64],
+    dest: &'a [u32],
 }
 
-/// A switch's `N` input flits copied into `ins`, and their [`masks`].
-#[inline(always)]
-fn copy<const N: usize>(ins: &mut [u64], from: &[u64]) -> (u32, u32) {
-    let ins: &mut [u64; N] = ins.try_into().expect("N inputs");
-    ins.copy_from_slice(from);
-    masks(ins)
+impl Outs for Scatter<'_> {
+    #[inline(always)]
+    fn put(&mut self, o: usize, f: u64) {
+        self.words[self.dest[o] as usize] = f;
+    }
 }
 
 impl ModelBlock for Fabric {

@@ -182,8 +182,10 @@ struct Delivery {
     src: u16,
     uid: u32,
     len: u8,
-    /// One word per beat: `ceil(len / 4)` words, or one word 0 for no bytes.
-    words: Vec<u32>,
+    /// One word per beat, the first `beats` of these: `ceil(len / 4)` words, or one word 0 for
+    /// no bytes (the packet's words, held in place).
+    words: [u32; PAYLOAD_WORDS],
+    beats: usize,
     beat: usize,
 }
 
@@ -323,6 +325,10 @@ pub struct Ni {
     /// The counters at the end of the last step, shown at the next: a cut counted before a
     /// step (`cut_worm`) is of that step's edge, so the snapshot is taken after each step.
     settled: [u16; COUNTERS.len()],
+    /// Steps whose `show` still moves a counter from `counters` through `settled` to `shown`:
+    /// 2 when one was counted since the last step, 0 once all three agree (most steps, which
+    /// then neither copy nor compare them).
+    unsettled: u8,
 }
 
 impl Ni {
@@ -376,6 +382,7 @@ impl Ni {
             counters: [0; COUNTERS.len()],
             shown: [0; COUNTERS.len()],
             settled: [0; COUNTERS.len()],
+            unsettled: 0,
         })
     }
 
@@ -390,6 +397,7 @@ impl Ni {
 
     fn count(&mut self, c: usize) {
         self.counters[c] = self.counters[c].wrapping_add(1);
+        self.unsettled = 2;
     }
 
     /// The node's one receiver (§13.3) saw a head go to the other block: a worm of this block
@@ -458,17 +466,17 @@ impl Ni {
         }
     }
 
-    /// The receive path (§8.3) for one flit; returns the packet that completed, if any.
+    /// The receive path (§8.3) for one flit; the packet that completed, if any, goes to
+    /// `arrived` (which its caller has emptied).
     #[inline]
-    fn receive(&mut self, f: u64) -> Option<Arrived> {
-        if f & VALID == 0 {
-            return None;
+    fn receive(&mut self, f: u64) {
+        if f & VALID != 0 {
+            self.receive_valid(f);
         }
-        self.receive_valid(f)
     }
 
     /// [`Ni::receive`] for a valid flit.
-    fn receive_valid(&mut self, f: u64) -> Option<Arrived> {
+    fn receive_valid(&mut self, f: u64) {
         let head = f & HEAD != 0;
         let tail = f & TAIL != 0;
         let d = f as u32;
@@ -488,7 +496,7 @@ impl Ni {
             if tail {
                 self.count(cnt::TRUNCATED);
             }
-            return None;
+            return;
         }
         match r.state {
             Rx::Idle => {
@@ -542,7 +550,7 @@ impl Ni {
                     } else if r.dst != self.cfg.node {
                         self.count(cnt::MISROUTED);
                     } else {
-                        return Some(Arrived {
+                        self.arrived = Some(Arrived {
                             kind: r.kind,
                             src: r.src,
                             uid: r.uid,
@@ -553,7 +561,6 @@ impl Ni {
                 }
             }
         }
-        None
     }
 }
 
@@ -570,21 +577,43 @@ impl ModelBlock for Ni {
 impl Ports for Ni {
     /// [`ModelBlock::step`] on any port buffers: a slice alone, or the system's (§10, [`crate::view`]).
     fn step_ports<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
-        if self.resting
-            && i[inp::NET_IN] & VALID == 0
-            && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1)
-        {
+        // No flit in and no request beat taken: the cycles the two fast paths below take.
+        let nothing_in =
+            i[inp::NET_IN] & VALID == 0 && !(self.req_ready && i[inp::REQ_VALID] & 1 == 1);
+        if self.resting && nothing_in {
             // Nothing to send, deliver or take, and no flit: the edge only counts the timers
             // down (the full rules below give the same), and the NI rests until one of them
             // runs out.
-            self.now += 1;
-            self.resting = self.now < self.wake;
+            self.rest();
             if !o.kept() {
                 self.show(o);
             }
             return;
         }
-        let cfg = self.cfg;
+        if nothing_in && self.streams() {
+            // A worm going out and nothing else to do: the edge sends its next flit, which is
+            // not its last (so no pick is made), and counts the timers down; what the full
+            // rules below do then. Of the outputs only `net_out` changes (`tx_req` stays low
+            // while a worm is out; no delivery, completion or counter shows).
+            self.net_out = self.tx[self.tx_next];
+            self.tx_next += 1;
+            self.now += 1;
+            if o.kept() {
+                o[out::NET_OUT] = self.net_out;
+            } else {
+                self.show(o);
+            }
+            return;
+        }
+        self.step_full(i, o);
+    }
+}
+
+impl Ni {
+    /// [`Ports::step_ports`] by the full rules, apart from its fast paths so that these need
+    /// not set up what it does (its registers and stack).
+    #[inline(never)]
+    fn step_full<I: Inputs + ?Sized, O: Outputs + ?Sized>(&mut self, i: &I, o: &mut O) {
         // Decisions below read the state before the edge. Each reads the slot tables before
         // anything at this edge writes what it reads, but for these, taken first: the pick
         // for the next worm, the receive slots in use, and (below) the send slot a request
@@ -611,7 +640,7 @@ impl Ports for Ni {
         if let Some(d) = self.delivery.as_mut() {
             if i[inp::DLV_READY] & 1 == 1 {
                 d.beat += 1;
-                if d.beat == d.words.len() {
+                if d.beat == d.beats {
                     self.delivery = None;
                 }
             }
@@ -659,16 +688,15 @@ impl Ports for Ni {
                                 due: 0,
                             };
                             self.active |= 1 << r;
-                            let words = if p.len == 0 {
-                                vec![0]
-                            } else {
-                                p.data[..(p.len as usize).div_ceil(4)].to_vec()
-                            };
+                            // No bytes: one beat, its word 0 (the receive path zeroes a
+                            // packet's words at its head).
+                            debug_assert!(p.len > 0 || p.data[0] == 0);
                             self.delivery = Some(Delivery {
                                 src: p.src,
                                 uid: p.uid,
                                 len: p.len,
-                                words,
+                                words: p.data,
+                                beats: crate::stream::beats(p.len as usize),
                                 beat: 0,
                             });
                         }
@@ -701,7 +729,8 @@ impl Ports for Ni {
                 },
             }
         }
-        self.arrived = self.receive(i[inp::NET_IN]);
+        // `arrived` was emptied above.
+        self.receive(i[inp::NET_IN]);
         // Transmitter (§8.5).
         self.done = None;
         if tx_idle {
@@ -725,7 +754,7 @@ impl Ports for Ni {
                     Pick::Ack { slot: r, uid } => {
                         // A FORGET at the pick's edge may have freed the slot: no reload then.
                         if acked_slot_active {
-                            let timer = cfg.ack_interval.saturating_sub(2);
+                            let timer = self.cfg.ack_interval.saturating_sub(2);
                             self.recv[r].due = self.now + 1 + timer as u64;
                         }
                         Outgoing::control(Kind::Ack, (uid >> 16) as u16, uid)
@@ -735,10 +764,10 @@ impl Ports for Ni {
                         // The repeat comes `retry_interval - retry_spread / 2 + r` cycles
                         // after this start, `r` the LFSR's low bits (§8.5); the timer runs two
                         // cycles short of that, which the pick and the start take.
-                        let spread = cfg.retry_spread;
+                        let spread = self.cfg.retry_spread;
                         let r = self.lfsr & spread.saturating_sub(1);
                         self.lfsr = crate::lfsr::step(self.lfsr);
-                        let timer = (cfg.retry_interval - spread / 2).saturating_sub(2) + r;
+                        let timer = (self.cfg.retry_interval - spread / 2).saturating_sub(2) + r;
                         self.send[slot].due = self.now + 1 + timer as u64;
                         if sent {
                             self.count(cnt::RETRANSMIT);
@@ -747,7 +776,7 @@ impl Ports for Ni {
                         worm
                     }
                 };
-                worm.flits_into(cfg.node, &mut self.tx);
+                worm.flits_into(self.cfg.node, &mut self.tx);
                 self.tx_next = 0;
             }
         }
@@ -825,22 +854,49 @@ impl Ni {
     /// delivery or completion shown, and the counters shown as counted. Leaves `wake` up to
     /// date when it says yes, which the fast path ([`Ports::step_ports`]) then reads alone.
     fn at_rest(&mut self) -> bool {
-        let quiet = self.rx.state == Rx::Idle
-            && self.arrived.is_none()
-            && self.delivery.is_none()
-            && self.tx_next >= self.tx.len()
-            && self.net_out == 0
-            && self.pick.is_none()
-            && self.late_forget.is_none()
-            && self.done.is_none()
-            && self.shown == self.counters
-            && self.settled == self.counters
-            && self.forgetting == 0;
+        // All of them read at once (`&`, not `&&`): each is a field, and a branch per test
+        // would guess wrong as often as the traffic changes its answer.
+        let quiet = (self.rx.state == Rx::Idle)
+            & self.arrived.is_none()
+            & self.delivery.is_none()
+            & (self.tx_next >= self.tx.len())
+            & (self.net_out == 0)
+            & self.pick.is_none()
+            & self.late_forget.is_none()
+            & self.done.is_none()
+            & (self.unsettled == 0)
+            & (self.forgetting == 0);
         if !quiet {
             return false;
         }
         self.wake = self.wake();
         self.now < self.wake
+    }
+
+    /// Whether a step with no flit in and request-valid input `req_valid` would only count
+    /// the timers down ([`Ports::step_ports`]'s first fast path).
+    pub(crate) fn rests_without(&self, req_valid: u64) -> bool {
+        self.resting && !(self.req_ready && req_valid & 1 == 1)
+    }
+
+    /// That step ([`Ni::rests_without`]) on a buffer that keeps the outputs, which it leaves as
+    /// they are.
+    pub(crate) fn rest(&mut self) {
+        debug_assert!(self.resting);
+        self.now += 1;
+        self.resting = self.now < self.wake;
+    }
+
+    /// Whether the NI is in the middle of sending a worm, before its last flit, with nothing
+    /// else under way: no packet arrived to act on, no delivery or completion shown, the
+    /// counters settled. An edge with no flit in and no request beat taken then only sends
+    /// the next flit ([`Ports::step_ports`]).
+    fn streams(&self) -> bool {
+        self.tx_next + 1 < self.tx.len()
+            && self.arrived.is_none()
+            && self.delivery.is_none()
+            && self.done.is_none()
+            && self.unsettled == 0
     }
 
     /// Writes `O_t` from the registers after the edge.
@@ -851,7 +907,7 @@ impl Ni {
         o[out::NET_OUT] = self.net_out;
         o[out::REQ_READY] = self.req_ready as u64;
         let shown = self.delivery.as_ref().map(|d| {
-            let last = d.beat + 1 == d.words.len();
+            let last = d.beat + 1 == d.beats;
             (d.words[d.beat], last, d.src, d.uid, d.len)
         });
         if !kept || shown.is_some() || self.showed.delivery {
@@ -868,11 +924,21 @@ impl Ni {
             o[out::DONE_UID] = self.done.unwrap_or(0) as u64;
         }
         o[out::TX_REQ] = (self.tx_next >= self.tx.len() && self.pick.is_some()) as u64;
-        // The counters show the events of the edges before this one (§8.2).
-        let before = self.shown;
-        self.shown = self.settled;
-        self.settled = self.counters;
-        if !kept || self.shown != before {
+        // The counters show the events of the edges before this one (§8.2). Two steps after
+        // the last count the three copies agree, and a kept buffer shows them already.
+        debug_assert_eq!(
+            self.unsettled == 0,
+            self.shown == self.counters && self.settled == self.counters
+        );
+        let mut moved = false;
+        if self.unsettled > 0 {
+            self.unsettled -= 1;
+            let before = self.shown;
+            self.shown = self.settled;
+            self.settled = self.counters;
+            moved = self.shown != before;
+        }
+        if !kept || moved {
             for (k, &c) in self.shown.iter().enumerate() {
                 o[out::COUNTERS + k] = c as u64;
             }

@@ -184,30 +184,45 @@ impl Beats {
 /// A host's reading of the delivery stream: the words of one datagram, beat by beat.
 #[derive(Clone, Debug, Default)]
 pub struct Collect {
+    /// The words of the datagram being read, or of the last one read (`ended`); the buffer is
+    /// kept from datagram to datagram.
     words: Vec<u32>,
     /// The cycle the first beat showed.
     pub first_shown: u64,
+    /// `words` hold a datagram whose last beat was taken: the next beat begins another.
+    ended: bool,
 }
 
 impl Collect {
     /// A beat taken: shown in `O_shown` with `data` and `last`. Returns the datagram's words
     /// (as many as beats) and the cycle its first beat showed, once its last beat is taken.
     pub fn beat(&mut self, shown: u64, data: u32, last: bool) -> Option<(Vec<u32>, u64)> {
+        self.beat_in_place(shown, data, last)
+            .map(|(words, first)| (words.to_vec(), first))
+    }
+
+    /// [`Collect::beat`], the words lent from the reading's own buffer (a host reads a
+    /// datagram every few cycles: this allocates none).
+    pub fn beat_in_place(&mut self, shown: u64, data: u32, last: bool) -> Option<(&[u32], u64)> {
+        if self.ended {
+            self.words.clear();
+            self.ended = false;
+        }
         if self.words.is_empty() {
             self.first_shown = shown;
         }
         self.words.push(data);
-        // The next datagram's words start with room for the longest one: no regrowth.
-        let most = beats(MAX_PAYLOAD);
-        last.then(|| {
-            let next = Vec::with_capacity(most);
-            (std::mem::replace(&mut self.words, next), self.first_shown)
-        })
+        self.ended = last;
+        last.then_some((&self.words[..], self.first_shown))
     }
 
     /// Beats of a datagram taken so far (0 between datagrams).
     pub fn pending(&self) -> usize {
-        self.words.len()
+        if self.ended {
+            0
+        } else {
+            self.words.len()
+        }
     }
 }
 

@@ -67,9 +67,10 @@ pub struct Counters {
     pub discarded_flits: u64,
 }
 
-/// Bit `i` of the first mask: input flit `i` is valid; of the second: it is a head.
+/// Bit `i` of the first mask: input flit `i` is valid; of the second: it is a head. (Made
+/// without a branch: whether a flit is a head is what a branch would guess worst.)
 #[inline(always)]
-pub(crate) fn masks(inp: &[u64]) -> (u32, u32) {
+pub(crate) fn masks_of(inp: &[u64]) -> (u32, u32) {
     let mut valid: u32 = 0;
     let mut heads: u32 = 0;
     for (i, &f) in inp.iter().enumerate() {
@@ -79,10 +80,30 @@ pub(crate) fn masks(inp: &[u64]) -> (u32, u32) {
     (valid, heads)
 }
 
+/// [`masks_of`] `N` flits, unrolled (`N` = 8 for a 4-ary tree's switches).
+#[inline(always)]
+pub(crate) fn masks<const N: usize>(inp: &[u64]) -> (u32, u32) {
+    let inp: &[u64; N] = inp.try_into().expect("N inputs");
+    masks_of(inp)
+}
+
+/// Where [`decide`] puts the flit it forwards to output `o` (`0..2k`): a switch's own outputs
+/// (a slice), or the fabric's bus at the word of the input that output drives.
+pub(crate) trait Outs {
+    fn put(&mut self, o: usize, f: u64);
+}
+
+impl Outs for [u64] {
+    #[inline(always)]
+    fn put(&mut self, o: usize, f: u64) {
+        self[o] = f;
+    }
+}
+
 /// The decisions of §4 for one cycle of one switch (its outputs show them one cycle later).
 ///
-/// `inp`: the `2k` input flits (down then up), `valid` and `heads` their [`masks`]. `out`: the
-/// `2k` flits decided for the outputs, which the caller has zeroed. `state`, `drops`: per
+/// `inp`: the `2k` input flits (down then up), `valid` and `heads` their [`masks_of`]. `out`: where the
+/// flits decided for the `2k` outputs go, which the caller has zeroed. `state`, `drops`: per
 /// input. `held`: bit `o` set while output `o` is held.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -95,7 +116,7 @@ pub(crate) fn decide(
     held: &mut u16,
     lfsr_v: &mut u16,
     drops: &mut [u16],
-    out: &mut [u64],
+    out: &mut (impl Outs + ?Sized),
     cnt: &mut Counters,
 ) {
     let k = g.k as usize;
@@ -103,7 +124,6 @@ pub(crate) fn decide(
     let inp = &inp[..n_in];
     let state = &mut state[..n_in];
     let drops = &mut drops[..n_in];
-    let out = &mut out[..n_in];
 
     let lv = *lfsr_v;
     *lfsr_v = lfsr::step(lv);
@@ -151,7 +171,7 @@ pub(crate) fn decide(
             }
             match grant {
                 Some(o) => {
-                    out[o] = f;
+                    out.put(o, f);
                     *held |= 1 << o;
                     if tail {
                         release |= 1 << o;
@@ -170,7 +190,7 @@ pub(crate) fn decide(
         } else {
             let st = state[i];
             if (st as usize) < n_in {
-                out[st as usize] = f;
+                out.put(st as usize, f);
                 // Branch-free: a tail releases its output at the end of the cycle.
                 release |= (tail as u16) << st;
                 state[i] = if tail { IDLE } else { st };
@@ -276,7 +296,7 @@ impl Switch {
         std::mem::swap(&mut self.out, &mut self.decided);
         self.drops.copy_from_slice(&self.decided_drops);
         self.decided.fill(0);
-        let (valid, heads) = masks(&inputs[..n_in]);
+        let (valid, heads) = masks_of(&inputs[..n_in]);
         decide(
             &self.geom,
             inputs,
@@ -286,7 +306,7 @@ impl Switch {
             &mut self.held,
             &mut self.lfsr,
             &mut self.decided_drops,
-            &mut self.decided,
+            &mut self.decided[..],
             &mut self.counters,
         );
     }

@@ -19,7 +19,7 @@ use crate::ports::PortSpec;
 use crate::rmpp::host::{MsgHosts, MsgTraffic, Pattern};
 use crate::rmpp::rx;
 use crate::rmpp::RmppConfig;
-use crate::stream::{Beats, Collect};
+use crate::stream::Collect;
 use crate::topology::FatTree;
 
 pub use idemnet_spec::system::Layout;
@@ -184,6 +184,62 @@ impl System {
     }
 }
 
+/// A datagram's payload, 0..=32 bytes held in place: a host draws, streams and checks one every
+/// few cycles, and none of it allocates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Payload {
+    len: u8,
+    /// The bytes, zero past `len`.
+    bytes: [u8; ni::MAX_PAYLOAD],
+}
+
+impl Payload {
+    /// The payload bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The request's beats (§8.5): one per word, one for no bytes ([`crate::stream::beats`]).
+    fn beats(&self) -> usize {
+        crate::stream::beats(self.len())
+    }
+
+    /// Beat `k`'s word: bytes `4k..4k + 4`, byte `4k` in bits 31:24, zero past the payload
+    /// (what [`crate::stream::beat_words`] makes of it).
+    fn word(&self, k: usize) -> u32 {
+        let b = &self.bytes[4 * k..4 * k + 4];
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    /// Whether a delivery of `len` bytes whose beats carried `words` brings these bytes: the
+    /// first `len` bytes of `words` ([`ni::words_to_bytes`]) are the payload. Also returns
+    /// how many bytes the delivery brings.
+    fn delivered_as(&self, words: &[u32], len: usize) -> (bool, usize) {
+        let got = words.iter().flat_map(|w| w.to_be_bytes()).take(len);
+        let brought = len.min(4 * words.len());
+        (self.as_slice().iter().copied().eq(got), brought)
+    }
+}
+
+/// A request being streamed to the NI (§8.5): its destination, its payload, the next beat.
+#[derive(Clone, Debug)]
+struct Asking {
+    dst: u16,
+    payload: Payload,
+    next: usize,
+    /// The last step wrote the inputs of beat `next`, which a kept buffer still holds (a host
+    /// waits on `req_ready` for many cycles when the NI's send slots are full).
+    written: bool,
+}
+
 /// The datagrams the hosts offer (§10), from one seeded generator: whether an idle host asks in
 /// a cycle (probability `q = load / E[w + 3]`, `w` the payload words of a SEND worm of `w + 3`
 /// flits), its destination by pattern, and its payload (0..=32 random bytes, or exactly
@@ -253,7 +309,7 @@ impl Offer {
     /// The idle host of node `p` (of `nodes`) in this cycle: its destination and payload if it
     /// asks.
     #[inline]
-    pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Vec<u8>)> {
+    pub fn draw(&mut self, p: usize, nodes: usize) -> Option<(u16, Payload)> {
         use rand::Rng;
         // What `gen_bool(self.q)` draws.
         if !self.pattern.sends(p, nodes) || !self.rng.sample(self.asks) {
@@ -263,14 +319,22 @@ impl Offer {
     }
 
     /// The destination and payload of the datagram host `p` asks to send.
-    fn datagram(&mut self, p: usize, nodes: usize) -> (u16, Vec<u8>) {
+    fn datagram(&mut self, p: usize, nodes: usize) -> (u16, Payload) {
         use rand::Rng;
         let dst = self.pattern.destination(p, nodes, &mut self.rng);
         let len = match self.length {
             Some(l) => l,
             None => self.rng.gen_range(0..=ni::MAX_PAYLOAD),
         };
-        (dst, (0..len).map(|_| self.rng.gen()).collect())
+        let mut payload = Payload {
+            len: len as u8,
+            bytes: [0; ni::MAX_PAYLOAD],
+        };
+        // One draw per byte, in order.
+        for b in &mut payload.bytes[..len] {
+            *b = self.rng.gen();
+        }
+        (dst, payload)
     }
 }
 
@@ -289,8 +353,8 @@ impl Offer {
 pub struct Hosts {
     offer: Offer,
     lay: Layout,
-    /// Per node: the request being streamed (destination, payload, its beats).
-    asking: Vec<Option<(u16, Vec<u8>, Beats)>>,
+    /// Per node: the request being streamed.
+    asking: Vec<Option<Asking>>,
     /// Per node: the delivery being read.
     reading: Vec<Collect>,
     next_uid: Vec<u16>,
@@ -301,7 +365,7 @@ pub struct Hosts {
     /// still holds.
     at_rest: Vec<bool>,
     /// uid -> (destination, payload, cycle taken, delivered)
-    outstanding: crate::hash::FastMap<u32, (u16, Vec<u8>, u64, bool)>,
+    outstanding: crate::hash::FastMap<u32, (u16, Payload, u64, bool)>,
     /// Stop asking (the drain).
     pub quiet: bool,
     pub accepted: u64,
@@ -403,28 +467,39 @@ impl Hosts {
         let req_ready = lay.ni_output(ni::out::REQ_READY, 0);
         for p in 0..n {
             if self.asking[p].is_none() && !self.quiet {
-                if let Some((dst, data)) = self.offer.draw(p, n) {
-                    let beats = Beats::new(&data);
-                    self.asking[p] = Some((dst, data, beats));
+                if let Some((dst, payload)) = self.offer.draw(p, n) {
+                    self.asking[p] = Some(Asking {
+                        dst,
+                        payload,
+                        next: 0,
+                        written: false,
+                    });
                 }
             }
             // The drain stops new requests; one already streaming goes on to its last beat.
-            if self.quiet && self.asking[p].as_ref().is_some_and(|a| !a.2.started()) {
+            if self.quiet && self.asking[p].as_ref().is_some_and(|a| a.next == 0) {
                 self.asking[p] = None;
             }
             let ready = prev[req_ready + p] & 1 == 1;
             let mut whole = false;
             match self.asking[p].as_mut() {
-                Some((dst, bytes, beats)) => {
-                    let (word, is_last) = beats.beat();
-                    inputs[valid + p] = 1;
-                    inputs[data + p] = word as u64;
-                    inputs[last + p] = is_last as u64;
-                    inputs[dst_word + p] = *dst as u64;
-                    inputs[len_word + p] = bytes.len() as u64;
+                Some(a) => {
+                    let beats = a.payload.beats();
+                    if !(self.kept && a.written) {
+                        inputs[valid + p] = 1;
+                        inputs[data + p] = a.payload.word(a.next) as u64;
+                        inputs[last + p] = (a.next + 1 >= beats) as u64;
+                        inputs[dst_word + p] = a.dst as u64;
+                        inputs[len_word + p] = a.payload.len() as u64;
+                        inputs[dlv_ready + p] = 1;
+                        a.written = true;
+                    }
                     // req_ready in O_(t-1) says this beat is taken now.
-                    whole = ready && beats.taken();
-                    inputs[dlv_ready + p] = 1;
+                    if ready {
+                        a.next += 1;
+                        a.written = false;
+                        whole = a.next >= beats;
+                    }
                     self.at_rest[p] = false;
                 }
                 None if self.kept && self.at_rest[p] => {}
@@ -437,10 +512,10 @@ impl Hosts {
                 }
             }
             if whole {
-                if let Some((dst, data, _)) = self.asking[p].take() {
+                if let Some(a) = self.asking[p].take() {
                     let uid = (p as u32) << 16 | self.next_uid[p] as u32;
                     self.next_uid[p] = self.next_uid[p].wrapping_add(1);
-                    self.outstanding.insert(uid, (dst, data, t, false));
+                    self.outstanding.insert(uid, (a.dst, a.payload, t, false));
                     self.accepted += 1;
                 }
             }
@@ -467,11 +542,14 @@ impl Hosts {
             if shown(ni::out::DLV_VALID) & 1 == 1 {
                 let data = shown(ni::out::DLV_DATA) as u32;
                 let last = shown(ni::out::DLV_LAST) & 1 == 1;
-                if let Some((words, first)) = self.reading[q].beat(t, data, last) {
+                if let Some((words, first)) = self.reading[q].beat_in_place(t, data, last) {
                     let uid = shown(ni::out::DLV_UID) as u32;
                     let src = shown(ni::out::DLV_SRC) as u16;
                     let len = (shown(ni::out::DLV_LEN) & 0x3F) as usize;
-                    self.delivery(t, q, first, src, uid, ni::words_to_bytes(&words, len));
+                    // The payload compared in place, without copying the words out.
+                    let sent = self.outstanding.get(&uid);
+                    let data = sent.map_or((false, 0), |e| e.1.delivered_as(words, len));
+                    self.delivery(t, q, first, src, uid, data);
                 }
             }
             if shown(ni::out::DONE_VALID) & 1 == 1 {
@@ -490,8 +568,17 @@ impl Hosts {
     }
 
     /// Node `q` took the last beat of datagram `uid` from `src` in cycle `t + 1`, its first beat
-    /// shown in `O_first`.
-    fn delivery(&mut self, t: u64, q: usize, first: u64, src: u16, uid: u32, data: Vec<u8>) {
+    /// shown in `O_first`; `data` says, for a datagram sent, whether it brought the payload
+    /// sent and how many bytes it brought ([`Payload::delivered_as`]).
+    fn delivery(
+        &mut self,
+        t: u64,
+        q: usize,
+        first: u64,
+        src: u16,
+        uid: u32,
+        (right, brought): (bool, usize),
+    ) {
         match self.outstanding.get_mut(&uid) {
             None => self.error(format!(
                 "cycle {t}: node {q} got uid {uid:#x}, which no host sent or which completed already"
@@ -501,7 +588,7 @@ impl Hosts {
             }
             Some(e) => {
                 e.3 = true;
-                let (dst, wanted, right, at) = (e.0, e.1.len(), e.1 == data, e.2);
+                let (dst, wanted, at) = (e.0, e.1.len(), e.2);
                 self.delivered += 1;
                 if !self.quiet {
                     self.payload_bytes += wanted as u64;
@@ -509,8 +596,7 @@ impl Hosts {
                 self.latencies.record(first - at);
                 if dst as usize != q || src as u32 != uid >> 16 || !right {
                     self.error(format!(
-                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {} bytes; sent to {dst} with {wanted} bytes",
-                        data.len(),
+                        "cycle {t}: uid {uid:#x} delivered to {q} from {src} with {brought} bytes; sent to {dst} with {wanted} bytes",
                     ));
                 }
             }
