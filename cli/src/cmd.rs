@@ -479,14 +479,8 @@ impl NiArgs {
 
     /// Sets the parameters given in `ni` and checks the whole (§8.2's ranges).
     pub fn apply(&self, ni: &mut idemnet_model::ni::NiConfig) -> Result<()> {
-        let before = *ni;
         self.set(ni);
-        if *ni != before {
-            // The checks name the fields; the user wrote the options.
-            ni.validate()
-                .map_err(|e| anyhow::anyhow!("NI: --{}", e.replace('_', "-")))?;
-        }
-        Ok(())
+        idemnet_testbench::config::check_ni_options(ni)
     }
 }
 

@@ -459,6 +459,13 @@ impl ModelBlock for Model {
 }
 
 /// `--dgram-len B` (`cosim`, `model`, `sweep`): a datagram carries 0..=32 payload bytes.
+/// Checks the NIs' parameters as the command line gives them (`--send-slots` ..
+/// `--ack-interval`): §8.2's ranges, the error naming the option, not the field.
+pub fn check_ni_options(ni: &NiConfig) -> Result<()> {
+    ni.validate()
+        .map_err(|e| anyhow!("NI: --{}", e.replace('_', "-")))
+}
+
 pub fn check_dgram_len(length: Option<usize>) -> Result<()> {
     match length {
         Some(b) if b > idemnet_model::ni::MAX_PAYLOAD => Err(anyhow!(

@@ -245,10 +245,7 @@ impl Grid {
             );
         }
         crate::config::check_dgram_len(self.dgram_len)?;
-        // The checks name the fields; the user wrote the options.
-        self.ni
-            .validate()
-            .map_err(|e| anyhow!("NI: --{}", e.replace('_', "-")))?;
+        crate::config::check_ni_options(&self.ni)?;
         for (name, v) in [
             ("--seeds", self.seeds.is_empty()),
             ("--protocols", self.protocols.is_empty()),
