@@ -3,7 +3,9 @@
 //! [`VerilatorBuild::build`] writes the Verilog, runs `verilator --cc`, generates a C++ shim
 //! (extern "C" create / destroy / set_inputs / get_outputs / tick / trace functions, generated
 //! from the `&[PortSpec]` list), compiles Verilator's C++, its runtime and the shim at `-O2`
-//! with `-fPIC` (2 parallel jobs) and links a shared library, which is loaded with
+//! with `-fPIC` (2 parallel jobs), the model's run-once code (Verilator's `*_SLOW` lists:
+//! construction, the initial settle, the first full trace dump) unoptimized as Verilator's own
+//! makefile does (`OPT_SLOW` is empty), and links a shared library, which is loaded with
 //! `libloading`. Builds are cached in a directory named after a SHA-256 of everything that
 //! affects the result; the Verilator runtime objects (`verilated.cpp`, ...) are cached once per
 //! flag set and shared by all tops.
@@ -40,7 +42,7 @@ use crate::{check_ports, input_words, output_words, run_tool, tool_version, Port
 /// Version of the shim generator and build recipe; part of the cache key, next to the text the
 /// generator writes for a sample port list (so a changed shim cannot reuse an old library even
 /// if this number was not raised), and checked again when a library is loaded.
-pub const SHIM_VERSION: u32 = 3;
+pub const SHIM_VERSION: u32 = 4;
 
 /// Where a build tells its stages: nothing by default, so that a library never prints; the
 /// command line sets it ([`on_build_stage`]).
@@ -373,25 +375,26 @@ impl VerilatorBuild {
         let rt_dir = cache_dir.join(format!("verilated-rt-{rt_hash}"));
         fs::create_dir_all(&rt_dir).with_context(|| format!("creating {}", rt_dir.display()))?;
 
-        // (source, object, shared runtime object); the model's own files also see `obj/`.
-        let mut jobs: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
+        // (source, object, shared runtime object, run-once code); the model's own files also
+        // see `obj/`.
+        let mut jobs: Vec<(PathBuf, PathBuf, bool, bool)> = Vec::new();
         let mut objects = Vec::new();
         for g in &classes.global {
             let src = root.join("include").join(format!("{g}.cpp"));
             let o = rt_dir.join(format!("{g}.o"));
             if !o.is_file() {
-                jobs.push((src, o.clone(), true));
+                jobs.push((src, o.clone(), true, false));
             }
             objects.push(o);
         }
         for c in &classes.local {
             let src = obj.join(format!("{c}.cpp"));
             let o = obj.join(format!("{c}.o"));
-            jobs.push((src, o.clone(), false));
+            jobs.push((src, o.clone(), false, classes.slow.contains(c)));
             objects.push(o);
         }
         let shim_o = tmp.join("idemnet_shim.o");
-        jobs.push((shim.clone(), shim_o.clone(), false));
+        jobs.push((shim.clone(), shim_o.clone(), false, false));
         objects.push(shim_o);
         let obj_inc = format!("-I{}", obj.display());
         stage(|| {
@@ -426,20 +429,21 @@ impl VerilatorBuild {
         }
         run_step(&cxx.name, &mut link, &format!("linking {}", lib.display()))?;
         // Objects of the top are not needed any more.
-        for (_, o, shared) in &jobs {
+        for (_, o, shared, _) in &jobs {
             if !shared {
                 let _ = fs::remove_file(o);
             }
         }
         let log = format!(
             "top {}\nverilator {}\ncompiler {}\nflags {}\nruntime objects {} ({} compiled now)\n\
-             build time {:.2} s\n",
+             run-once files without -O: {}\nbuild time {:.2} s\n",
             self.top,
             verilator_version()?,
             cxx.ident,
             flags.join(" "),
             rt_dir.display(),
             jobs.iter().filter(|j| j.2).count(),
+            jobs.iter().filter(|j| j.3).count(),
             t0.elapsed().as_secs_f64()
         );
         fs::write(tmp.join("build.log"), log).context("writing build.log")?;
@@ -567,7 +571,7 @@ fn compile_parallel(
     cxx: &Cxx,
     flags: &[String],
     local_flag: &str,
-    jobs: &[(PathBuf, PathBuf, bool)],
+    jobs: &[(PathBuf, PathBuf, bool, bool)],
 ) -> Result<()> {
     let next = AtomicU64::new(0);
     let errors = std::sync::Mutex::new(Vec::<anyhow::Error>::new());
@@ -578,14 +582,20 @@ fn compile_parallel(
                 if i >= jobs.len() || !errors.lock().unwrap().is_empty() {
                     break;
                 }
-                let (src, o, shared) = &jobs[i];
+                let (src, o, shared, run_once) = &jobs[i];
                 let tmp_o = o.with_extension(format!(
                     "o.tmp-{}-{}",
                     std::process::id(),
                     TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
                 ));
                 let mut c = cxx.command();
-                c.args(flags);
+                // Run-once code unoptimized (Verilator's `OPT_SLOW`): at `-O2` the 16-node
+                // system's settle functions took 100 s and more a file, at `-O0` 2 s.
+                if *run_once {
+                    c.args(flags.iter().filter(|f| !f.starts_with("-O")));
+                } else {
+                    c.args(flags);
+                }
                 if !shared {
                     c.arg(local_flag);
                 }
@@ -615,6 +625,8 @@ struct Classes {
     vars: Vec<(String, String)>,
     /// Generated files of the model (`VM_CLASSES_*`, `VM_SUPPORT_*`), without `.cpp`.
     local: Vec<String>,
+    /// Those of them in a `*_SLOW` list: code run once, compiled without optimization.
+    slow: Vec<String>,
     /// Runtime files from `include/` (`VM_GLOBAL_*`), without `.cpp`.
     global: Vec<String>,
 }
@@ -631,6 +643,7 @@ impl Classes {
 fn parse_classes_mk(text: &str) -> Classes {
     let mut c = Classes::default();
     let mut list: Option<bool> = None; // Some(true) = global list
+    let mut slow_list = false;
     for line in text.lines() {
         let l = line.trim();
         if l.starts_with('#') {
@@ -643,6 +656,9 @@ fn parse_classes_mk(text: &str) -> Classes {
                     c.global.push(item.to_string());
                 } else {
                     c.local.push(item.to_string());
+                    if slow_list {
+                        c.slow.push(item.to_string());
+                    }
                 }
             }
             if !l.ends_with('\\') {
@@ -657,6 +673,7 @@ fn parse_classes_mk(text: &str) -> Classes {
                 && l.ends_with('\\')
             {
                 list = Some(is_global);
+                slow_list = k.ends_with("_SLOW");
             }
         } else if let Some((k, v)) = l.split_once('=') {
             c.vars.push((k.trim().to_string(), v.trim().to_string()));
@@ -1559,10 +1576,11 @@ mod tests {
             }
         );
         assert_eq!(m[2].width, 70);
-        let mk = "VM_TRACE = 1\nVM_CLASSES_FAST += \\\n\tVx \\\n\tVy \\\n\nVM_GLOBAL_FAST += \\\n\tverilated \\\n\tverilated_vcd_c \\\n\nVM_GLOBAL_SLOW += \\\n\n";
+        let mk = "VM_TRACE = 1\nVM_CLASSES_FAST += \\\n\tVx \\\n\tVy \\\n\nVM_CLASSES_SLOW += \\\n\tVx__Slow \\\n\nVM_GLOBAL_FAST += \\\n\tverilated \\\n\tverilated_vcd_c \\\n\nVM_GLOBAL_SLOW += \\\n\n";
         let c = parse_classes_mk(mk);
         assert_eq!(c.var("VM_TRACE"), Some("1"));
-        assert_eq!(c.local, vec!["Vx", "Vy"]);
+        assert_eq!(c.local, vec!["Vx", "Vy", "Vx__Slow"]);
+        assert_eq!(c.slow, vec!["Vx__Slow"]);
         assert_eq!(c.global, vec!["verilated", "verilated_vcd_c"]);
     }
 }

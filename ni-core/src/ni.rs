@@ -70,6 +70,7 @@ pub enum SendState {
 /// |------|-----|-------|-|
 /// | `clock` | in | 1 | |
 /// | `receiver$*` | | | the worms of the fabric, framed by a [`WormReceiver`] this core does not own ([`ReceivedWorm`]: the NI alone's, or the node's one receiver, §13.3), as that cell's ports |
+/// | `upper_half_ahead` | in | 16 | data bits 31:16 of the flit the receiver frames in the next cycle (an NI header word's kind, length and reserved byte), read only with [`NiCore::header_check_ahead`] (the node's split has them in a register; the NI alone ties them to zero) |
 /// | `worm$*` | | | the worm this NI sends ([`WormSource`], joined to the [`idemnet_rtl::worm_transmitter::WormFetch`] of the NI alone's transmitter or of the node's merge, §13.2): `due` is the pick (§8.5: the first due packet in priority, registered between worms and at a worm's `finish`); at `start` the picked packet's worm starts; `word` is the route at `start`, then the header word (type, length, the uid's counter), the payload words (read from block RAM ahead of the word asked for, [`transmit::Transmit`]), zero when none is asked for; `payload_words` from the pick's length |
 /// | `req_valid`, `req_data`, `req_last` | in | 1, 32, 1 | the request stream (§8.5) |
 /// | `req_dst`, `req_len` | in | 16, 6 | read on a request's first beat |
@@ -117,6 +118,7 @@ pub enum SendState {
 pub struct NiCore {
     pub clock: Signal<In, Clock>,
     pub receiver: ReceivedWorm,
+    pub upper_half_ahead: Signal<In, Bits<16>>,
     pub worm: WormSource,
     pub req_valid: Signal<In, Bit>,
     pub req_data: Signal<In, Bits<32>>,
@@ -157,7 +159,14 @@ pub struct NiCore {
     /// The worm whose CRC flit was consumed at the last edge ended whole and addressed here: its
     /// packet acts at this edge (§8.4).
     acting: DFF<Bit>,
+    /// The header checks of the word the receiver presents, made a cycle ahead from
+    /// `upper_half_ahead` (with [`NiCore::header_check_ahead`]).
+    malformed_ahead: DFF<Bit>,
+    words_ahead: DFF<Bits<4>>,
     // Combinational temporaries.
+    /// The upper half (kind, length, reserved byte) of the word the header checks read:
+    /// `receiver$word`'s, or `upper_half_ahead` to be registered.
+    checked_half: Signal<Local, Bits<16>>,
     /// The uid of the header word the receiver presents, its owner the route's `src` (that of
     /// a SEND or FORGET; only those use it whole).
     presented_uid: Signal<Local, Bits<32>>,
@@ -183,6 +192,8 @@ pub struct NiCore {
     kind_send: Constant<Bits<2>>,
     kind_ack: Constant<Bits<2>>,
     kind_malformed: Constant<Bits<2>>,
+    /// The header checks are made a cycle ahead ([`NiCore::header_check_ahead`]).
+    check_ahead: Constant<Bit>,
 }
 
 impl NiCore {
@@ -198,6 +209,7 @@ impl NiCore {
         Self {
             clock: Default::default(),
             receiver: Default::default(),
+            upper_half_ahead: Default::default(),
             worm: Default::default(),
             req_valid: Default::default(),
             req_data: Default::default(),
@@ -236,6 +248,9 @@ impl NiCore {
             arriving_length: Default::default(),
             arriving_counter: Default::default(),
             acting: Default::default(),
+            malformed_ahead: Default::default(),
+            words_ahead: Default::default(),
+            checked_half: Default::default(),
             presented_uid: Default::default(),
             presented_counter: Default::default(),
             header_malformed: Default::default(),
@@ -253,6 +268,20 @@ impl NiCore {
             kind_send: c(0),
             kind_ack: c(1),
             kind_malformed: c(3),
+            check_ahead: Constant::new(false),
+        }
+    }
+
+    /// The same, with the header checks that decide the receiver's next state (the header is
+    /// malformed; its payload words) made a cycle ahead from `upper_half_ahead`, the upper half of the
+    /// word the receiver frames in the next cycle, and registered: a node's choice, whose split holds every flit
+    /// in a register before its receiver (§13.3). Alone, the NI's receiver frames `net_in`
+    /// itself and has no word ahead. On the ECP5 node this check ran from the split's `held`
+    /// register through the receiver's next state (10.72 ns at nextpnr seed 2, 93.3 MHz, once the pick's multiplexers were trees).
+    pub fn header_check_ahead(self) -> Self {
+        Self {
+            check_ahead: Constant::new(true),
+            ..self
         }
     }
 
@@ -275,7 +304,9 @@ impl Logic for NiCore {
             clock,
             arriving_kind,
             arriving_length,
-            arriving_counter
+            arriving_counter,
+            malformed_ahead,
+            words_ahead
         );
         self.acting.clock.next = self.clock.val();
         self.send.clock.next = self.clock.val();
@@ -292,8 +323,13 @@ impl Logic for NiCore {
             | bit_cast::<32, 16>(self.arriving_counter.q.val());
         // Payload words of the packet in reception, ceil(len / 4), from the header word the
         // receiver presents: it reads them with the last header word, which is the only one.
+        self.checked_half.next = self.receiver.word.val().get_bits::<16>(16);
+        if self.check_ahead.val() {
+            self.checked_half.next = self.upper_half_ahead.val();
+        }
+        // Bits 31:16 of the word: the kind in 15:14 here, the length in 13:8, the reserved byte.
         self.arriving_words.next =
-            (self.receiver.word.val().get_bits::<6>(24) + self.word_round_up.val()) >> 2;
+            (self.checked_half.val().get_bits::<6>(8) + self.word_round_up.val()) >> 2;
 
         // ---- Counter strobes: none unless an event below raises one.
         self.count_cut.next = false;
@@ -318,14 +354,21 @@ impl Logic for NiCore {
         // ---- Receive path (§8.3): the receiver frames, the NI reads the header word (type,
         // length, the uid's counter), and the payload words go into the bank not being
         // delivered.
-        self.header_malformed.next = (self.receiver.word.val().get_bits::<2>(30)
+        self.header_malformed.next = (self.checked_half.val().get_bits::<2>(14)
             == self.kind_malformed.val())
-            | self.receiver.word.val().get_bits::<8>(16).any()
-            | (self.receiver.word.val().get_bits::<6>(24) > self.len_max.val())
-            | (self.receiver.word.val().get_bits::<2>(30).any()
-                & self.receiver.word.val().get_bits::<6>(24).any());
-        self.receiver.reject.next = self.header_malformed.val();
-        self.receiver.payload_words.next = self.arriving_words.val().get_bits::<4>(0);
+            | self.checked_half.val().get_bits::<8>(0).any()
+            | (self.checked_half.val().get_bits::<6>(8) > self.len_max.val())
+            | (self.checked_half.val().get_bits::<2>(14).any()
+                & self.checked_half.val().get_bits::<6>(8).any());
+        self.malformed_ahead.d.next = self.header_malformed.val();
+        self.words_ahead.d.next = self.arriving_words.val().get_bits::<4>(0);
+        if self.check_ahead.val() {
+            self.receiver.reject.next = self.malformed_ahead.q.val();
+            self.receiver.payload_words.next = self.words_ahead.q.val();
+        } else {
+            self.receiver.reject.next = self.header_malformed.val();
+            self.receiver.payload_words.next = self.arriving_words.val().get_bits::<4>(0);
+        }
         self.receive.presented_uid.next = self.presented_uid.val();
         // The receive slots keep the slots holding the uid when the header word arrives.
         self.receive.compare.next = self.receiver.header_valid.val();
@@ -485,6 +528,7 @@ macro_rules! ni_with_transmitter {
             Ni = NiCore::new(cfg: &NiConfig),
             header_words: HEADER_WORDS,
             receives: net_in into receiver(cfg.node),
+            ties: { upper_half_ahead: Bits<16> },
             inputs: { $($input: $input_type),* },
             outputs: { $($output: $output_type),* },
         }

@@ -537,6 +537,7 @@ impl Logic for TxMerge {
 /// | `clock` | in | 1 | |
 /// | `net_in` | in | 35 | flits from the fabric |
 /// | `to_ni$*`, `to_rmpp$*` | | | the worms framed for the NI and for the RMPP receive path ([`FramedWorm`], joined to the cores' [`idemnet_rtl::worm_receiver::ReceivedWorm`]s) |
+/// | `upper_half_ahead` | out | 16 | data bits 31:16 of `next`: of the word the receiver frames in the next cycle, so that the NI can check its header word a cycle ahead (its `upper_half_ahead`) |
 ///
 /// Timing: every flit passes two registers, `next` and then `held` (zero at power-on; an
 /// invalid input flit is held as zero, §2), and `next_rmpp` says whether the flit in `next` is
@@ -562,6 +563,7 @@ pub struct RxDemux {
     pub net_in: Signal<In, Flit>,
     pub to_ni: FramedWorm,
     pub to_rmpp: FramedWorm,
+    pub upper_half_ahead: Signal<Out, Bits<16>>,
     receiver: WormReceiver,
     held: DFF<Flit>,
     next: DFF<Flit>,
@@ -582,6 +584,7 @@ impl RxDemux {
             net_in: Default::default(),
             to_ni: Default::default(),
             to_rmpp: Default::default(),
+            upper_half_ahead: Default::default(),
             receiver: WormReceiver::new(node),
             held: Default::default(),
             next: Default::default(),
@@ -642,6 +645,7 @@ impl Logic for RxDemux {
         self.to_rmpp.awaiting_crc.next = self.receiver.worm.awaiting_crc.val() & self.side.q.val();
         self.to_rmpp.cut.next = self.receiver.worm.cut.val() & self.side.q.val();
         self.held.d.next = self.next.q.val();
+        self.upper_half_ahead.next = self.next.q.val().get_bits::<16>(16);
         if self.net_in.val().get_bit(34) {
             self.next.d.next = self.net_in.val();
         } else {
@@ -734,7 +738,7 @@ macro_rules! node_with_host_ports {
                     $($tx_input: Default::default(),)*
                     $($tx_output: Default::default(),)*
                     demux: RxDemux::new(ni.node),
-                    ni: NiCore::new(ni).registered_payload_read(),
+                    ni: NiCore::new(ni).registered_payload_read().header_check_ahead(),
                     rx: RmppRxCore::new(rmpp),
                     tx: RmppTxCore::new(ni.node),
                     merge: Default::default(),
@@ -753,6 +757,7 @@ macro_rules! node_with_host_ports {
                 // Receive side: the split, one cycle late, to the NI or the RMPP receive path.
                 self.demux.net_in.next = self.net_in.val();
                 FramedWorm::join(&mut self.demux.to_ni, &mut self.ni.receiver);
+                self.ni.upper_half_ahead.next = self.demux.upper_half_ahead.val();
                 FramedWorm::join(&mut self.demux.to_rmpp, &mut self.rx.receiver);
                 // Transmit side: the NI, the RMPP receive path and the framer, one transmitter.
                 WormSource::join(&mut self.ni.worm, &mut self.merge.ni);

@@ -26,7 +26,8 @@
 /// alone owns the link: `tx_gnt` is its `grant`, `tx_req` its `request`, `net_out` its `flit`.
 /// With `receives: $net_in into $receiver($node)`, the core is also a worm sink and gets a
 /// [`idemnet_rtl::worm_receiver::WormReceiver`] `$receiver` for node `$node` of its own on the
-/// port `$net_in`.
+/// port `$net_in`; with `ties: { $tie }`, the core's inputs `$tie` that only a node drives
+/// (e.g. the NI's `upper_half_ahead`) are tied to zero.
 /// The ports, in order: `clock`, `$net_in`, `tx_gnt`, `$input`, `net_out`, `tx_req`,
 /// `$output`; every port but the link's is the core's port of that name.
 /// The core's `worm` ([`idemnet_rtl::worm_transmitter::WormSource`]) is joined to the
@@ -38,6 +39,7 @@ macro_rules! with_transmitter {
         $name:ident = $core:ident::new($argument:ident: $argument_type:ty),
         header_words: $header_words:expr,
         $(receives: $net_in:ident into $receiver:ident($receiver_node:expr),)?
+        $(ties: { $($tie:ident: $tie_type:ty),* $(,)? },)?
         inputs: { $($input:ident: $input_type:ty),* $(,)? },
         outputs: { $($output:ident: $output_type:ty),* $(,)? } $(,)?
     ) => {
@@ -55,6 +57,7 @@ macro_rules! with_transmitter {
             transmitter: idemnet_rtl::worm_transmitter::WormTransmitter,
             $($receiver: idemnet_rtl::worm_receiver::WormReceiver,)?
             header_words: Constant<Bits<4>>,
+            $($($tie: Constant<$tie_type>,)*)?
         }
 
         impl $name {
@@ -72,6 +75,7 @@ macro_rules! with_transmitter {
                     core: $core::new($argument),
                     transmitter: Default::default(),
                     header_words: Constant::new(Bits::from($header_words as u64)),
+                    $($($tie: Constant::new(Default::default()),)*)?
                 }
             }
         }
@@ -90,6 +94,7 @@ macro_rules! with_transmitter {
                     &mut self.core.receiver,
                 );
                 )?
+                $($(self.core.$tie.next = self.$tie.val();)*)?
                 $(self.core.$input.next = self.$input.val();)*
                 $(self.$output.next = self.core.$output.val();)*
                 self.transmitter.grant.next = self.tx_gnt.val();

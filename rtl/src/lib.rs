@@ -3,6 +3,8 @@
 //! The cell library (`docs/cells.md`), small parameterized blocks tested beside themselves:
 //!
 //! * [`first_set`]: the lowest set bit of a mask, one-hot and encoded ([`first_set::FirstSet`]).
+//! * [`one_hot_mux`]: the word of the input a one-hot select chooses, as an AND-OR tree
+//!   ([`one_hot_mux::OneHotMux`]).
 //! * [`fifo`]: a first-word-fall-through FIFO with stream ports ([`fifo::Fifo`]) and the memory
 //!   it keeps its words in ([`fifo::Memory`]: transparent, as the FIFO's, or block RAM alone for
 //!   a user whose reads never meet its writes).
@@ -41,6 +43,7 @@ pub mod first_set;
 pub mod flit;
 pub mod lfsr;
 pub mod lut_ram;
+pub mod one_hot_mux;
 pub mod ports;
 pub mod reg;
 pub mod request_reader;

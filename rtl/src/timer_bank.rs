@@ -10,6 +10,7 @@
 //! | `clear$k` | in | 1 | timer `k` stops at this edge (a `load` at the same edge wins) |
 //! | `spread` | in | 16 | added to `interval` for a timer loaded at this edge: its bits below the bank's `spread` parameter are read, none without one |
 //! | `running$k` | out | 1 | timer `k` runs (a register) |
+//! | `running_next$k` | out | 1 | `running$k` after this edge (combinational: the register's input), for a user that registers a function of it |
 //!
 //! Timing: loaded at edge `p`, a timer of length `L = interval + spread` shows `running` after
 //! edges `p` to `p + L - 1` and not from edge `p + L` on, until it is loaded again; with `L` 0
@@ -46,6 +47,7 @@ pub struct TimerBank {
     pub clear: Vec<Signal<In, Bit>>,
     pub spread: Signal<In, Bits<16>>,
     pub running: Vec<Signal<Out, Bit>>,
+    pub running_next: Vec<Signal<Out, Bit>>,
     now: DFF<Bits<16>>,
     deadline: Vec<DFF<Bits<16>>>,
     timer_running: Vec<DFF<Bit>>,
@@ -58,6 +60,8 @@ pub struct TimerBank {
     spread_mask: Constant<Bits<16>>,
     /// The length of a timer loaded at this edge: `interval + spread`.
     length: Signal<Local, Bits<16>>,
+    /// One timer's `running` after the edge.
+    next_running: Signal<Local, Bit>,
     _timers: usize,
 }
 
@@ -91,6 +95,7 @@ impl TimerBank {
             clear: vec_of(timers),
             spread: Default::default(),
             running: vec_of(timers),
+            running_next: vec_of(timers),
             now: Default::default(),
             deadline: vec_of(timers),
             timer_running: vec_of(timers),
@@ -99,6 +104,7 @@ impl TimerBank {
             mask: Constant::new(Bits::from((1u64 << bits) - 1)),
             spread_mask: Constant::new(Bits::from(u64::from(spread.saturating_sub(1)))),
             length: Default::default(),
+            next_running: Default::default(),
             _timers: timers,
         }
     }
@@ -114,15 +120,17 @@ impl Logic for TimerBank {
             self.deadline[k].clock.next = self.clock.val();
             self.timer_running[k].clock.next = self.clock.val();
             self.deadline[k].d.next = self.deadline[k].q.val();
-            self.timer_running[k].d.next =
+            self.next_running.next =
                 self.timer_running[k].q.val() & (self.deadline[k].q.val() != self.now.q.val());
             if self.clear[k].val() {
-                self.timer_running[k].d.next = false;
+                self.next_running.next = false;
             }
             if self.load[k].val() {
                 self.deadline[k].d.next = (self.now.q.val() + self.length.val()) & self.mask.val();
-                self.timer_running[k].d.next = self.length.val().any();
+                self.next_running.next = self.length.val().any();
             }
+            self.timer_running[k].d.next = self.next_running.val();
+            self.running_next[k].next = self.next_running.val();
             self.running[k].next = self.timer_running[k].q.val();
         }
     }
@@ -167,6 +175,11 @@ mod tests {
             }
             uut.spread.next = drawn.to_bits();
             settle(&mut uut);
+            let announced: Vec<u64> = uut
+                .running_next
+                .iter()
+                .map(|r| u64::from(r.val()))
+                .collect();
             rising_edge(&mut uut, |u| &mut u.clock);
             for k in 0..timers {
                 let before = counters[k];
@@ -182,10 +195,16 @@ mod tests {
             let want: Vec<u64> = counters.iter().map(|&c| u64::from(c > 0)).collect();
             let simulated: Vec<u64> = uut.running.iter().map(|r| u64::from(r.val())).collect();
             assert_eq!(simulated, want, "cycle {cycle}");
+            assert_eq!(announced, want, "running_next, cycle {cycle}");
             // Verilog port order: every load, every clear, the spread.
             let mut inputs: Vec<u64> = load.iter().chain(&clear).map(|&b| u64::from(b)).collect();
             inputs.push(u64::from(drawn));
-            assert_eq!(verilated.cycle(&inputs), want, "Verilog, cycle {cycle}");
+            // Outputs: every `running`, then every `running_next`.
+            assert_eq!(
+                &verilated.cycle(&inputs)[..timers],
+                &want[..],
+                "Verilog, cycle {cycle}"
+            );
         }
         ran_out
     }

@@ -11,6 +11,7 @@ use idemnet_rtl::fifo::{Fifo, Memory, MemoryStyle};
 use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::lfsr::{Lfsr, SteppedLfsr};
 use idemnet_rtl::lut_ram::LutRam;
+use idemnet_rtl::one_hot_mux::OneHotMux;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::round_robin::RoundRobin;
 use idemnet_rtl::timer_bank::TimerBank;
@@ -44,6 +45,20 @@ fn first_set() {
     assert!(wide.luts <= 45, "{wide:?}");
     assert!(widest.luts <= 300, "{widest:?}");
     for cells in [narrow, wide, widest] {
+        assert_eq!((cells.flip_flops, cells.carries), (0, 0), "{cells:?}");
+    }
+}
+
+#[test]
+fn one_hot_mux() {
+    // The receive slots' due uid (8 x 32) and the send slots' due fields (4 x 38).
+    let uids = through_the_tools("OneHotMux<32> x 8", OneHotMux::<32>::new(8));
+    let fields = through_the_tools("OneHotMux<38> x 4", OneHotMux::<38>::new(4));
+    // An AND-OR tree: 8 pairs of (select, bit) are 5 LUT4 a bit, 4 pairs 2 (one for two pairs,
+    // one for their OR, or a LUT4 holding two pairs each).
+    assert!(uids.luts <= 5 * 32, "{uids:?}");
+    assert!(fields.luts <= 3 * 38, "{fields:?}");
+    for cells in [uids, fields] {
         assert_eq!((cells.flip_flops, cells.carries), (0, 0), "{cells:?}");
     }
 }

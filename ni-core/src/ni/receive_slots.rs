@@ -2,6 +2,7 @@
 //! ACKs they owe.
 
 use idemnet_rtl::first_set::FirstSet;
+use idemnet_rtl::one_hot_mux::OneHotMux;
 use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::NiConfig;
 use rust_hdl::prelude::*;
@@ -27,7 +28,10 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// | `due_slot`, `due_uid` | out | 4, 32 | the lowest due slot and its uid (0 when none) |
 ///
 /// Timing: `due`, `due_slot` and `due_uid` are combinational from the registers; the inputs act
-/// at the edge. The slots change only when a worm ends, and a worm cannot end at the edge its
+/// at the edge. The slots' due mask is itself a register, loaded from the slots' and the ACK
+/// timers' next state (exactly "held and its timer not running" of the state it shows), so that
+/// the pick into the transmitter's registers starts at a flip-flop: from `receive_active`
+/// through the timer's `running` it was the ECP5 node's critical path (nextpnr seed 1, 97.8 MHz). The slots change only when a worm ends, and a worm cannot end at the edge its
 /// header word is compared, so the match kept is the one of the state before the worm's verdict.
 ///
 /// `free`, `arriving_held` and the slot a `take` fills are registered one edge late, which
@@ -55,10 +59,15 @@ pub struct ReceiveSlots {
     pub due_uid: Signal<Out, Bits<32>>,
     free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
+    /// The lowest due slot's uid: an AND-OR, not a chain of `if`s (the ECP5 node's critical
+    /// path ran through such a chain, `OneHotMux`'s documentation).
+    due_uid_mux: OneHotMux<32>,
     /// Each slot's ACK timer: its ACK is due while the slot is held and the timer not running.
     ack_timers: TimerBank,
     receive_active: Vec<DFF<Bit>>,
     receive_uid: Vec<DFF<Bits<32>>>,
+    /// The slots whose ACK is due: held and their timer not running.
+    due_mask: DFF<Bits<SLOTS>>,
     /// The slots holding the arriving uid, compared when the header word arrives.
     arriving_match: DFF<Bits<SLOTS>>,
     /// `arriving_match` has a bit set, one edge later.
@@ -69,7 +78,10 @@ pub struct ReceiveSlots {
     free_one_hot_late: Vec<DFF<Bit>>,
     probe: Signal<Local, Bits<SLOTS>>,
     receive_free: Signal<Local, Bits<SLOTS>>,
-    receive_due: Signal<Local, Bits<SLOTS>>,
+    /// The due mask after the edge.
+    next_due: Signal<Local, Bits<SLOTS>>,
+    /// One slot's `receive_active` after the edge.
+    active_next: Signal<Local, Bit>,
     receive_match: Signal<Local, Bits<SLOTS>>,
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
@@ -98,6 +110,7 @@ impl ReceiveSlots {
             due_uid: Default::default(),
             free_receive_slot: FirstSet::new(),
             due_receive_slot: FirstSet::new(),
+            due_uid_mux: OneHotMux::new(receive_slots),
             // The pick takes a cycle (§8.5): the timer runs `interval - 2` edges so that the ACK
             // repeats every `interval` cycles.
             ack_timers: TimerBank::new(receive_slots, cfg.ack_interval.saturating_sub(2)),
@@ -109,7 +122,9 @@ impl ReceiveSlots {
             free_one_hot_late: vec_of(receive_slots),
             probe: Default::default(),
             receive_free: Default::default(),
-            receive_due: Default::default(),
+            next_due: Default::default(),
+            active_next: Default::default(),
+            due_mask: Default::default(),
             receive_match: Default::default(),
             slot_none: c(0),
             slot_lowest: c(1),
@@ -136,15 +151,11 @@ impl Logic for ReceiveSlots {
 
         // ---- Slot masks over the state before the edge; the pickers take the lowest.
         self.receive_free.next = self.slot_none.val();
-        self.receive_due.next = self.slot_none.val();
         self.receive_match.next = self.slot_none.val();
         self.probe.next = self.slot_lowest.val();
         for r in 0..self._receive_slots {
             if !self.receive_active[r].q.val() {
                 self.receive_free.next = self.receive_free.val() | self.probe.val();
-            }
-            if self.receive_active[r].q.val() & !self.ack_timers.running[r].val() {
-                self.receive_due.next = self.receive_due.val() | self.probe.val();
             }
             // A held uid is never taken into a second slot, so at most one slot matches.
             if self.receive_active[r].q.val()
@@ -155,7 +166,8 @@ impl Logic for ReceiveSlots {
             self.probe.next = self.probe.val() << 1;
         }
         self.free_receive_slot.mask.next = self.receive_free.val();
-        self.due_receive_slot.mask.next = self.receive_due.val();
+        self.due_mask.clock.next = self.clock.val();
+        self.due_receive_slot.mask.next = self.due_mask.q.val();
         self.free_late.clock.next = self.clock.val();
         self.free_late.d.next = self.free_receive_slot.any.val();
         for r in 0..self._receive_slots {
@@ -179,7 +191,6 @@ impl Logic for ReceiveSlots {
         if self.take.val() {
             for r in 0..self._receive_slots {
                 if self.free_one_hot_late[r].q.val() {
-                    self.receive_active[r].d.next = true;
                     self.ack_timers.clear[r].next = true;
                 }
             }
@@ -191,20 +202,35 @@ impl Logic for ReceiveSlots {
                 self.receive_uid[r].d.next = self.take_uid.val();
             }
         }
+        // A slot is held after the edge if `take` fills it or it was held, unless `forget` frees
+        // it; its ACK is due after the edge if it is held and its timer does not run.
+        self.next_due.next = self.slot_none.val();
+        self.probe.next = self.slot_lowest.val();
         for r in 0..self._receive_slots {
-            if self.forget.val() & self.arriving_match.q.val().get_bit(r) {
-                self.receive_active[r].d.next = false;
+            self.active_next.next = self.receive_active[r].q.val();
+            if self.take.val() & self.free_one_hot_late[r].q.val() {
+                self.active_next.next = true;
             }
+            if self.forget.val() & self.arriving_match.q.val().get_bit(r) {
+                self.active_next.next = false;
+            }
+            self.receive_active[r].d.next = self.active_next.val();
+            if self.active_next.val() & !self.ack_timers.running_next[r].val() {
+                self.next_due.next = self.next_due.val() | self.probe.val();
+            }
+            self.probe.next = self.probe.val() << 1;
         }
+        self.due_mask.d.next = self.next_due.val();
 
         // ---- The lowest due slot's ACK is the transmitter's to pick; the started one's timer
         // reloads, unless a FORGET freed its slot since the pick.
         self.due_slot.next = self.due_receive_slot.index.val();
-        self.due_uid.next = 0.into();
         for r in 0..self._receive_slots {
-            if self.due_receive_slot.one_hot.val().get_bit(r) {
-                self.due_uid.next = self.receive_uid[r].q.val();
-            }
+            self.due_uid_mux.select[r].next = self.due_receive_slot.one_hot.val().get_bit(r);
+            self.due_uid_mux.data[r].next = self.receive_uid[r].q.val();
+        }
+        self.due_uid.next = self.due_uid_mux.word.val();
+        for r in 0..self._receive_slots {
             if self.ack_sent.val()
                 & (self.sent_slot.val() == r.to_bits())
                 & self.receive_active[r].q.val()

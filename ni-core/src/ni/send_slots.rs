@@ -3,6 +3,7 @@
 use idemnet_rtl::fifo::Memory;
 use idemnet_rtl::first_set::FirstSet;
 use idemnet_rtl::lfsr::{ni_seed, SteppedLfsr};
+use idemnet_rtl::one_hot_mux::OneHotMux;
 use idemnet_rtl::request_reader::RequestReader;
 use idemnet_rtl::timer_bank::TimerBank;
 use idemnet_spec::ni::{NiConfig, PAYLOAD_WORDS};
@@ -75,6 +76,10 @@ pub struct SendSlots {
     free_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     forget_send_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_send_slot: FirstSet<SLOTS, SLOT_BITS>,
+    /// The lowest FORGET-pending slot's destination and counter, and the lowest due slot's
+    /// destination, counter and length, packed: AND-OR multiplexers, not chains of `if`s.
+    forget_fields: OneHotMux<32>,
+    due_fields: OneHotMux<38>,
     requests: RequestReader<REQUEST_BEAT_BITS>,
     /// Each slot's retry timer: its SEND is due while it waits and the timer is not running.
     retry_timers: TimerBank,
@@ -102,11 +107,13 @@ pub struct SendSlots {
     send_freed: Signal<Local, Bits<SLOTS>>,
     request_word_mask: Signal<Local, Bits<32>>,
     commit_slot: Signal<Local, Bits<SLOT_BITS>>,
+    /// A slot's fields, one slot at a time, packed into the pick's multiplexers.
+    slot_destination: Signal<Local, Bits<16>>,
+    slot_counter: Signal<Local, Bits<16>>,
+    slot_length: Signal<Local, Bits<6>>,
     // Parameters and named values (rust-hdl writes integer literals 32 bits wide).
     slot_none: Constant<Bits<SLOTS>>,
     slot_lowest: Constant<Bits<SLOTS>>,
-    empty_node: Constant<Bits<16>>,
-    empty_len: Constant<Bits<6>>,
     /// The bytes of a request's final word by `bytes mod 4` (big-endian: the first byte in
     /// bits 31..24): four, one, two, three.
     final_word_masks: Vec<Constant<Bits<32>>>,
@@ -148,6 +155,8 @@ impl SendSlots {
             free_send_slot: FirstSet::new(),
             forget_send_slot: FirstSet::new(),
             due_send_slot: FirstSet::new(),
+            forget_fields: OneHotMux::new(send_slots),
+            due_fields: OneHotMux::new(send_slots),
             requests: RequestReader::new(0),
             // The pick takes a cycle (§8.5): the timer runs `interval - spread / 2 - 2 + r` edges
             // so that the SEND repeats `interval - spread / 2 + r` cycles after it started.
@@ -175,10 +184,11 @@ impl SendSlots {
             send_freed: Default::default(),
             request_word_mask: Default::default(),
             commit_slot: Default::default(),
+            slot_destination: Default::default(),
+            slot_counter: Default::default(),
+            slot_length: Default::default(),
             slot_none: c(0),
             slot_lowest: c(1),
-            empty_node: c(0),
-            empty_len: c(0),
             final_word_masks: [0xFFFF_FFFF, 0xFF00_0000, 0xFFFF_0000, 0xFFFF_FF00]
                 .into_iter()
                 .map(c)
@@ -327,28 +337,30 @@ impl Logic for SendSlots {
         // slot; when it starts, a FORGET frees its slot and a SEND reloads its retry timer.
         self.forget_due.next = self.forget_send_slot.any.val();
         self.forget_slot.next = self.forget_send_slot.index.val();
-        self.forget_destination.next = self.empty_node.val();
-        self.forget_counter.next = self.empty_node.val();
-        for s in 0..self._send_slots {
-            if self.forget_send_slot.one_hot.val().get_bit(s) {
-                self.forget_destination.next = self.send_destination[s].q.val();
-                self.forget_counter.next = self.send_counter[s].q.val();
-            }
-        }
         self.send_due.next = self.due_send_slot.any.val();
         self.due_slot.next = self.due_send_slot.index.val();
-        self.due_destination.next = self.empty_node.val();
-        self.due_counter.next = self.empty_node.val();
-        self.due_length.next = self.empty_len.val();
         self.due_transmitted.next = false;
         for s in 0..self._send_slots {
-            if self.due_send_slot.one_hot.val().get_bit(s) {
-                self.due_destination.next = self.send_destination[s].q.val();
-                self.due_counter.next = self.send_counter[s].q.val();
-                self.due_length.next = self.send_length[s].q.val();
-                self.due_transmitted.next = self.send_transmitted[s].q.val();
-            }
+            self.forget_fields.select[s].next = self.forget_send_slot.one_hot.val().get_bit(s);
+            // Named first: rust-hdl's `bit_cast` cannot take an indexed register.
+            self.slot_destination.next = self.send_destination[s].q.val();
+            self.slot_counter.next = self.send_counter[s].q.val();
+            self.slot_length.next = self.send_length[s].q.val();
+            self.forget_fields.data[s].next = (bit_cast::<32, 16>(self.slot_destination.val())
+                << 16)
+                | bit_cast::<32, 16>(self.slot_counter.val());
+            self.due_fields.select[s].next = self.due_send_slot.one_hot.val().get_bit(s);
+            self.due_fields.data[s].next = (bit_cast::<38, 16>(self.slot_destination.val()) << 22)
+                | (bit_cast::<38, 16>(self.slot_counter.val()) << 6)
+                | bit_cast::<38, 6>(self.slot_length.val());
+            self.due_transmitted.next = self.due_transmitted.val()
+                | (self.due_send_slot.one_hot.val().get_bit(s) & self.send_transmitted[s].q.val());
         }
+        self.forget_destination.next = self.forget_fields.word.val().get_bits::<16>(16);
+        self.forget_counter.next = self.forget_fields.word.val().get_bits::<16>(0);
+        self.due_destination.next = self.due_fields.word.val().get_bits::<16>(22);
+        self.due_counter.next = self.due_fields.word.val().get_bits::<16>(6);
+        self.due_length.next = self.due_fields.word.val().get_bits::<6>(0);
         self.send_freed.next = self.slot_none.val();
         if self.forget_sent.val() {
             self.send_freed.next = self.slot_lowest.val() << self.sent_slot.val();

@@ -114,8 +114,12 @@ pub struct RmppReceiver {
     seq_far_now: Signal<Local, Bit>,
     seq_end_sum: Signal<Local, Bits<15>>,
     last_seq: DFF<Bits<32>>,
-    seq_at_last: Signal<Local, Bit>,
-    seq_after_last: Signal<Local, Bit>,
+    /// Where `seq` stands against the message's last packet, compared as `seq` (word 4) is
+    /// latched, against `last_seq` (latched with `len`, word 3): read from word 5 on, so
+    /// registered, which takes the 32-bit compares off the path into `bad_length` and
+    /// `payload_words_held` (the ECP5 node's critical path at nextpnr seed 3, 98.5 MHz).
+    seq_at_last: DFF<Bit>,
+    seq_after_last: DFF<Bit>,
     len_or_seq_zero: Signal<Local, Bit>,
     len_partial: Signal<Local, Bits<6>>,
     payload_bytes: Signal<Local, Bits<6>>,
@@ -274,7 +278,9 @@ impl Logic for RmppReceiver {
             seq_end_held,
             seq_end_far_held,
             payload_words_held,
-            last_seq
+            last_seq,
+            seq_at_last,
+            seq_after_last
         );
         self.word.next = self.receiver.word.val();
         self.source.next = self.receiver.source.val();
@@ -312,8 +318,6 @@ impl Logic for RmppReceiver {
         self.seq_end_bytes.next = self.seq_end_held.q.val();
         self.seq_end_far.next = self.seq_end_far_held.q.val();
         // The `seq` of the message's last packet, and where this one stands against it.
-        self.seq_at_last.next = self.rx_seq.q.val() == self.last_seq.q.val();
-        self.seq_after_last.next = self.rx_seq.q.val() > self.last_seq.q.val();
         self.len_or_seq_zero.next = !self.rx_len.q.val().any() | !self.rx_seq.q.val().any();
         self.len_partial.next = self.rx_len.q.val().get_bits::<6>(0) & self.mtu_low_mask.val();
         // Well-formed check 3 and the payload bytes of the packet (§11.1).
@@ -331,11 +335,11 @@ impl Logic for RmppReceiver {
             | (self.rx_type.q.val() == self.type_stop_data.val())
         {
             self.length_wrong.next =
-                self.len_or_seq_zero.val() | self.seq_at_last.val() | self.seq_after_last.val();
+                self.len_or_seq_zero.val() | self.seq_at_last.q.val() | self.seq_after_last.q.val();
             self.payload_bytes.next = self.mtu_bytes.val();
         } else if self.rx_type.q.val() == self.type_last_data.val() {
-            self.length_wrong.next = self.len_or_seq_zero.val() | self.seq_after_last.val();
-            if self.seq_at_last.val() & self.len_partial.val().any() {
+            self.length_wrong.next = self.len_or_seq_zero.val() | self.seq_after_last.q.val();
+            if self.seq_at_last.q.val() & self.len_partial.val().any() {
                 self.payload_bytes.next = self.len_partial.val();
             } else {
                 self.payload_bytes.next = self.mtu_bytes.val();
@@ -380,6 +384,8 @@ impl Logic for RmppReceiver {
             }
             if self.receiver.index.val() == self.header_seq.val() {
                 self.rx_seq.d.next = self.receiver.word.val();
+                self.seq_at_last.d.next = self.receiver.word.val() == self.last_seq.q.val();
+                self.seq_after_last.d.next = self.receiver.word.val() > self.last_seq.q.val();
             }
             if self.receiver.index.val() == self.header_info.val() {
                 self.rx_info.d.next = self.receiver.word.val();
