@@ -38,13 +38,20 @@ impl Faults {
     }
 }
 
-/// What an injector does to a valid flit in one cycle.
+/// What an injector does to a valid flit in one cycle: `(f & keep) ^ flip`. A pass keeps
+/// every bit and flips none, a drop keeps none, a flip keeps every bit and flips one data bit
+/// (0..31). Masks, not a choice of three: a step then has no branch on the outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Outcome {
-    Pass,
-    Drop,
-    /// Flip this data bit (0..31).
-    Flip(u32),
+struct Outcome {
+    keep: u64,
+    flip: u64,
+}
+
+impl Outcome {
+    const PASS: Outcome = Outcome {
+        keep: u64::MAX,
+        flip: 0,
+    };
 }
 
 /// One injector.
@@ -60,7 +67,7 @@ impl LinkFault {
     pub fn new(i: usize) -> LinkFault {
         LinkFault {
             lfsr: seed(i),
-            outcome: Outcome::Pass,
+            outcome: Outcome::PASS,
         }
     }
 
@@ -79,23 +86,16 @@ impl LinkFault {
     /// cycle's draw judged against this cycle's thresholds (the LFSR steps whatever the flit).
     #[inline]
     pub fn pass(&mut self, f: u64, loss: u16, corrupt: u16, dead: bool) -> u64 {
-        let out = if f & VALID == 0 || dead {
-            0
-        } else {
-            match self.outcome {
-                Outcome::Pass => f,
-                Outcome::Drop => 0,
-                Outcome::Flip(bit) => f ^ (1u64 << bit),
-            }
-        };
+        // Selects, not branches: whether a flit is on the link is the traffic's.
+        let through = (f & VALID != 0) & !dead;
+        let out = ((f & self.outcome.keep) ^ self.outcome.flip) & (through as u64).wrapping_neg();
         self.lfsr = lfsr::step(self.lfsr);
         let r = self.lfsr;
-        self.outcome = if r < loss {
-            Outcome::Drop
-        } else if (r as u32) < loss as u32 + corrupt as u32 {
-            Outcome::Flip(u32::from(r >> 11))
-        } else {
-            Outcome::Pass
+        let drop = r < loss;
+        let flip = !drop & ((r as u32) < loss as u32 + corrupt as u32);
+        self.outcome = Outcome {
+            keep: if drop { 0 } else { u64::MAX },
+            flip: (flip as u64) << (r >> 11),
         };
         out
     }

@@ -30,6 +30,57 @@ pub fn beat_words(data: &[u8]) -> Vec<u32> {
     words
 }
 
+/// The words of a request as its beats gave them, held in place (a request ends every few
+/// cycles: none of it allocates).
+#[derive(Clone, Copy, Debug)]
+pub struct Words {
+    len: u8,
+    words: [u32; Words::MOST],
+}
+
+impl Words {
+    /// The words a request carries at most: the framer's five header words and eight payload
+    /// words ([`request_beats`]), and room to spare.
+    pub const MOST: usize = 16;
+
+    /// These words (at most [`Words::MOST`]).
+    pub fn of(words: &[u32]) -> Words {
+        let mut w = Words::default();
+        w.words[..words.len()].copy_from_slice(words);
+        w.len = words.len() as u8;
+        w
+    }
+
+    fn push(&mut self, word: u32) {
+        self.words[self.len as usize] = word;
+        self.len += 1;
+    }
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words {
+            len: 0,
+            words: [0; Words::MOST],
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.words[..self.len as usize]
+    }
+}
+
+impl PartialEq for Words {
+    fn eq(&self, other: &Words) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Words {}
+
 /// What a taken beat did to the request it belongs to (§8.5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Taken<H> {
@@ -38,23 +89,19 @@ pub enum Taken<H> {
     /// The last beat of a well-formed request: its header, read on its first beat, and its
     /// header words and `ceil(bytes / 4)` payload words as the beats gave them (none for zero
     /// bytes).
-    Complete { header: H, words: Vec<u32> },
+    Complete { header: H, words: Words },
     /// This beat shows the request is not well formed: the one moment it is counted.
     Refused,
     /// A later beat of a refused request, taken and ignored up to its `last`.
     Ignored,
 }
 
-#[derive(Clone, Debug)]
-enum State<H> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
     /// The next beat taken is a request's first.
     Between,
-    /// A well-formed request so far: its header, its payload bytes, its words so far.
-    Taking {
-        header: H,
-        bytes: usize,
-        words: Vec<u32>,
-    },
+    /// A well-formed request so far: `header`, `bytes` and `words` hold it.
+    Taking,
     /// A refused request whose `last` has not come yet.
     Refusing,
 }
@@ -73,7 +120,11 @@ pub fn request_beats(header_beats: usize, bytes: usize) -> usize {
 /// is well formed (`bytes <= 32` and `last` on beat [`request_beats`], no earlier).
 #[derive(Clone, Debug)]
 pub struct Requests<H> {
-    state: State<H>,
+    state: State,
+    /// While `Taking`: the request's header, its payload bytes, its words so far.
+    header: Option<H>,
+    bytes: usize,
+    words: Words,
     header_beats: usize,
 }
 
@@ -87,60 +138,71 @@ impl<H> Requests<H> {
     /// The reading of a stream whose requests begin with `header_beats` header words (the
     /// default: none).
     pub fn with_header_beats(header_beats: usize) -> Requests<H> {
+        assert!(
+            request_beats(header_beats, MAX_PAYLOAD) <= Words::MOST,
+            "{header_beats} header words: a request would not fit its words"
+        );
         Requests {
             state: State::Between,
+            header: None,
+            bytes: 0,
+            words: Words::default(),
             header_beats,
         }
     }
 
     /// No beat of a request is taken yet, or the last one was.
     pub fn between(&self) -> bool {
-        matches!(self.state, State::Between)
+        self.state == State::Between
     }
 
     /// A beat taken at this edge with word `data` and bit `last`. `first` reads the ports the
     /// first beat carries, the request's header and payload bytes; it is called on a request's
     /// first beat only, so what later beats show there is never read.
     pub fn take(&mut self, first: impl FnOnce() -> (H, usize), data: u32, last: bool) -> Taken<H> {
-        let (header, bytes, mut words) = match std::mem::replace(&mut self.state, State::Between) {
+        match self.state {
             State::Refusing => {
-                if !last {
-                    self.state = State::Refusing;
+                if last {
+                    self.state = State::Between;
                 }
                 return Taken::Ignored;
             }
             State::Between => {
                 let (header, bytes) = first();
-                // Room for the longest well-formed request: no regrowth.
-                let most = request_beats(self.header_beats, MAX_PAYLOAD);
-                (header, bytes, Vec::with_capacity(most))
+                self.header = Some(header);
+                self.bytes = bytes;
+                self.words.len = 0;
             }
-            State::Taking {
-                header,
-                bytes,
-                words,
-            } => (header, bytes, words),
-        };
-        words.push(data);
+            State::Taking => {}
+        }
+        // A well-formed request so far has fewer words than its beats, at most
+        // `request_beats(.., MAX_PAYLOAD)`: room for this one.
+        self.words.push(data);
         // The request must end exactly on its `request_beats`-th beat: a `last` before it is
         // too short, that beat without `last` too long. Either is known at this beat, and so is
         // a length the payload cannot have.
-        let at_end = words.len() == request_beats(self.header_beats, bytes);
+        let bytes = self.bytes;
+        let at_end = self.words.len() == request_beats(self.header_beats, bytes);
         if bytes > MAX_PAYLOAD || last != at_end {
-            if !last {
-                self.state = State::Refusing;
-            }
+            self.header = None;
+            self.state = if last {
+                State::Between
+            } else {
+                State::Refusing
+            };
             return Taken::Refused;
         }
         if last {
-            words.truncate(self.header_beats + bytes.div_ceil(4));
+            self.state = State::Between;
+            let mut words = self.words;
+            words.len = (self.header_beats + bytes.div_ceil(4)) as u8;
+            let header = self
+                .header
+                .take()
+                .expect("a request in progress has its header");
             return Taken::Complete { header, words };
         }
-        self.state = State::Taking {
-            header,
-            bytes,
-            words,
-        };
+        self.state = State::Taking;
         Taken::Pending
     }
 }
@@ -251,13 +313,13 @@ mod tests {
         let got = feed(&mut r, 5, &[(1, false), (2, true)]);
         let whole = Taken::Complete {
             header: 7,
-            words: vec![1, 2],
+            words: Words::of(&[1, 2]),
         };
         assert_eq!(got, [Taken::Pending, whole]);
         assert!(r.between());
         let empty = Taken::Complete {
             header: 7,
-            words: vec![],
+            words: Words::of(&[]),
         };
         assert_eq!(
             feed(&mut r, 0, &[(9, true)]),
@@ -282,7 +344,7 @@ mod tests {
             next,
             [Taken::Complete {
                 header: 7,
-                words: vec![5]
+                words: Words::of(&[5])
             }],
             "the next request is read as its own"
         );
@@ -298,7 +360,7 @@ mod tests {
         let mut r = Requests::with_header_beats(2);
         let whole = Taken::Complete {
             header: 7,
-            words: vec![1, 2, 3],
+            words: Words::of(&[1, 2, 3]),
         };
         assert_eq!(
             feed(&mut r, 3, &[(1, false), (2, false), (3, true)]),
@@ -306,7 +368,7 @@ mod tests {
         );
         let empty = Taken::Complete {
             header: 7,
-            words: vec![1, 2],
+            words: Words::of(&[1, 2]),
         };
         assert_eq!(
             feed(&mut r, 0, &[(1, false), (2, true)]),

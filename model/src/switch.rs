@@ -147,64 +147,72 @@ pub(crate) fn decide(
     let kmask: u32 = (1u32 << k) - 1;
     let start = (lv as u32) & (g.k - 1);
     let mut release: u16 = 0;
-    let mut m = valid;
+    // Body flits first, then heads in input order: a body flit goes where its own input's
+    // worm holds an output, which no head can be granted (a head's input holds none after the
+    // release above), and only heads change `held` before the end of the cycle, so the two
+    // kinds do not meet; and no branch asks which kind each flit is.
+    let mut m = valid & !heads;
     while m != 0 {
         let i = m.trailing_zeros() as usize;
         m &= m - 1;
         let f = inp[i] & FLIT_MASK;
         let tail = f & TAIL != 0;
-        if f & HEAD != 0 {
-            let dst = (f & 0xFFFF) as u32;
-            let mut grant: Option<usize> = None;
-            if (dst >> g.cover_shift) == g.cover_val {
-                let o = ((dst >> g.down_shift) & (g.k - 1)) as usize;
-                if *held & (1 << o) == 0 {
-                    grant = Some(o);
-                }
-            } else if i < k && !g.top {
-                let free = (!(*held as u32) >> k) & kmask;
-                if free != 0 {
-                    let rot = ((free >> start) | (free << (g.k - start))) & kmask;
-                    let u = (start + rot.trailing_zeros()) & (g.k - 1);
-                    grant = Some(k + u as usize);
-                }
-            }
-            match grant {
-                Some(o) => {
-                    out.put(o, f);
-                    *held |= 1 << o;
-                    if tail {
-                        release |= 1 << o;
-                        state[i] = IDLE;
-                    } else {
-                        state[i] = o as u8;
-                    }
-                }
-                None => {
-                    drops[i] = drops[i].wrapping_add(1);
-                    cnt.drops += 1;
-                    cnt.discarded_flits += 1;
-                    state[i] = if tail { IDLE } else { DISCARD };
-                }
-            }
+        let st = state[i];
+        if (st as usize) < n_in {
+            out.put(st as usize, f);
+            // Branch-free: a tail releases its output at the end of the cycle.
+            release |= (tail as u16) << st;
+            state[i] = if tail { IDLE } else { st };
         } else {
-            let st = state[i];
-            if (st as usize) < n_in {
-                out.put(st as usize, f);
-                // Branch-free: a tail releases its output at the end of the cycle.
-                release |= (tail as u16) << st;
-                state[i] = if tail { IDLE } else { st };
-            } else {
-                cnt.discarded_flits += 1;
-                if st == IDLE {
-                    drops[i] = drops[i].wrapping_add(1);
-                    cnt.drops += 1;
-                    if !tail {
-                        state[i] = DISCARD;
-                    }
-                } else if tail {
-                    state[i] = IDLE;
+            cnt.discarded_flits += 1;
+            if st == IDLE {
+                drops[i] = drops[i].wrapping_add(1);
+                cnt.drops += 1;
+                if !tail {
+                    state[i] = DISCARD;
                 }
+            } else if tail {
+                state[i] = IDLE;
+            }
+        }
+    }
+    let mut m = heads;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let f = inp[i] & FLIT_MASK;
+        let tail = f & TAIL != 0;
+        let dst = (f & 0xFFFF) as u32;
+        let mut grant: Option<usize> = None;
+        if (dst >> g.cover_shift) == g.cover_val {
+            let o = ((dst >> g.down_shift) & (g.k - 1)) as usize;
+            if *held & (1 << o) == 0 {
+                grant = Some(o);
+            }
+        } else if i < k && !g.top {
+            let free = (!(*held as u32) >> k) & kmask;
+            if free != 0 {
+                let rot = ((free >> start) | (free << (g.k - start))) & kmask;
+                let u = (start + rot.trailing_zeros()) & (g.k - 1);
+                grant = Some(k + u as usize);
+            }
+        }
+        match grant {
+            Some(o) => {
+                out.put(o, f);
+                *held |= 1 << o;
+                if tail {
+                    release |= 1 << o;
+                    state[i] = IDLE;
+                } else {
+                    state[i] = o as u8;
+                }
+            }
+            None => {
+                drops[i] = drops[i].wrapping_add(1);
+                cnt.drops += 1;
+                cnt.discarded_flits += 1;
+                state[i] = if tail { IDLE } else { DISCARD };
             }
         }
     }

@@ -240,6 +240,15 @@ struct Asking {
     written: bool,
 }
 
+/// The bits of word `w` of a mask of `n` nodes that stand for nodes (bit `p % 64` of word
+/// `p / 64` for node `p`).
+fn node_bits(n: usize, w: usize) -> u64 {
+    match n - 64 * w {
+        left if left >= 64 => u64::MAX,
+        left => (1 << left) - 1,
+    }
+}
+
 /// The datagrams the hosts offer (§10), from one seeded generator: whether an idle host asks in
 /// a cycle (probability `q = load / E[w + 3]`, `w` the payload words of a SEND worm of `w + 3`
 /// flits), its destination by pattern, and its payload (0..=32 random bytes, or exactly
@@ -361,9 +370,11 @@ pub struct Hosts {
     /// The input buffer given to [`Hosts::step`] keeps what the last step wrote there
     /// ([`Hosts::with_inputs_kept`]).
     kept: bool,
-    /// Per node: the last step wrote the inputs of a host not asking, which a kept buffer
-    /// still holds.
-    at_rest: Vec<bool>,
+    /// Bit `p % 64` of word `p / 64` set where `asking[p]` is.
+    asking_bits: Vec<u64>,
+    /// The same bits set where the last step wrote the inputs of a host not asking, which a
+    /// kept buffer still holds.
+    at_rest_bits: Vec<u64>,
     /// uid -> (destination, payload, cycle taken, delivered)
     outstanding: crate::hash::FastMap<u32, (u16, Payload, u64, bool)>,
     /// Stop asking (the drain).
@@ -401,7 +412,8 @@ impl Hosts {
             reading: vec![Collect::default(); lay.nodes],
             next_uid: vec![0; lay.nodes],
             kept: false,
-            at_rest: vec![false; lay.nodes],
+            asking_bits: vec![0; lay.nodes.div_ceil(64)],
+            at_rest_bits: vec![0; lay.nodes.div_ceil(64)],
             outstanding: Default::default(),
             quiet: false,
             accepted: 0,
@@ -465,58 +477,86 @@ impl Hosts {
         let (dst_word, len_word) = (input(ni::inp::REQ_DST), input(ni::inp::REQ_LEN));
         let dlv_ready = input(ni::inp::DLV_READY);
         let req_ready = lay.ni_output(ni::out::REQ_READY, 0);
-        for p in 0..n {
-            if self.asking[p].is_none() && !self.quiet {
-                if let Some((dst, payload)) = self.offer.draw(p, n) {
-                    self.asking[p] = Some(Asking {
-                        dst,
-                        payload,
-                        next: 0,
-                        written: false,
-                    });
+        // The hosts by the masks of those asking, word by word (a branch per host on whether
+        // it asks would guess wrong as often as the traffic changes it): first the draws of
+        // the hosts not asking, in node order (the generator's order), then each host's
+        // inputs. Only a draw reads the generator, and a host's draw and inputs are its own.
+        for w in 0..self.asking_bits.len() {
+            let all = node_bits(n, w);
+            if !self.quiet {
+                let mut idle = !self.asking_bits[w] & all;
+                while idle != 0 {
+                    let p = 64 * w + idle.trailing_zeros() as usize;
+                    idle &= idle - 1;
+                    if let Some((dst, payload)) = self.offer.draw(p, n) {
+                        self.asking[p] = Some(Asking {
+                            dst,
+                            payload,
+                            next: 0,
+                            written: false,
+                        });
+                        self.asking_bits[w] |= 1 << (p % 64);
+                    }
+                }
+            } else {
+                // The drain stops new requests; one already streaming goes on to its last beat.
+                let mut asking = self.asking_bits[w];
+                while asking != 0 {
+                    let p = 64 * w + asking.trailing_zeros() as usize;
+                    asking &= asking - 1;
+                    if self.asking[p].as_ref().is_some_and(|a| a.next == 0) {
+                        self.asking[p] = None;
+                        self.asking_bits[w] &= !(1 << (p % 64));
+                    }
                 }
             }
-            // The drain stops new requests; one already streaming goes on to its last beat.
-            if self.quiet && self.asking[p].as_ref().is_some_and(|a| a.next == 0) {
-                self.asking[p] = None;
+            let asking = self.asking_bits[w];
+            // A host not asking writes nothing but dlv_ready, once in a kept buffer.
+            let mut unwritten = !asking & all;
+            if self.kept {
+                unwritten &= !self.at_rest_bits[w];
             }
-            let ready = prev[req_ready + p] & 1 == 1;
-            let mut whole = false;
-            match self.asking[p].as_mut() {
-                Some(a) => {
-                    let beats = a.payload.beats();
-                    if !(self.kept && a.written) {
-                        inputs[valid + p] = 1;
-                        inputs[data + p] = a.payload.word(a.next) as u64;
-                        inputs[last + p] = (a.next + 1 >= beats) as u64;
-                        inputs[dst_word + p] = a.dst as u64;
-                        inputs[len_word + p] = a.payload.len() as u64;
-                        inputs[dlv_ready + p] = 1;
-                        a.written = true;
-                    }
-                    // req_ready in O_(t-1) says this beat is taken now.
-                    if ready {
-                        a.next += 1;
-                        a.written = false;
-                        whole = a.next >= beats;
-                    }
-                    self.at_rest[p] = false;
+            while unwritten != 0 {
+                let p = 64 * w + unwritten.trailing_zeros() as usize;
+                unwritten &= unwritten - 1;
+                for word in [valid, data, last, dst_word, len_word] {
+                    inputs[word + p] = 0;
                 }
-                None if self.kept && self.at_rest[p] => {}
-                None => {
-                    for word in [valid, data, last, dst_word, len_word] {
-                        inputs[word + p] = 0;
-                    }
+                inputs[dlv_ready + p] = 1;
+            }
+            self.at_rest_bits[w] = !asking & all;
+            let mut m = asking;
+            while m != 0 {
+                let p = 64 * w + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let ready = prev[req_ready + p] & 1 == 1;
+                let Some(a) = self.asking[p].as_mut() else {
+                    unreachable!("the mask says host {p} asks");
+                };
+                let beats = a.payload.beats();
+                if !(self.kept && a.written) {
+                    inputs[valid + p] = 1;
+                    inputs[data + p] = a.payload.word(a.next) as u64;
+                    inputs[last + p] = (a.next + 1 >= beats) as u64;
+                    inputs[dst_word + p] = a.dst as u64;
+                    inputs[len_word + p] = a.payload.len() as u64;
                     inputs[dlv_ready + p] = 1;
-                    self.at_rest[p] = true;
+                    a.written = true;
                 }
-            }
-            if whole {
-                if let Some(a) = self.asking[p].take() {
-                    let uid = (p as u32) << 16 | self.next_uid[p] as u32;
-                    self.next_uid[p] = self.next_uid[p].wrapping_add(1);
-                    self.outstanding.insert(uid, (a.dst, a.payload, t, false));
-                    self.accepted += 1;
+                // req_ready in O_(t-1) says this beat is taken now.
+                if ready {
+                    a.next += 1;
+                    a.written = false;
+                    if a.next >= beats {
+                        let dst = a.dst;
+                        let payload = a.payload;
+                        self.asking[p] = None;
+                        self.asking_bits[w] &= !(1 << (p % 64));
+                        let uid = (p as u32) << 16 | self.next_uid[p] as u32;
+                        self.next_uid[p] = self.next_uid[p].wrapping_add(1);
+                        self.outstanding.insert(uid, (dst, payload, t, false));
+                        self.accepted += 1;
+                    }
                 }
             }
         }
@@ -531,38 +571,51 @@ impl Hosts {
             lay.ni_output(ni::out::DONE_VALID, 0),
         );
         let n = lay.nodes;
-        let shown = o[dlv_valid..dlv_valid + n]
-            .iter()
-            .zip(&o[done_valid..done_valid + n]);
-        for (q, (&dlv, &done)) in shown.enumerate() {
-            if (dlv | done) & 1 == 0 {
-                continue;
+        // The nodes showing a beat or a completion, as a mask made without a branch per node,
+        // 64 at a time; then those alone, in node order.
+        let dlv = o[dlv_valid..dlv_valid + n].chunks(64);
+        let done = o[done_valid..done_valid + n].chunks(64);
+        for (w, (dlv, done)) in dlv.zip(done).enumerate() {
+            let mut showing = dlv
+                .iter()
+                .zip(done)
+                .enumerate()
+                .fold(0u64, |m, (b, (&d, &c))| m | ((d | c) & 1) << b);
+            while showing != 0 {
+                let q = 64 * w + showing.trailing_zeros() as usize;
+                showing &= showing - 1;
+                self.observe_node(t, o, q);
             }
-            let shown = |word| o[lay.ni_output(word, q)];
-            if shown(ni::out::DLV_VALID) & 1 == 1 {
-                let data = shown(ni::out::DLV_DATA) as u32;
-                let last = shown(ni::out::DLV_LAST) & 1 == 1;
-                if let Some((words, first)) = self.reading[q].beat_in_place(t, data, last) {
-                    let uid = shown(ni::out::DLV_UID) as u32;
-                    let src = shown(ni::out::DLV_SRC) as u16;
-                    let len = (shown(ni::out::DLV_LEN) & 0x3F) as usize;
-                    // The payload compared in place, without copying the words out.
-                    let sent = self.outstanding.get(&uid);
-                    let data = sent.map_or((false, 0), |e| e.1.delivered_as(words, len));
-                    self.delivery(t, q, first, src, uid, data);
-                }
+        }
+    }
+
+    /// [`Hosts::observe`] of node `q`, which shows a delivery beat or a completion.
+    fn observe_node(&mut self, t: u64, o: &[u64], q: usize) {
+        let lay = self.lay;
+        let shown = |word| o[lay.ni_output(word, q)];
+        if shown(ni::out::DLV_VALID) & 1 == 1 {
+            let data = shown(ni::out::DLV_DATA) as u32;
+            let last = shown(ni::out::DLV_LAST) & 1 == 1;
+            if let Some((words, first)) = self.reading[q].beat_in_place(t, data, last) {
+                let uid = shown(ni::out::DLV_UID) as u32;
+                let src = shown(ni::out::DLV_SRC) as u16;
+                let len = (shown(ni::out::DLV_LEN) & 0x3F) as usize;
+                // The payload compared in place, without copying the words out.
+                let sent = self.outstanding.get(&uid);
+                let data = sent.map_or((false, 0), |e| e.1.delivered_as(words, len));
+                self.delivery(t, q, first, src, uid, data);
             }
-            if shown(ni::out::DONE_VALID) & 1 == 1 {
-                let uid = shown(ni::out::DONE_UID) as u32;
-                match self.outstanding.get(&uid) {
-                    Some(e) if e.3 => {
-                        self.outstanding.remove(&uid);
-                        self.completed += 1;
-                    }
-                    _ => self.error(format!(
-                        "cycle {t}: node {q} completed uid {uid:#x}, which was never delivered"
-                    )),
+        }
+        if shown(ni::out::DONE_VALID) & 1 == 1 {
+            let uid = shown(ni::out::DONE_UID) as u32;
+            match self.outstanding.get(&uid) {
+                Some(e) if e.3 => {
+                    self.outstanding.remove(&uid);
+                    self.completed += 1;
                 }
+                _ => self.error(format!(
+                    "cycle {t}: node {q} completed uid {uid:#x}, which was never delivered"
+                )),
             }
         }
     }

@@ -22,25 +22,49 @@ pub fn crc32(words: &[u32]) -> u32 {
 
 /// One word of CRC-32/MPEG-2 as a one-word-per-cycle circuit computes it: the register after
 /// `word`, from the register `crc` before it ([`INITIAL`] for the first word). Folding it over
-/// the words gives [`crc32`] (no final XOR). The crate's tables compute it; the circuit's own
-/// rule is [`crc32_step_bitwise`], which the tests hold it to.
+/// the words gives [`crc32`] (no final XOR). Four tables compute it, one lookup per byte of the
+/// register (the models step it for every flit of every worm); the circuit's own rule is
+/// [`crc32_step_bitwise`], which the tests hold it to.
 #[inline]
 pub fn crc32_step(crc: u32, word: u32) -> u32 {
-    let mut digest = ALGORITHM.digest_with_initial(crc);
-    digest.update(&word.to_be_bytes());
-    digest.finalize()
+    let c = crc ^ word;
+    let t = &WORD_TABLES;
+    t[3][(c >> 24) as usize]
+        ^ t[2][(c >> 16) as usize & 0xFF]
+        ^ t[1][(c >> 8) as usize & 0xFF]
+        ^ t[0][c as usize & 0xFF]
 }
+
+/// `WORD_TABLES[k][b]`: the register that byte value `b` in bits `8k + 7 .. 8k` becomes after
+/// the 32 shifts of [`crc32_step_bitwise`] with a zero word. The step is linear in the
+/// register, so a register's four bytes' entries XOR to its step.
+static WORD_TABLES: [[u32; 256]; 4] = {
+    let mut t = [[0u32; 256]; 4];
+    let mut k = 0;
+    while k < 4 {
+        let mut b = 0;
+        while b < 256 {
+            t[k][b] = crc32_step_bitwise((b as u32) << (8 * k), 0);
+            b += 1;
+        }
+        k += 1;
+    }
+    t
+};
 
 /// [`crc32_step`] bit by bit, the 32 shifts a one-word-per-cycle circuit unrolls: the rule the
 /// RTL's CRC cell implements.
-pub fn crc32_step_bitwise(crc: u32, word: u32) -> u32 {
+pub const fn crc32_step_bitwise(crc: u32, word: u32) -> u32 {
     let mut c = crc ^ word;
-    for _ in 0..32 {
+    // A `while`, not a `for`: the tables of [`crc32_step`] are made from this at compile time.
+    let mut i = 0;
+    while i < 32 {
         c = if c & 0x8000_0000 != 0 {
             (c << 1) ^ POLYNOMIAL
         } else {
             c << 1
         };
+        i += 1;
     }
     c
 }
