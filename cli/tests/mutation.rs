@@ -157,13 +157,15 @@ fn ni_receive_slot_match_inverted_is_caught() {
 
 /// The NI's header check reading the uid's counter as reserved bits, as before the counter
 /// moved into the header word (docs/protocol.md §8.1: only bits 23:16 are reserved): every
-/// packet with a nonzero counter is dropped as malformed.
+/// packet with a nonzero counter is dropped as malformed. The check reads the word's upper
+/// half (`checked_half`, bits 31:16; in the NI alone the received word's), so the mutant reads
+/// the received word's bits 23:0 in place of the half's reserved byte.
 #[test]
 fn ni_header_check_of_the_counter_bits_is_caught() {
     caught(
         "ni",
         "ni.v",
-        "|receiver$word[(32'h10)+:(8)]",
+        "|checked_half[(32'h0)+:(8)]",
         "|receiver$word[(32'h0)+:(24)]",
         "mutant-ni-reserved",
     );
