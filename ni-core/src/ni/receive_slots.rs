@@ -31,7 +31,8 @@ use super::{c, vec_of, SLOTS, SLOT_BITS};
 /// at the edge. The slots' due mask is itself a register, loaded from the slots' and the ACK
 /// timers' next state (exactly "held and its timer not running" of the state it shows), so that
 /// the pick into the transmitter's registers starts at a flip-flop: from `receive_active`
-/// through the timer's `running` it was the ECP5 node's critical path (nextpnr seed 1, 97.8 MHz). The slots change only when a worm ends, and a worm cannot end at the edge its
+/// through the timer's `running` it was the ECP5 node's critical path (nextpnr seed 1, 97.8 MHz).
+/// The slots change only when a worm ends, and a worm cannot end at the edge its
 /// header word is compared, so the match kept is the one of the state before the worm's verdict.
 ///
 /// `free`, `arriving_held` and the slot a `take` fills are registered one edge late, which
@@ -59,8 +60,8 @@ pub struct ReceiveSlots {
     pub due_uid: Signal<Out, Bits<32>>,
     free_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
     due_receive_slot: FirstSet<SLOTS, SLOT_BITS>,
-    /// The lowest due slot's uid: an AND-OR, not a chain of `if`s (the ECP5 node's critical
-    /// path ran through such a chain, `OneHotMux`'s documentation).
+    /// The lowest due slot's uid: an AND-OR, not a chain of `if`s (fewer LUT4; with the
+    /// `FirstSet` before it abc may still map a chain: `OneHotMux`'s documentation).
     due_uid_mux: OneHotMux<32>,
     /// Each slot's ACK timer: its ACK is due while the slot is held and the timer not running.
     ack_timers: TimerBank,
