@@ -444,7 +444,7 @@ pub struct NiArgs {
     /// eighth of the retry interval, rounded down to a power of two: 16 for 128).
     #[arg(long, value_name = "CYCLES")]
     pub retry_spread: Option<u16>,
-    /// NI: cycles between two ACKs of one uid, 1..=65535 (default 64).
+    /// NI: cycles between two ACKs of one uid, 1..=65535 (default 32).
     #[arg(long, value_name = "CYCLES")]
     pub ack_interval: Option<u16>,
 }

@@ -132,6 +132,41 @@ fn options_the_block_does_not_use_are_errors() {
     );
 }
 
+/// The NI options' help names the defaults a run without them gets: the ACK interval's line
+/// said 64 for a release after the default became 32 (docs/protocol.md §8.7).
+#[test]
+fn the_nis_options_name_their_true_defaults() {
+    let d = idemnet_model::ni::NiConfig::DEFAULT;
+    for command in ["model", "cosim", "sweep"] {
+        let help = stdout(&idemnet(&[command, "--help"]));
+        let line = |option: &str| -> String {
+            let start = help
+                .find(&format!("--{option} <"))
+                .unwrap_or_else(|| panic!("{command} --help names --{option}"));
+            help[start..]
+                .split("\n  -")
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        for (option, value) in [
+            ("send-slots", d.send_slots.to_string()),
+            ("recv-slots", d.recv_slots.to_string()),
+            ("retry-interval", d.retry_interval.to_string()),
+            ("ack-interval", d.ack_interval.to_string()),
+        ] {
+            let text = line(option);
+            assert!(
+                text.contains(&format!("(default {value})")),
+                "{command} --help, --{option}: {text:?} does not say (default {value})"
+            );
+        }
+        let spread = idemnet_model::ni::NiConfig::spread_for(d.retry_interval);
+        assert_eq!(spread, d.retry_spread, "the default spread is the rule's");
+        assert!(line("retry-spread").contains(&format!("{spread} for {}", d.retry_interval)));
+    }
+}
+
 #[test]
 fn the_nis_parameters_are_checked_named_and_used() {
     for (args, needle) in [
