@@ -937,7 +937,7 @@ pub fn model_system(run: RunSettings, json: Option<&Path>) -> Result<ExitCode> {
         "{}",
         idemnet_testbench::cosim::side_by_side(&h.figures(cycles))
     )?;
-    let verdict = h.verdict(&tree, &opts.faults);
+    let verdict = h.verdict(&tree, &opts.faults, &cfg.ni);
     print_scoreboard_and_speed(h.failures(), verdict.as_deref(), cycles, secs)?;
     let mut rec = record("model", &run, &cfg, &opts).timed(cycles, secs);
     rec.passed = h.failures() == 0;

@@ -437,6 +437,38 @@ fn rmpp_verdict(rmpp_load: &str, loss: &str) -> String {
 }
 
 #[test]
+fn a_channel_that_lets_too_little_through_is_not_called_a_defect() {
+    // Was: "62 datagrams ... lost after the drain; ... nothing was delivered or completed in
+    // the drain's last 2000 cycles: a defect", at a flit loss under which a 32-byte SEND
+    // crosses four links whole about once in 6 billion tries.
+    let o = idemnet(&[
+        "model", "--block", "system", "--loss", "0.4", "--cycles", "2000", "--drain", "8000",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let verdict = verdict(&out);
+    assert!(
+        verdict.contains("in the drain's last 2000 cycles"),
+        "{verdict}"
+    );
+    assert!(verdict.contains("not shown to be a defect"), "{verdict}");
+    assert!(!verdict.contains("limits: a defect"), "{verdict}");
+    // Lost and corrupted together past 1: the corruption asked for could not happen.
+    refused(
+        &[
+            "model",
+            "--block",
+            "system",
+            "--loss",
+            "0.5",
+            "--corrupt",
+            "0.99999",
+        ],
+        "loss 0.5 and corrupt 0.99999: together at most 0.99998",
+    );
+}
+
+#[test]
 fn a_backlog_still_draining_is_not_called_a_defect() {
     // Was: "198 ... below the protocols' limits: a defect", though a longer drain delivers
     // every message (RMPP at this load and loss finishes them at about 10 times its traffic).

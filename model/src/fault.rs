@@ -30,9 +30,18 @@ impl Faults {
             }
             Ok((p * 65536.0).round() as u16)
         };
+        let (l, c) = (t("loss", loss)?, t("corrupt", corrupt)?);
+        // An injector loses a flit at `r < loss` and corrupts it at `loss <= r < loss +
+        // corrupt` (§9): past 1 together, the corruption asked for would silently be less.
+        if u32::from(l) + u32::from(c) > 65535 {
+            return Err(format!(
+                "loss {loss} and corrupt {corrupt}: together at most 0.99998 (a flit is lost, \
+                 corrupted or passed whole, one of the three)"
+            ));
+        }
         Ok(Faults {
-            loss: t("loss", loss)?,
-            corrupt: t("corrupt", corrupt)?,
+            loss: l,
+            corrupt: c,
             dead: vec![],
         })
     }
@@ -228,6 +237,11 @@ mod tests {
         assert_eq!(lf.pass(0, 0, 0, false), 0);
         assert!(Faults::from_probabilities(1.5, 0.0).is_err());
         assert_eq!(Faults::from_probabilities(0.001, 0.0005).unwrap().loss, 66);
+        // Together past 1, the corruption asked for could not happen: refused, naming both.
+        let e = Faults::from_probabilities(0.5, 0.99999).unwrap_err();
+        assert!(e.contains("loss 0.5 and corrupt 0.99999"), "{e}");
+        assert!(Faults::from_probabilities(0.5, 0.49998).is_ok());
+        assert!(Faults::from_probabilities(0.5, 0.5).is_err());
     }
 
     /// §9: cycle 0 passes, and a threshold acts from the cycle after the one that shows it.

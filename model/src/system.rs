@@ -928,8 +928,16 @@ impl SystemHosts {
     /// in flight at a flit loss of [`RMPP_LOSS_LIMIT`] or more are the protocol's documented
     /// limit (docs/protocol.md §12, "Where RMPP stops finishing"); anything else lost is a
     /// defect, and said to be one, when nothing was delivered or completed in the drain's last
-    /// quarter; if something was, the drain ended on a backlog and the verdict says so instead.
-    pub fn verdict(&self, tree: &FatTree, faults: &crate::fault::Faults) -> Option<String> {
+    /// quarter and the faults let enough worms through in that quarter that a working system
+    /// would have (§10, "The verdict": [`CHANNEL_ARRIVALS`]); if something was, the drain ended
+    /// on a backlog, and if the faults did not, the channel may explain it: the verdict says
+    /// which instead. `ni` is the NIs' configuration (their repeat intervals).
+    pub fn verdict(
+        &self,
+        tree: &FatTree,
+        faults: &crate::fault::Faults,
+        ni: &NiConfig,
+    ) -> Option<String> {
         if let Some(e) = self.first_error() {
             return Some(e.clone());
         }
@@ -951,24 +959,46 @@ impl SystemHosts {
         let rmpp_left = rmpp - rmpp_cut;
         // The limit is the in-order receiver's; a selective one (§11.7) has not been shown to
         // have one, so what it leaves is judged by the drain like the datagrams.
-        let rmpp_limit = rmpp_left > 0 && faults.loss >= RMPP_LOSS_LIMIT && !self.rmpp.selective();
+        // A corrupted flit fails its worm's CRC as surely as a lost one fails it.
+        let damage = u32::from(faults.loss) + u32::from(faults.corrupt);
+        let rmpp_limit =
+            rmpp_left > 0 && damage >= u32::from(RMPP_LOSS_LIMIT) && !self.rmpp.selective();
         if rmpp_limit {
             v += &format!(
                 "; RMPP takes a message's packets in order only, going back to each lost one, \
-                 and at a flit loss of {:.4} (at least {:.4}) it does not finish within the \
-                 drain: a documented limit of the protocol (docs/protocol.md §12), not a defect",
-                f64::from(faults.loss) / 65536.0,
+                 and at a flit loss of {:.4} (lost or corrupted; at least {:.4}) it does not \
+                 finish within the drain: a documented limit of the protocol (docs/protocol.md \
+                 §12), not a defect",
+                f64::from(damage) / 65536.0,
                 f64::from(RMPP_LOSS_LIMIT) / 65536.0
             );
         }
-        let left = (idem - idem_cut) + if rmpp_limit { 0 } else { rmpp_left };
+        let rmpp_judged = if rmpp_limit { 0 } else { rmpp_left };
+        let left = (idem - idem_cut) + rmpp_judged;
         if left > 0 {
             v += &match self.draining() {
-                Drain::Stopped { window } => format!(
-                    "; {left} of them between connected nodes below the protocols' limits, and \
-                     nothing was delivered or completed in the drain's last {window} cycles: a \
-                     defect"
-                ),
+                Drain::Stopped { window } => {
+                    let chance = ChannelChance::new(tree, faults, ni, self.rmpp.send_config());
+                    let expected = chance.datagram_arrivals(window) * (idem - idem_cut) as f64
+                        + chance.message_arrivals(window) * rmpp_judged as f64;
+                    if expected >= CHANNEL_ARRIVALS {
+                        format!(
+                            "; {left} of them between connected nodes below the protocols' \
+                             limits, and nothing was delivered or completed in the drain's last \
+                             {window} cycles: a defect"
+                        )
+                    } else {
+                        format!(
+                            "; {left} of them between connected nodes below the protocols' \
+                             limits, and nothing was delivered or completed in the drain's last \
+                             {window} cycles, but a working system would have got only about \
+                             {expected:.2} worms of them through in that time ({}): too few to \
+                             tell a defect from the faults and a short drain, not shown to be a \
+                             defect (a longer --drain tells)",
+                            chance.describe(idem > idem_cut, rmpp_judged > 0),
+                        )
+                    }
+                }
                 Drain::StillCompleting { last, drain } => format!(
                     "; {left} of them between connected nodes below the protocols' limits, but \
                      the system was still delivering or completing when the drain of {drain} \
@@ -1088,6 +1118,95 @@ enum Drain {
     StillCompleting { last: u64, drain: u64 },
     /// There was no drain (`--drain 0`): nothing can be told.
     None,
+}
+
+/// The worms that must have been expected to get through, whole, in the drain's last quarter
+/// before a run that delivered and completed nothing there is called a defect: a working
+/// system shows nothing in that time with probability about `e^-14` (under 10^-6).
+pub const CHANNEL_ARRIVALS: f64 = 14.0;
+
+/// What the faults let through (docs/protocol.md §10, "The verdict"): each flit of a worm
+/// crosses each link it takes whole with probability `1 - damage`, `damage` the injectors'
+/// loss and corruption together, and a worm arrives only whole (a corrupted flit fails its
+/// CRC). Counted on the longest path (`2n` links) for each protocol's longest worm, sent again
+/// at its slowest repeat: a lower bound on what a working system would have got through.
+struct ChannelChance {
+    damage: f64,
+    links: usize,
+    /// The datagram's SEND of 32 bytes, and the longest gap between two of its SENDs.
+    send_flits: usize,
+    send_gap: u64,
+    /// RMPP's data worm of one `mtu`, and the sender's backstop timeout.
+    data_flits: usize,
+    data_gap: u64,
+}
+
+impl ChannelChance {
+    fn new(
+        tree: &FatTree,
+        faults: &crate::fault::Faults,
+        ni: &NiConfig,
+        send: &crate::rmpp::send::SendConfig,
+    ) -> ChannelChance {
+        let damage = u32::from(faults.loss) + u32::from(faults.corrupt);
+        ChannelChance {
+            damage: (f64::from(damage) / 65536.0).min(1.0),
+            links: 2 * tree.n,
+            send_flits: ni::packet_flits(ni::PAYLOAD_WORDS),
+            // §8.5: `retry_interval - retry_spread / 2 + r`, `r < retry_spread`, and a wait
+            // for the transmitter on top; twice the spread bounds both.
+            send_gap: u64::from(ni.retry_interval) + 2 * u64::from(ni.retry_spread),
+            // The route, the header words, the payload and the CRC (§11.1).
+            data_flits: 1 + idemnet_spec::rmpp::HEADER_WORDS + send.mtu.div_ceil(4) + 1,
+            data_gap: send.data_timeout.max(1),
+        }
+    }
+
+    fn whole(&self, flits: usize) -> f64 {
+        (1.0 - self.damage).powi((flits * self.links) as i32)
+    }
+
+    fn datagram_whole(&self) -> f64 {
+        self.whole(self.send_flits)
+    }
+
+    /// SENDs of one datagram expected whole at its destination in `window` cycles.
+    fn datagram_arrivals(&self, window: u64) -> f64 {
+        (window / self.send_gap.max(1)) as f64 * self.datagram_whole()
+    }
+
+    /// The repeats and the odds the verdict counted, for the protocols that left something.
+    fn describe(&self, datagrams: bool, messages: bool) -> String {
+        let mut parts = vec![];
+        if datagrams {
+            parts.push(format!(
+                "a datagram's SEND goes again at least every {} cycles and crosses the {} links \
+                 of the longest path whole with probability {:.3e}",
+                self.send_gap,
+                self.links,
+                self.datagram_whole()
+            ));
+        }
+        if messages {
+            parts.push(format!(
+                "a message's data worm goes again at least every {} cycles and crosses the {} \
+                 links whole with probability {:.3e}",
+                self.data_gap,
+                self.links,
+                self.whole(self.data_flits)
+            ));
+        }
+        parts.push(format!(
+            "a flit lost or corrupted with probability {:.5}",
+            self.damage
+        ));
+        parts.join("; ")
+    }
+
+    /// Data worms of one message expected whole at its receiver in `window` cycles.
+    fn message_arrivals(&self, window: u64) -> f64 {
+        (window / self.data_gap) as f64 * self.whole(self.data_flits)
+    }
 }
 
 /// The flit loss (as an injector threshold of 65536: 2 %) from which RMPP, which takes a
@@ -1215,22 +1334,60 @@ mod tests {
             hosts.observe(t, &silent);
         }
         assert!(hosts.in_flight() > 0);
-        hosts.verdict(&tree, &Faults::default()).unwrap()
+        hosts
+            .verdict(&tree, &Faults::default(), &NiConfig::DEFAULT)
+            .unwrap()
     }
 
     #[test]
     fn the_verdict_calls_a_system_that_stopped_a_defect() {
+        // 25,000 cycles: 20 of RMPP's slowest repeats (1,200 cycles) for each message left.
+        let verdict = verdict_of_a_silent_system(1_000, 100_000);
+        assert!(
+            verdict.contains("in the drain's last 25000 cycles: a defect"),
+            "{verdict}"
+        );
+        // 250 cycles: shorter than that repeat, so a working system might show nothing.
         let verdict = verdict_of_a_silent_system(1_000, 1_000);
         assert!(
-            verdict.contains("in the drain's last 250 cycles: a defect"),
+            verdict
+                .contains("last 250 cycles, but a working system would have got only about 0.00"),
             "{verdict}"
         );
-        // The last quarter is rounded up (was 7 - 1 * 3 = 4 of 7 cycles).
+        // The last quarter is rounded up (was 7 - 1 * 3 = 4 of 7 cycles). Two cycles are
+        // shorter than any repeat of a SEND: a working system could have shown nothing in them.
         let verdict = verdict_of_a_silent_system(1_000, 7);
         assert!(
-            verdict.contains("in the drain's last 2 cycles: a defect"),
+            verdict.contains(
+                "in the drain's last 2 cycles, but a working system would have got only about 0.00"
+            ),
             "{verdict}"
         );
+        assert!(verdict.contains("not shown to be a defect"), "{verdict}");
+    }
+
+    /// The verdict's count of what the faults let through (§10): a fault-free channel passes
+    /// every worm, and a flit lost or corrupted with probability 1 none.
+    #[test]
+    fn the_channel_chance_counts_whole_worms_on_the_longest_path() {
+        let tree = FatTree::new(4, 2).unwrap();
+        let send = crate::rmpp::send::SendConfig::DEFAULT;
+        let ni = NiConfig::DEFAULT;
+        let clean = ChannelChance::new(&tree, &Faults::default(), &ni, &send);
+        assert_eq!(clean.links, 4);
+        assert_eq!(clean.datagram_whole(), 1.0);
+        // 160 cycles between two SENDs at most: 128 + 2 * 16.
+        assert_eq!(clean.datagram_arrivals(12_500), 78.0);
+        assert_eq!(clean.message_arrivals(12_500), 10.0);
+        let half = Faults::from_probabilities(0.25, 0.25).unwrap();
+        let lossy = ChannelChance::new(&tree, &half, &ni, &send);
+        assert_eq!(lossy.damage, 0.5);
+        // 11 flits over 4 links, each whole with probability 1/2.
+        assert_eq!(lossy.datagram_whole(), 0.5f64.powi(44));
+        assert!(lossy.datagram_arrivals(1_000_000) < 1e-6);
+        let mut total = Faults::from_probabilities(0.5, 0.0).unwrap();
+        total.corrupt = u16::MAX;
+        assert_eq!(ChannelChance::new(&tree, &total, &ni, &send).damage, 1.0);
     }
 
     /// `--dgram-len B`: every datagram B bytes, at the same offered load in flits (so fewer of

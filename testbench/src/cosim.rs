@@ -556,7 +556,7 @@ pub fn cosim(
     let (mut table, mut figures) = (vec![], None);
     if let Stimulus::Hosts(h) = &stimulus {
         scoreboard_errors = h.failures();
-        first_scoreboard_error = h.verdict(&tree, &opts.faults);
+        first_scoreboard_error = h.verdict(&tree, &opts.faults, &cfg.ni);
         table = h.figures(opts.cycles);
         figures = Some(h.summary(opts.cycles));
     }

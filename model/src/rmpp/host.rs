@@ -276,6 +276,11 @@ impl MsgHosts {
         self.traffic.send.selective
     }
 
+    /// The senders' timers and packet size.
+    pub fn send_config(&self) -> &SendConfig {
+        &self.traffic.send
+    }
+
     pub fn lost(&self) -> usize {
         self.recs.values().filter(|r| !r.delivered).count()
     }
