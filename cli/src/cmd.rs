@@ -173,8 +173,7 @@ fn verilog_designs(k: usize, n: usize) -> Result<Vec<(&'static str, Config)>> {
 /// written whole or not at all.
 pub fn verilog(out: &Path, k: usize, n: usize) -> Result<ExitCode> {
     let designs = verilog_designs(k, n)?;
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
+    crate::output::create_folder("--out", out)?;
     let mut emitted = vec![];
     for (file, cfg) in designs {
         let (v, ports) = cfg.verilog()?;

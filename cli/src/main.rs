@@ -493,7 +493,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
 /// `idemnet manpages`: the root page and one per subcommand, named as `man` looks them up.
 fn manpages(out: &std::path::Path) -> Result<ExitCode> {
     use anyhow::Context;
-    std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    output::create_folder("--out", out)?;
     let root = Cli::command();
     let mut pages = vec![("idemnet".to_string(), root.clone())];
     for sub in root.get_subcommands() {

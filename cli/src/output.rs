@@ -101,3 +101,13 @@ pub fn write_whole(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
+
+/// Creates the folder an option names (with its parents), or says in one line why not: a path
+/// that exists and is not a folder names itself as such, not as the system's "File exists".
+pub fn create_folder(option: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    if path.exists() && !path.is_dir() {
+        anyhow::bail!("{option} {}: exists and is not a folder", path.display());
+    }
+    std::fs::create_dir_all(path)
+        .map_err(|e| anyhow::anyhow!("{option} {}: cannot create the folder: {e}", path.display()))
+}

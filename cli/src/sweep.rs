@@ -149,7 +149,7 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
+    crate::output::create_folder("--out", &a.out)?;
     // The system as a run's first line names it: its NIs too when they are not the defaults.
     let system = idemnet_testbench::Config {
         ni: grid.ni,

@@ -469,6 +469,29 @@ fn a_channel_that_lets_too_little_through_is_not_called_a_defect() {
 }
 
 #[test]
+fn an_output_folder_that_is_a_file_is_named_as_such() {
+    // Was: "idemnet: error: /dev/null: File exists (os error 17)".
+    refused(
+        &[
+            "sweep",
+            "--loads",
+            "0.3",
+            "--losses",
+            "none",
+            "--seeds",
+            "1",
+            "--out",
+            "/dev/null",
+        ],
+        "--out /dev/null: exists and is not a folder",
+    );
+    refused(
+        &["verilog", "--out", "/dev/null"],
+        "--out /dev/null: exists and is not a folder",
+    );
+}
+
+#[test]
 fn a_backlog_still_draining_is_not_called_a_defect() {
     // Was: "198 ... below the protocols' limits: a defect", though a longer drain delivers
     // every message (RMPP at this load and loss finishes them at about 10 times its traffic).
