@@ -265,6 +265,20 @@ fn rmpp_rx_reply_due_without_delivery_is_caught() {
     );
 }
 
+/// The reply latches a CTS's fields whatever the type it sends (de7e50b) and zeroes a MSGEND's
+/// and a MSGDROP's `seq` when it reads the words out: without that zero a MSGEND carries the
+/// slot's `next_seq`, which the model's has as 0.
+#[test]
+fn rmpp_rx_msgend_with_the_latched_seq_is_caught() {
+    caught(
+        "rmpp-rx",
+        "rmpp_rx.v",
+        "header$seq = ((no_seq) & 32'hffffffff);",
+        "header$seq = ((tx_seq$q) & 32'hffffffff);",
+        "mutant-rmpp-msgend-seq",
+    );
+}
+
 /// Selective acceptance (docs/protocol.md §11.7, the default): a held packet whose
 /// predecessor is missing too never asks for it, so the CTS naming the missing packet is not
 /// sent at once.

@@ -73,7 +73,7 @@ impl Design {
     /// placer (`static`), which spreads the cells to a density target before it legalises
     /// them: on system16's netlist of eee0159 (the chained harness) it placed in 20 minutes
     /// (annealing 13.4 of them) against HeAP's 29 (5.8), at an estimated 46.54 MHz against
-    /// HeAP's 37.06, with 14 % less wire (README, "FPGA"). The blocks keep the default, with
+    /// HeAP's 37.06, with 14 % less wire (docs/fpga.md). The blocks keep the default, with
     /// which their figures were measured.
     pub fn placer(self) -> Option<&'static str> {
         match self {

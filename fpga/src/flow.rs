@@ -90,7 +90,7 @@ pub struct Report {
     pub placer: String,
     pub router: String,
     /// nextpnr's placement seed. One netlist's Fmax spreads over seeds by several MHz (the
-    /// README's FPGA section), so a figure is reproduced with its seed.
+    /// docs/fpga.md), so a figure is reproduced with its seed.
     pub seed: u32,
     /// nextpnr's Fmax for the clock (after place and route).
     pub fmax_mhz: Option<f64>,
@@ -121,7 +121,7 @@ pub struct Report {
 /// at once with a congestion cost, got down to 60 overused wires after 58 iterations and then
 /// diverged (4,522 after 152). On the 90 % netlist of 085a60d `router1` was still at 302,000
 /// overused wires after 30 minutes, which is why system16 took `router2` from 7e49cc6 to
-/// 0124743 (README, "FPGA").
+/// 0124743 (docs/fpga.md).
 pub const ROUTER: &str = "router1";
 
 /// Where the ECP5 tools live: `$IDEMNET_FPGA_VENV`, else the workspace's `.venv-fpga` (made by

@@ -549,7 +549,7 @@ impl Logic for TxMerge {
 /// arrives, and the rest of a worm follows its head until the next head. The side now is one
 /// LUT of four registers: with one register, the flit behind the head was `net_in` itself, and
 /// the side reached the cores' framing and header checks through the link's wires (the ECP5
-/// node's most frequent critical path, README "FPGA").
+/// node's most frequent critical path, docs/fpga.md).
 ///
 /// Each side sees the receiver's `word`, `source`, `index` and `verdict` as they are, its
 /// strobes (`head`, `header_valid`, `payload_valid`, `worm_end`, `crc_check`) only while the
