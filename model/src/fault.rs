@@ -20,6 +20,12 @@ pub struct Faults {
 }
 
 impl Faults {
+    /// The draws below which a flit does not pass whole, lost or corrupted (§9: `loss +
+    /// corrupt`, 17 bits): a corrupted flit fails its worm's CRC as surely as a lost one.
+    pub fn damage(&self) -> u32 {
+        u32::from(self.loss) + u32::from(self.corrupt)
+    }
+
     /// Thresholds for probabilities per flit (rounded to the nearest 1/65536).
     pub fn from_probabilities(loss: f64, corrupt: f64) -> Result<Faults, String> {
         let t = |name: &str, p: f64| {
@@ -30,20 +36,20 @@ impl Faults {
             }
             Ok((p * 65536.0).round() as u16)
         };
-        let (l, c) = (t("loss", loss)?, t("corrupt", corrupt)?);
+        let f = Faults {
+            loss: t("loss", loss)?,
+            corrupt: t("corrupt", corrupt)?,
+            dead: vec![],
+        };
         // An injector loses a flit at `r < loss` and corrupts it at `loss <= r < loss +
         // corrupt` (§9): past 1 together, the corruption asked for would silently be less.
-        if u32::from(l) + u32::from(c) > 65535 {
+        if f.damage() > 65535 {
             return Err(format!(
                 "loss {loss} and corrupt {corrupt}: together at most 0.99998 (a flit is lost, \
                  corrupted or passed whole, one of the three)"
             ));
         }
-        Ok(Faults {
-            loss: l,
-            corrupt: c,
-            dead: vec![],
-        })
+        Ok(f)
     }
 }
 

@@ -959,8 +959,7 @@ impl SystemHosts {
         let rmpp_left = rmpp - rmpp_cut;
         // The limit is the in-order receiver's; a selective one (§11.7) has not been shown to
         // have one, so what it leaves is judged by the drain like the datagrams.
-        // A corrupted flit fails its worm's CRC as surely as a lost one fails it.
-        let damage = u32::from(faults.loss) + u32::from(faults.corrupt);
+        let damage = faults.damage();
         let rmpp_limit =
             rmpp_left > 0 && damage >= u32::from(RMPP_LOSS_LIMIT) && !self.rmpp.selective();
         if rmpp_limit {
@@ -1135,6 +1134,7 @@ struct ChannelChance {
     links: usize,
     /// The datagram's SEND of 32 bytes, and the longest gap between two of its SENDs.
     send_flits: usize,
+    /// (at least 1: `retry_interval` is, `NiConfig::validate`)
     send_gap: u64,
     /// RMPP's data worm of one `mtu`, and the sender's backstop timeout.
     data_flits: usize,
@@ -1148,9 +1148,8 @@ impl ChannelChance {
         ni: &NiConfig,
         send: &crate::rmpp::send::SendConfig,
     ) -> ChannelChance {
-        let damage = u32::from(faults.loss) + u32::from(faults.corrupt);
         ChannelChance {
-            damage: (f64::from(damage) / 65536.0).min(1.0),
+            damage: (f64::from(faults.damage()) / 65536.0).min(1.0),
             links: 2 * tree.n,
             send_flits: ni::packet_flits(ni::PAYLOAD_WORDS),
             // §8.5: `retry_interval - retry_spread / 2 + r`, `r < retry_spread`, and a wait
@@ -1172,7 +1171,12 @@ impl ChannelChance {
 
     /// SENDs of one datagram expected whole at its destination in `window` cycles.
     fn datagram_arrivals(&self, window: u64) -> f64 {
-        (window / self.send_gap.max(1)) as f64 * self.datagram_whole()
+        (window / self.send_gap) as f64 * self.datagram_whole()
+    }
+
+    /// Data worms of one message expected whole at its receiver in `window` cycles.
+    fn message_arrivals(&self, window: u64) -> f64 {
+        (window / self.data_gap) as f64 * self.whole(self.data_flits)
     }
 
     /// The repeats and the odds the verdict counted, for the protocols that left something.
@@ -1201,11 +1205,6 @@ impl ChannelChance {
             self.damage
         ));
         parts.join("; ")
-    }
-
-    /// Data worms of one message expected whole at its receiver in `window` cycles.
-    fn message_arrivals(&self, window: u64) -> f64 {
-        (window / self.data_gap) as f64 * self.whole(self.data_flits)
     }
 }
 
